@@ -1,0 +1,31 @@
+# The two entry points of the README. Both install what is missing, configure
+# and build; `demo` then tunes examples/spill, `check` runs every test through CTest.
+BUILD ?= build
+JOBS  ?= $(shell nproc)
+DEBS  := cmake ninja-build g++ make llvm-14-dev llvm-14-tools nlohmann-json3-dev \
+         libyaml-cpp-dev libssl-dev libcurl4-openssl-dev libarchive-dev libgtest-dev \
+         libboost-math-dev ccache gnuplot-nox python3 python3-yaml chromium libcsv-dev
+.PHONY: deps configure build demo check clean
+
+deps:
+	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+	if [ -n "$$missing" ]; then \
+	  echo "ciq: installing $$missing"; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
+	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	fi
+
+configure: deps
+	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja
+
+build: configure
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	$(BUILD)/bin/ciq demo --build-root $(BUILD)/demo
+
+check: build
+	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,117 @@
+#!/usr/bin/env python3
+"""bench/wrapper_overhead: what ciq-ptxas adds to a compile (a benchmark, not a test).
+
+For `ptxas` (a small PTX file) and `nvcc -c` (a small .cu), in one run:
+  baseline      the compiler alone
+  pass-through  ciq-ptxas <compiler> ...            (no tuning run, no lock)
+  tuning-run    ciq-ptxas <compiler> ... under a fake engine (hello/candidate/receipt
+                over a Unix socket, statistics, device-code hash), with an empty candidate
+                so that the compile itself is the same work
+  lock          ciq-ptxas --lock ciq.lock <compiler> ... (an empty winner; version probe cached)
+Runs are interleaved (baseline, mode, baseline, mode, ...) so that machine noise hits
+both alike; prints the median added milliseconds and the ratio of medians.
+
+  bench/wrapper_overhead.py --ciq-ptxas build/bin/ciq-ptxas [--repeats 15]
+"""
+import argparse
+import json
+import os
+import shutil
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+
+EMPTY = {"candidate_id": "bench", "candidate_hash": "0" * 64, "ptxas_options": [],
+         "nvcc_options": [], "defines": [], "acfs": [], "compile_timeout_s": 0}
+
+
+class FakeEngine:
+    """Serves EMPTY to every hello and acks every receipt (the engine's cost is not the wrapper's)."""
+
+    def __init__(self, path):
+        self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.srv.bind(path)
+        self.srv.listen(64)
+        threading.Thread(target=self.loop, daemon=True).start()
+
+    def loop(self):
+        while True:
+            conn, _ = self.srv.accept()
+            threading.Thread(target=self.serve, args=(conn,), daemon=True).start()
+
+    def serve(self, conn):
+        f = conn.makefile("rwb")
+        if f.readline():
+            f.write((json.dumps(dict(EMPTY, v=1, op="candidate")) + "\n").encode())
+            f.flush()
+            if f.readline():
+                f.write(b'{"v":1,"op":"ack"}\n')
+                f.flush()
+        conn.close()
+
+
+def timed(cmd, env):
+    t = time.perf_counter()
+    subprocess.run(cmd, env=env, check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    return (time.perf_counter() - t) * 1000.0
+
+
+def measure(name, base_cmd, wrapped_cmd, env_base, env_wrapped, repeats):
+    timed(base_cmd, env_base), timed(wrapped_cmd, env_wrapped)  # warm caches
+    base, wrapped = [], []
+    for _ in range(repeats):
+        base.append(timed(base_cmd, env_base))
+        wrapped.append(timed(wrapped_cmd, env_wrapped))
+    mb, mw = statistics.median(base), statistics.median(wrapped)
+    print(f"{name:<28} {mb:10.2f} {mw:10.2f} {mw - mb:+10.2f} {mw / mb:8.3f}")
+    sys.stdout.flush()
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--ciq-ptxas", required=True)
+    p.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+    p.add_argument("--repeats", type=int, default=15)
+    a = p.parse_args()
+    wrap = os.path.abspath(a.ciq_ptxas)
+    nvcc = a.nvcc
+    ptxas = os.path.join(os.path.dirname(os.path.realpath(nvcc)), "ptxas")
+    work = tempfile.mkdtemp(prefix="ciq-bench-")
+    cu = os.path.join(work, "k.cu")
+    with open(cu, "w") as f:
+        f.write("__global__ void axpy(float a, const float *x, float *y) {"
+                " int i = blockIdx.x * blockDim.x + threadIdx.x; y[i] = a * x[i] + y[i]; }\n")
+    ptx = os.path.join(work, "k.ptx")
+    subprocess.run([nvcc, "-ptx", "-arch=sm_90", cu, "-o", ptx], check=True)
+    version = subprocess.run([nvcc, "--version"], capture_output=True, text=True).stdout
+    version = version.strip().split(", V")[-1].split()[0]
+    lock = os.path.join(work, "ciq.lock")
+    with open(lock, "w") as f:
+        json.dump({"schema_version": 1, "target": "bench", "architectures": ["sm_90"],
+                   "compiler": {"nvcc": {"path": nvcc, "version": version},
+                                "ptxas": {"path": ptxas, "version": version}},
+                   "winner": {"candidate_id": "bench", "device_code_sha256": "",
+                              "rendered": {"ptxas": [], "nvcc": [], "defines": []}, "acfs": []}}, f)
+    sock = os.path.join(work, "engine.sock")
+    FakeEngine(sock)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CIQ_")}
+    env["XDG_CACHE_HOME"] = os.path.join(work, "cache")
+    env_tune = dict(env, CIQ_SOCKET=sock)
+
+    ptxas_cmd = [ptxas, "-arch=sm_90", ptx, "-o", os.path.join(work, "k.cubin")]
+    nvcc_cmd = [nvcc, "-c", "-arch=sm_90", cu, "-o", os.path.join(work, "k.o")]
+    print(f"ciq-ptxas overhead, median of {a.repeats} interleaved runs (ms)")
+    print(f"{'mode':<28} {'compiler':>10} {'wrapped':>10} {'added':>10} {'ratio':>8}")
+    for tool, cmd in (("ptxas", ptxas_cmd), ("nvcc -c", nvcc_cmd)):
+        measure(f"{tool}: pass-through", cmd, [wrap] + cmd, env, env, a.repeats)
+        measure(f"{tool}: tuning-run", cmd, [wrap] + cmd, env, env_tune, a.repeats)
+        measure(f"{tool}: lock", cmd, [wrap, "--lock", lock] + cmd, env, env, a.repeats)
+    shutil.rmtree(work, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,719 @@
+# CompileIQ: tune NVIDIA's CUDA compilers (ptxas, nvcc) for one target of this
+# build, and build it later with the frozen winner. docs/cmake.md has the
+# whole reference; in short:
+#
+#   ciq_tune(<target> [BENCHMARK <cmd>...] [METRIC <m>...] [SPACE <s>...] [BUDGET n] ...)
+#       writes <build>/ciq/<target>/ciq.yaml, makes the ciq-ptxas wrapper the
+#       CUDA compiler launcher of <target> (a pure pass-through outside a
+#       tuning run) and adds the targets ciq-tune-<target>,
+#       ciq-validate-<target> and ciq-canary-<target>.
+#   ciq_apply_lock(<target> [LOCKFILE <file>] [POLICY error|warn])
+#       compiles <target> with the winner frozen in ciq.lock, after checking
+#       that the lock still applies (nvcc/ptxas version, architectures, ACF bytes).
+include_guard(GLOBAL)
+
+if(CMAKE_VERSION VERSION_LESS 3.20)
+  message(FATAL_ERROR "CompileIQ needs CMake 3.20 or newer (this is ${CMAKE_VERSION})")
+endif()
+
+# The binaries sit in ../../../bin of this file, in a build tree as in an
+# install prefix. A project may point elsewhere by setting these first.
+get_filename_component(_CIQ_PREFIX "${CMAKE_CURRENT_LIST_DIR}/../../.." ABSOLUTE)
+if(NOT CIQ_EXECUTABLE)
+  set(CIQ_EXECUTABLE "${_CIQ_PREFIX}/bin/ciq")
+endif()
+if(NOT CIQ_PTXAS_EXECUTABLE)
+  set(CIQ_PTXAS_EXECUTABLE "${_CIQ_PREFIX}/bin/ciq-ptxas")
+endif()
+foreach(_ciq_tool CIQ_EXECUTABLE CIQ_PTXAS_EXECUTABLE)
+  if(NOT EXISTS "${${_ciq_tool}}")
+    message(FATAL_ERROR " CompileIQ: ${${_ciq_tool}} does not exist: build ciq first "
+      "(cmake --build <ciq build dir>), or set ${_ciq_tool} to its path")
+  endif()
+endforeach()
+unset(_ciq_tool)
+# Functions read them from here: variables do not reach sibling directories.
+set_property(GLOBAL PROPERTY _CIQ_EXECUTABLE "${CIQ_EXECUTABLE}")
+set_property(GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE "${CIQ_PTXAS_EXECUTABLE}")
+
+# The engine finds the CUDA objects of a target through the CMake File API and
+# compile_commands.json; ask for the latter unless the project decided.
+if(NOT DEFINED CMAKE_EXPORT_COMPILE_COMMANDS)
+  set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+endif()
+
+# Default for ciq_apply_lock's POLICY (e.g. -DCIQ_LOCK_POLICY=warn on a CI
+# machine whose nvcc differs by a patch release).
+set(CIQ_LOCK_POLICY "error" CACHE STRING "What ciq_apply_lock does with a lock that no longer applies: error or warn")
+set_property(CACHE CIQ_LOCK_POLICY PROPERTY STRINGS error warn)
+
+# Off: ciq_apply_lock() leaves every target as the compiler defaults build
+# it, e.g. to tune again from the defaults instead of from the current lock.
+option(CIQ_APPLY_LOCKS "ciq_apply_lock() applies lockfiles" ON)
+
+# Touched by every successful ciq-tune-<target>: a build after a tune
+# reconfigures, so a ciq_apply_lock whose lockfile did not exist yet applies it.
+function(_ciq_lock_stamp out)
+  set(${out} "${CMAKE_BINARY_DIR}/ciq/lock.stamp" PARENT_SCOPE)
+endfunction()
+
+# ---------------------------------------------------------------------------
+# Small helpers
+# ---------------------------------------------------------------------------
+
+# The leading space keeps CMake from re-wrapping the line: one line per error.
+function(_ciq_fail fn msg)
+  message(FATAL_ERROR " ${fn}: ${msg}")
+endfunction()
+
+# Resolves an ALIAS and checks that `name` is a target this project builds.
+function(_ciq_real_target out fn name)
+  if(NOT TARGET "${name}")
+    _ciq_fail("${fn}" "'${name}' is not a target; call it after add_executable()/add_library() of '${name}'")
+  endif()
+  get_target_property(aliased "${name}" ALIASED_TARGET)
+  if(aliased)
+    set(name "${aliased}")
+  endif()
+  get_target_property(imported "${name}" IMPORTED)
+  get_target_property(type "${name}" TYPE)
+  if(imported OR type STREQUAL "INTERFACE_LIBRARY" OR type STREQUAL "UTILITY")
+    _ciq_fail("${fn}" "target '${name}' (${type}) has no CUDA sources this project compiles; name an executable or library target")
+  endif()
+  set(${out} "${name}" PARENT_SCOPE)
+endfunction()
+
+# Calls `command` with these argument values at the end of the current
+# directory (DEFER would otherwise read the variables only then).
+function(_ciq_defer command)
+  set(args "")
+  foreach(i RANGE 1 ${ARGC})
+    if(i LESS ARGC)
+      string(APPEND args " [==[${ARGV${i}}]==]")
+    endif()
+  endforeach()
+  cmake_language(EVAL CODE "cmake_language(DEFER CALL ${command}${args})")
+endfunction()
+
+function(_ciq_require_uint fn key value)
+  if(NOT "${value}" MATCHES "^[0-9]+$")
+    _ciq_fail("${fn}" "${key} '${value}' is not a non-negative integer")
+  endif()
+endfunction()
+
+# A YAML scalar for `value`, written after "key: " or "- " at column `indent`.
+# Plain text is single-quoted (quotes doubled). Text holding a generator
+# expression is only known after generation, so it goes into a literal block
+# scalar, which takes every character as is, quotes and backslashes included.
+function(_ciq_yaml_scalar out value indent)
+  if(value MATCHES "\\$<" OR value MATCHES "\n")
+    string(REPEAT " " ${indent} pad)
+    string(REPLACE "\n" "\n${pad}  " body "${value}")
+    set(${out} "|2-\n${pad}  ${body}" PARENT_SCOPE)
+  else()
+    string(REPLACE "'" "''" quoted "${value}")
+    set(${out} "'${quoted}'" PARENT_SCOPE)
+  endif()
+endfunction()
+
+# "key:" followed by one "- item" line per element, at column `indent`.
+function(_ciq_yaml_list out key indent)
+  string(REPEAT " " ${indent} pad)
+  set(text "${pad}${key}:\n")
+  math(EXPR item_indent "${indent} + 2")
+  foreach(item IN LISTS ARGN)
+    _ciq_yaml_scalar(q "${item}" ${item_indent})
+    string(APPEND text "${pad}  - ${q}\n")
+  endforeach()
+  set(${out} "${text}" PARENT_SCOPE)
+endfunction()
+
+# A command for the benchmark or the correctness gate: a first word that names
+# an executable target becomes its file, as in add_custom_command().
+function(_ciq_command out)
+  set(cmd ${ARGN})
+  list(LENGTH cmd n)
+  if(n GREATER 0)
+    list(GET cmd 0 first)
+    if(TARGET "${first}")
+      get_target_property(type "${first}" TYPE)
+      if(type STREQUAL "EXECUTABLE")
+        list(REMOVE_AT cmd 0)
+        list(PREPEND cmd "$<TARGET_FILE:${first}>")
+      endif()
+    endif()
+  endif()
+  set(${out} "${cmd}" PARENT_SCOPE)
+endfunction()
+
+# The configuration a tuning run builds with a multi-config generator.
+function(_ciq_tune_config out)
+  if(CIQ_TUNE_CONFIG)
+    set(cfg "${CIQ_TUNE_CONFIG}")
+  elseif(CMAKE_DEFAULT_BUILD_TYPE)
+    set(cfg "${CMAKE_DEFAULT_BUILD_TYPE}")
+  elseif("Release" IN_LIST CMAKE_CONFIGURATION_TYPES)
+    set(cfg "Release")
+  else()
+    list(GET CMAKE_CONFIGURATION_TYPES 0 cfg)
+  endif()
+  set(${out} "${cfg}" PARENT_SCOPE)
+endfunction()
+
+# ---------------------------------------------------------------------------
+# ciq_tune
+# ---------------------------------------------------------------------------
+
+# The text of <build>/ciq/<target>/ciq.yaml (docs/config.md) from ciq_tune's
+# parsed arguments (ARG_* in the caller's scope).
+macro(_ciq_tune_yaml out)
+  _ciq_yaml_scalar(_y_target "${target}" 0)
+  _ciq_yaml_scalar(_y_build "${CMAKE_BINARY_DIR}" 0)
+  _ciq_yaml_scalar(_y_lock "${lockfile}" 0)
+  string(CONCAT ${out} "# Written by ciq_tune(${target}) in ${CMAKE_CURRENT_LIST_FILE}.\n"
+             "# Change the ciq_tune() call, not this file: the next configure rewrites it.\n"
+             "target: ${_y_target}\nbuild_dir: ${_y_build}\nlockfile: ${_y_lock}\n")
+  if(_ciq_config)
+    _ciq_yaml_scalar(_y_cfg "${_ciq_config}" 0)
+    string(APPEND ${out} "config: ${_y_cfg}\n")
+  endif()
+  if(tune_targets)
+    _ciq_yaml_list(_y "tune_targets" 0 ${tune_targets})
+    string(APPEND ${out} "${_y}")
+  endif()
+  string(APPEND ${out} "objectives:\n")
+  foreach(_m IN LISTS metrics)
+    set(_dir "")
+    if(_m MATCHES "^(.+):(minimize|maximize)$")
+      set(_m "${CMAKE_MATCH_1}")
+      set(_dir "${CMAKE_MATCH_2}")
+    endif()
+    _ciq_yaml_scalar(_y "${_m}" 4)
+    string(APPEND ${out} "  - metric: ${_y}\n")
+    if(_dir)
+      string(APPEND ${out} "    direction: ${_dir}\n")
+    endif()
+  endforeach()
+  if(benchmark)
+    string(APPEND ${out} "benchmark:\n")
+    _ciq_yaml_list(_y "command" 2 ${benchmark})
+    string(APPEND ${out} "${_y}")
+    _ciq_yaml_scalar(_y_wd "${CMAKE_BINARY_DIR}" 2)
+    string(APPEND ${out} "  working_dir: ${_y_wd}\n")
+    foreach(_k warmup repeats timeout_s)
+      if(NOT "${_bench_${_k}}" STREQUAL "")
+        string(APPEND ${out} "  ${_k}: ${_bench_${_k}}\n")
+      endif()
+    endforeach()
+    _ciq_yaml_scalar(_y "${metric_regex}" 4)
+    string(APPEND ${out} "  metric:\n    regex: ${_y}\n")
+    if(correctness)
+      _ciq_yaml_list(_y "correctness" 2 ${correctness})
+      string(APPEND ${out} "${_y}")
+    endif()
+  endif()
+  set(_search "")
+  foreach(_k strategy pool_size generations seed max_evaluations)
+    if(NOT "${_search_${_k}}" STREQUAL "")
+      string(APPEND _search "  ${_k}: ${_search_${_k}}\n")
+    endif()
+  endforeach()
+  if(_search)
+    string(APPEND ${out} "search:\n${_search}")
+  endif()
+  string(APPEND ${out} "space:\n")
+  _ciq_yaml_list(_y "include" 2 ${spaces})
+  string(APPEND ${out} "${_y}")
+endmacro()
+
+function(ciq_tune target)
+  set(fn "ciq_tune(${target})")
+  set(one CONFIG METRIC_REGEX WARMUP REPEATS RUN_TIMEOUT BUDGET POOL_SIZE GENERATIONS SEED
+          STRATEGY LOCKFILE)
+  set(multi METRIC BENCHMARK CORRECTNESS SPACE TUNE_TARGETS)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "${one}" "${multi}")
+  if(ARG_UNPARSED_ARGUMENTS)
+    string(REPLACE ";" " " bad "${ARG_UNPARSED_ARGUMENTS}")
+    string(REPLACE ";" " " all "${one};${multi}")
+    _ciq_fail("${fn}" "unexpected argument(s) '${bad}'; the keywords are: ${all}")
+  endif()
+  if(ARG_KEYWORDS_MISSING_VALUES)
+    string(REPLACE ";" " " bad "${ARG_KEYWORDS_MISSING_VALUES}")
+    _ciq_fail("${fn}" "${bad} given without a value")
+  endif()
+  _ciq_real_target(target "${fn}" "${target}")
+  if(TARGET "ciq-tune-${target}")
+    _ciq_fail("${fn}" "ciq_tune() was already called for '${target}'; call it once per target")
+  endif()
+
+  set(tune_targets "")
+  foreach(t IN LISTS ARG_TUNE_TARGETS)
+    _ciq_real_target(real "${fn}" "${t}")
+    list(APPEND tune_targets "${real}")
+  endforeach()
+  list(REMOVE_DUPLICATES tune_targets)
+  list(REMOVE_ITEM tune_targets "${target}")
+
+  set(lockfile "${CMAKE_CURRENT_SOURCE_DIR}/ciq.lock")
+  if(ARG_LOCKFILE)
+    get_filename_component(lockfile "${ARG_LOCKFILE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  endif()
+
+  if(ARG_CONFIG)
+    # A hand-written ciq.yaml is the whole configuration: the engine reads it
+    # as is, so arguments that would write one have no place beside it.
+    foreach(k METRIC_REGEX WARMUP REPEATS RUN_TIMEOUT BUDGET POOL_SIZE GENERATIONS SEED STRATEGY
+              LOCKFILE METRIC BENCHMARK CORRECTNESS SPACE)
+      if(DEFINED ARG_${k})
+        _ciq_fail("${fn}" "${k} cannot be combined with CONFIG ${ARG_CONFIG}: set it in that file instead")
+      endif()
+    endforeach()
+    get_filename_component(yaml "${ARG_CONFIG}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+    if(NOT EXISTS "${yaml}")
+      _ciq_fail("${fn}" "CONFIG ${yaml} does not exist")
+    endif()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${yaml}")
+    _ciq_config_lockfile(lockfile "${yaml}" "${lockfile}")
+  else()
+    set(yaml "${CMAKE_BINARY_DIR}/ciq/${target}/ciq.yaml")
+    _ciq_tune_generate("${fn}" "${target}" "${yaml}" "${lockfile}" "${tune_targets}")
+  endif()
+
+  # What ciq_apply_lock(<target>) reuses: the lockfile and the targets tuned with it.
+  set_property(TARGET ${target} PROPERTY CIQ_LOCKFILE "${lockfile}")
+  set_property(TARGET ${target} PROPERTY CIQ_TUNE_TARGETS "${tune_targets}")
+
+  # The wrapper goes first in the launcher chain of the tuned targets only;
+  # done at the end of this directory, after the project set its own launchers.
+  foreach(t IN LISTS target tune_targets)
+    set_property(TARGET ${t} PROPERTY EXPORT_COMPILE_COMMANDS ON)
+    _ciq_defer(_ciq_chain_launcher "${t}")
+  endforeach()
+
+  _ciq_add_engine_targets("${target}" "${yaml}")
+endfunction()
+
+# Writes <build>/ciq/<target>/ciq.yaml from ciq_tune's arguments (ARG_*).
+macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
+  set(benchmark "")
+  if(ARG_BENCHMARK)
+    _ciq_command(benchmark ${ARG_BENCHMARK})
+  endif()
+  set(correctness "")
+  if(ARG_CORRECTNESS)
+    _ciq_command(correctness ${ARG_CORRECTNESS})
+  endif()
+  if(NOT benchmark)
+    foreach(k METRIC_REGEX WARMUP REPEATS RUN_TIMEOUT CORRECTNESS)
+      if(DEFINED ARG_${k})
+        _ciq_fail("${fn}" "${k} needs a BENCHMARK command to apply to")
+      endif()
+    endforeach()
+  endif()
+
+  set(metrics "${ARG_METRIC}")
+  if(NOT metrics)
+    if(benchmark)
+      set(metrics time_ms)
+    else()
+      set(metrics spill_bytes registers)
+    endif()
+  endif()
+  set(metric_regex "time_ms=([0-9.eE+-]+)")
+  if(DEFINED ARG_METRIC_REGEX)
+    set(metric_regex "${ARG_METRIC_REGEX}")
+  endif()
+
+  foreach(k WARMUP REPEATS)
+    string(TOLOWER ${k} key)
+    set(_bench_${key} "${ARG_${k}}")
+    if(DEFINED ARG_${k})
+      _ciq_require_uint("${fn}" ${k} "${ARG_${k}}")
+    endif()
+  endforeach()
+  set(_bench_timeout_s "${ARG_RUN_TIMEOUT}")
+  if(DEFINED ARG_RUN_TIMEOUT AND NOT ARG_RUN_TIMEOUT MATCHES "^[0-9]+(\\.[0-9]+)?$")
+    _ciq_fail("${fn}" "RUN_TIMEOUT '${ARG_RUN_TIMEOUT}' is not a number of seconds")
+  endif()
+
+  foreach(pair BUDGET:max_evaluations POOL_SIZE:pool_size GENERATIONS:generations SEED:seed)
+    string(REPLACE ":" ";" pair "${pair}")
+    list(GET pair 0 k)
+    list(GET pair 1 key)
+    set(_search_${key} "${ARG_${k}}")
+    if(DEFINED ARG_${k})
+      _ciq_require_uint("${fn}" ${k} "${ARG_${k}}")
+    endif()
+  endforeach()
+  set(_search_strategy "${ARG_STRATEGY}")
+  if(DEFINED ARG_STRATEGY AND NOT ARG_STRATEGY MATCHES "^(genetic|random|exhaustive)$")
+    _ciq_fail("${fn}" "STRATEGY '${ARG_STRATEGY}' is not one of genetic, random, exhaustive")
+  endif()
+
+  # A search space is a built-in name or a YAML file (relative to this directory).
+  set(spaces "")
+  foreach(s IN LISTS ARG_SPACE)
+    if(s MATCHES "\\.ya?ml$" OR EXISTS "${CMAKE_CURRENT_SOURCE_DIR}/${s}")
+      get_filename_component(s "${s}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+      if(NOT EXISTS "${s}")
+        _ciq_fail("${fn}" "SPACE file ${s} does not exist")
+      endif()
+      set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${s}")
+    endif()
+    list(APPEND spaces "${s}")
+  endforeach()
+  if(NOT spaces)
+    set(spaces ptxas-13.0-default)
+  endif()
+
+  get_property(_multi GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  set(_ciq_config "")
+  set(_condition 1)
+  if(_multi)
+    _ciq_tune_config(_ciq_config)
+    # Generator expressions in the commands may differ per configuration; the
+    # file is written for the configuration the tuning run builds.
+    set(_condition "$<CONFIG:${_ciq_config}>")
+  endif()
+  _ciq_tune_yaml(_yaml_text)
+  file(GENERATE OUTPUT "${yaml}" CONTENT "${_yaml_text}" CONDITION "${_condition}" TARGET ${target})
+endmacro()
+
+# The `lockfile:` of a hand-written ciq.yaml (relative to its folder), or `default`.
+# A plain top-level scalar is all ciq_apply_lock needs; the engine parses the rest.
+function(_ciq_config_lockfile out yaml default)
+  file(STRINGS "${yaml}" lines REGEX "^lockfile:")
+  set(lock "${default}")
+  if(lines MATCHES "^lockfile:[ \t]*['\"]?([^'\"#]*[^'\"# \t])")
+    get_filename_component(dir "${yaml}" DIRECTORY)
+    get_filename_component(lock "${CMAKE_MATCH_1}" ABSOLUTE BASE_DIR "${dir}")
+  endif()
+  set(${out} "${lock}" PARENT_SCOPE)
+endfunction()
+
+# CUDA_COMPILER_LAUNCHER = ciq-ptxas, then whatever launcher the target
+# already had (its property, else CMAKE_CUDA_COMPILER_LAUNCHER: ccache, sccache).
+function(_ciq_chain_launcher t)
+  get_property(wrapper GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE)
+  get_target_property(launcher ${t} CUDA_COMPILER_LAUNCHER)
+  if(NOT launcher)
+    set(launcher "${CMAKE_CUDA_COMPILER_LAUNCHER}")
+  endif()
+  if(launcher)
+    list(GET launcher 0 first)
+    if(first STREQUAL wrapper)
+      return()  # a second ciq_tune() naming this target as TUNE_TARGETS
+    endif()
+  endif()
+  set_property(TARGET ${t} PROPERTY CUDA_COMPILER_LAUNCHER "${wrapper}" ${launcher})
+endfunction()
+
+# ciq-tune-<target>, ciq-validate-<target>, ciq-canary-<target>. They run
+# only the engine and do not depend on <target>: the engine builds it itself,
+# once per candidate, with `cmake --build` (a nested build of this tree, which
+# Ninja and Make allow while the outer one waits on this command).
+function(_ciq_add_engine_targets target yaml)
+  get_property(ciq GLOBAL PROPERTY _CIQ_EXECUTABLE)
+  _ciq_lock_stamp(stamp)
+  add_custom_target(ciq-tune-${target}
+    COMMAND "${ciq}" tune --config "${yaml}"
+    COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
+    WORKING_DIRECTORY "${CMAKE_BINARY_DIR}"
+    COMMENT "ciq: tuning the compilers for ${target} (${yaml})"
+    USES_TERMINAL VERBATIM)
+  add_custom_target(ciq-validate-${target}
+    COMMAND "${ciq}" validate --config "${yaml}"
+    WORKING_DIRECTORY "${CMAKE_BINARY_DIR}"
+    COMMENT "ciq: validating the lock of ${target} against the baseline"
+    USES_TERMINAL VERBATIM)
+  add_custom_target(ciq-canary-${target}
+    COMMAND "${ciq}" canary --config "${yaml}"
+    WORKING_DIRECTORY "${CMAKE_BINARY_DIR}"
+    COMMENT "ciq: checking that compiler controls reach ${target}"
+    USES_TERMINAL VERBATIM)
+endfunction()
+
+# ---------------------------------------------------------------------------
+# ciq_apply_lock
+# ---------------------------------------------------------------------------
+
+function(ciq_apply_lock target)
+  set(fn "ciq_apply_lock(${target})")
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "LOCKFILE;POLICY" "")
+  if(ARG_UNPARSED_ARGUMENTS)
+    string(REPLACE ";" " " bad "${ARG_UNPARSED_ARGUMENTS}")
+    _ciq_fail("${fn}" "unexpected argument(s) '${bad}'; the keywords are: LOCKFILE POLICY")
+  endif()
+  if(ARG_KEYWORDS_MISSING_VALUES)
+    string(REPLACE ";" " " bad "${ARG_KEYWORDS_MISSING_VALUES}")
+    _ciq_fail("${fn}" "${bad} given without a value")
+  endif()
+  _ciq_real_target(target "${fn}" "${target}")
+  set(policy "${CIQ_LOCK_POLICY}")
+  if(ARG_POLICY)
+    set(policy "${ARG_POLICY}")
+  endif()
+  if(NOT policy MATCHES "^(error|warn)$")
+    _ciq_fail("${fn}" "POLICY '${policy}' is not one of error, warn")
+  endif()
+
+  get_target_property(lockfile ${target} CIQ_LOCKFILE)
+  if(ARG_LOCKFILE)
+    get_filename_component(lockfile "${ARG_LOCKFILE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
+  elseif(NOT lockfile)
+    set(lockfile "${CMAKE_CURRENT_SOURCE_DIR}/ciq.lock")
+  endif()
+
+  if(NOT CIQ_APPLY_LOCKS)
+    message(STATUS "ciq: ${target}: CIQ_APPLY_LOCKS is OFF, not applying ${lockfile}")
+    return()
+  endif()
+  if(NOT EXISTS "${lockfile}")
+    if(TARGET ciq-tune-${target})
+      set(how "run `cmake --build ${CMAKE_BINARY_DIR} --target ciq-tune-${target}` to create it")
+    else()
+      set(how "tune with `ciq tune` to create it")
+    endif()
+    message(STATUS "ciq: ${target}: no lockfile ${lockfile} yet, building with the compiler defaults; ${how}")
+    # A tune through ciq-tune-<target> touches the stamp: the next build then
+    # reconfigures and applies the new lock.
+    _ciq_lock_stamp(stamp)
+    if(NOT EXISTS "${stamp}")
+      file(WRITE "${stamp}" "")
+    endif()
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${stamp}")
+    return()
+  endif()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${lockfile}")
+
+  # The checks read the target's final CUDA_ARCHITECTURES: run them at the
+  # end of this directory.
+  get_target_property(tune_targets ${target} CIQ_TUNE_TARGETS)
+  if(NOT tune_targets)
+    set(tune_targets "")
+  endif()
+  _ciq_defer(_ciq_apply_lock_now "${target}" "${lockfile}" "${policy}" "${tune_targets}")
+endfunction()
+
+# One reason the lock does not apply (a ';' would split a CMake list, so the
+# reasons are kept as text, one "  - " line each).
+macro(_ciq_problem text)
+  string(APPEND problems "\n  - ${text}")
+endmacro()
+
+# Reads one value of the lock; on a missing key or wrong type appends a
+# problem and returns "".
+macro(_ciq_lock_get out)
+  string(JSON ${out} ERROR_VARIABLE _err GET "${json}" ${ARGN})
+  if(_err)
+    string(REPLACE ";" "." _key "${ARGN}")
+    _ciq_problem("key '${_key}' is missing or malformed (${_err}); restore the lockfile from version control or tune again")
+    set(${out} "")
+  endif()
+endmacro()
+
+# The elements of a JSON array of strings in the lock, as a CMake list.
+macro(_ciq_lock_strings out)
+  set(${out} "")
+  string(JSON _n ERROR_VARIABLE _err LENGTH "${json}" ${ARGN})
+  if(_err)
+    string(REPLACE ";" "." _key "${ARGN}")
+    _ciq_problem("key '${_key}' is missing or not a list (${_err}); restore the lockfile from version control or tune again")
+  elseif(_n GREATER 0)
+    math(EXPR _last "${_n} - 1")
+    foreach(_i RANGE ${_last})
+      string(JSON _v GET "${json}" ${ARGN} ${_i})
+      if(_v MATCHES ";")
+        _ciq_problem("'${_v}' holds a ';', which a CMake list cannot carry; tune again without that control")
+      else()
+        list(APPEND ${out} "${_v}")
+      endif()
+    endforeach()
+  endif()
+endmacro()
+
+# The elements of ARGN with the characters a generator expression would
+# read as its own ('>' and ',') spelled as generator expressions.
+function(_ciq_genex_escape out)
+  set(escaped "")
+  foreach(v IN LISTS ARGN)
+    string(REPLACE ">" "$<ANGLE-R>" v "${v}")
+    string(REPLACE "," "$<COMMA>" v "${v}")
+    list(APPEND escaped "${v}")
+  endforeach()
+  set(${out} "${escaped}" PARENT_SCOPE)
+endfunction()
+
+# The set of architectures ("90", "90a") in a list like "sm_90;compute_80" or
+# CUDA_ARCHITECTURES "80-real;90".
+function(_ciq_arch_numbers out)
+  set(nums "")
+  foreach(a IN LISTS ARGN)
+    string(REGEX REPLACE "^(sm|compute|lto)_" "" a "${a}")
+    string(REGEX REPLACE "-(real|virtual)$" "" a "${a}")
+    list(APPEND nums "${a}")
+  endforeach()
+  list(REMOVE_DUPLICATES nums)
+  list(SORT nums)
+  set(${out} "${nums}" PARENT_SCOPE)
+endfunction()
+
+# The architectures <target> compiles for, or "" when CMake leaves the choice to nvcc.
+function(_ciq_target_arches out t)
+  get_target_property(arches ${t} CUDA_ARCHITECTURES)
+  if(arches STREQUAL "all" AND CMAKE_CUDA_ARCHITECTURES_ALL)
+    set(arches "${CMAKE_CUDA_ARCHITECTURES_ALL}")
+  elseif(arches STREQUAL "all-major" AND CMAKE_CUDA_ARCHITECTURES_ALL_MAJOR)
+    set(arches "${CMAKE_CUDA_ARCHITECTURES_ALL_MAJOR}")
+  elseif(arches STREQUAL "native" AND CMAKE_CUDA_ARCHITECTURES_NATIVE)
+    set(arches "${CMAKE_CUDA_ARCHITECTURES_NATIVE}")
+  elseif(NOT arches OR arches MATCHES "^(all|all-major|native)$")
+    set(arches "")
+  endif()
+  set(${out} "${arches}" PARENT_SCOPE)
+endfunction()
+
+# "13.0.88" from `ptxas --version` next to the CUDA compiler, once per configure.
+function(_ciq_ptxas_version out)
+  get_property(v GLOBAL PROPERTY _CIQ_PTXAS_VERSION)
+  if(NOT v)
+    get_filename_component(nvcc "${CMAKE_CUDA_COMPILER}" REALPATH)
+    get_filename_component(bin "${nvcc}" DIRECTORY)
+    execute_process(COMMAND "${bin}/ptxas" --version OUTPUT_VARIABLE text ERROR_QUIET
+      RESULT_VARIABLE rc)
+    set(v "unknown")
+    if(rc EQUAL 0 AND text MATCHES "V([0-9]+\\.[0-9]+\\.[0-9]+)")
+      set(v "${CMAKE_MATCH_1}")
+    endif()
+    set_property(GLOBAL PROPERTY _CIQ_PTXAS_VERSION "${v}")
+  endif()
+  set(${out} "${v}" PARENT_SCOPE)
+endfunction()
+
+# Checks the lock against this build and applies it to <target> and the
+# targets tuned with it. Every way the lock no longer applies is collected,
+# so one message says all that differs.
+function(_ciq_apply_lock_now target lockfile policy tune_targets)
+  set(fn "ciq_apply_lock(${target})")
+  set(retune "tune again (cmake --build ${CMAKE_BINARY_DIR} --target ciq-tune-${target})")
+  file(READ "${lockfile}" json)
+  set(problems "")
+  string(JSON schema ERROR_VARIABLE err GET "${json}" schema_version)
+  string(REGEX REPLACE "[ \n]+" " " err "${err}")  # one line per problem
+  string(STRIP "${err}" err)
+  if(err)
+    _ciq_problem("it is not a ciq lockfile (${err}); restore it from version control or ${retune}")
+  elseif(NOT schema STREQUAL "1")
+    _ciq_problem("schema_version ${schema} is not supported (this CompileIQ reads 1); use the ciq that wrote it or ${retune}")
+  else()
+    _ciq_lock_check_and_render()
+  endif()
+
+  if(problems)
+    set(text " ${fn}: ${lockfile} does not apply to this build:${problems}")
+    if(policy STREQUAL "warn")
+      message(WARNING "${text}\n (POLICY warn: building ${target} with the compiler defaults, without the lock)")
+      return()
+    endif()
+    message(FATAL_ERROR "${text}\n (POLICY warn, or -DCIQ_LOCK_POLICY=warn, builds without the lock instead)")
+  endif()
+
+  _ciq_genex_escape(options_gx ${options})
+  _ciq_genex_escape(defines_gx ${defines})
+  foreach(t IN LISTS target tune_targets)
+    set_property(TARGET ${t} PROPERTY EXPORT_COMPILE_COMMANDS ON)
+    if(options)
+      target_compile_options(${t} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${options_gx}>")
+    endif()
+    if(defines)
+      target_compile_definitions(${t} PRIVATE "$<$<COMPILE_LANGUAGE:CUDA>:${defines_gx}>")
+    endif()
+  endforeach()
+  set(shown "${options};${defines}")
+  list(FILTER shown EXCLUDE REGEX "^$")
+  list(JOIN shown " " shown)
+  if(NOT shown)
+    set(shown "the compiler defaults (the baseline won)")
+  endif()
+  message(STATUS "ciq: ${target}: applying ${lockfile} (candidate ${candidate}): ${shown}")
+endfunction()
+
+# Fills `problems`, and `options`/`defines`/`candidate` of the caller, from `json`.
+macro(_ciq_lock_check_and_render)
+  _ciq_lock_get(candidate winner candidate_id)
+
+  # The compiler the lock was frozen with.
+  _ciq_lock_get(lock_nvcc compiler nvcc version)
+  if(NOT CMAKE_CUDA_COMPILER_VERSION)
+    _ciq_problem("the CUDA language is not enabled where ${target} is defined; add CUDA to project(LANGUAGES) or call enable_language(CUDA)")
+  elseif(lock_nvcc AND NOT lock_nvcc STREQUAL CMAKE_CUDA_COMPILER_VERSION)
+    _ciq_problem("nvcc version: the lock was frozen with ${lock_nvcc}, this build uses ${CMAKE_CUDA_COMPILER_VERSION} (${CMAKE_CUDA_COMPILER}); ${retune}, or configure with -DCMAKE_CUDA_COMPILER=<the nvcc ${lock_nvcc}>")
+  endif()
+  string(JSON lock_ptxas ERROR_VARIABLE _err GET "${json}" compiler ptxas version)
+  if(NOT _err AND lock_ptxas AND CMAKE_CUDA_COMPILER_VERSION)
+    _ciq_ptxas_version(ptxas_version)
+    if(NOT lock_ptxas STREQUAL ptxas_version)
+      _ciq_problem("ptxas version: the lock was frozen with ${lock_ptxas}, this build's ptxas is ${ptxas_version}; ${retune}")
+    endif()
+  endif()
+
+  # The architectures.
+  _ciq_lock_strings(lock_arches architectures)
+  _ciq_target_arches(target_arches ${target})
+  _ciq_arch_numbers(lock_nums ${lock_arches})
+  _ciq_arch_numbers(target_nums ${target_arches})
+  if(target_nums AND NOT lock_nums STREQUAL target_nums)
+    string(REPLACE ";" " " a "${lock_arches}")
+    string(REPLACE ";" " " b "${target_arches}")
+    _ciq_problem("architectures: the lock was frozen for ${a}, ${target} builds for CUDA_ARCHITECTURES ${b}; ${retune}, or set CUDA_ARCHITECTURES to match the lock")
+  elseif(NOT target_nums)
+    message(STATUS "ciq: ${target}: CUDA_ARCHITECTURES is not a fixed list; not checking it against the lock's ${lock_arches}")
+  endif()
+
+  # The rendered controls: ptxas options reach ptxas through nvcc's -Xptxas,
+  # whose value nvcc splits at commas unless escaped as "\,".
+  set(options "")
+  _ciq_lock_strings(ptxas_opts winner rendered ptxas)
+  foreach(o IN LISTS ptxas_opts)
+    string(REPLACE "\\" "\\\\" o "${o}")
+    string(REPLACE "," "\\," o "${o}")
+    list(APPEND options "-Xptxas=${o}")
+  endforeach()
+  _ciq_lock_strings(nvcc_opts winner rendered nvcc)
+  list(APPEND options ${nvcc_opts})
+  _ciq_lock_strings(defines winner rendered defines)
+
+  # ACFs: the bytes must be the ones the lock was frozen with.
+  get_filename_component(lock_dir "${lockfile}" DIRECTORY)
+  string(JSON n_acf ERROR_VARIABLE _err LENGTH "${json}" winner acfs)
+  if(_err)
+    set(n_acf 0)
+  endif()
+  if(n_acf GREATER 0)
+    math(EXPR last "${n_acf} - 1")
+    foreach(i RANGE ${last})
+      _ciq_lock_get(stage winner acfs ${i} stage)
+      _ciq_lock_get(file winner acfs ${i} file)
+      _ciq_lock_get(sha winner acfs ${i} sha256)
+      get_filename_component(path "${file}" ABSOLUTE BASE_DIR "${lock_dir}")
+      if(NOT stage MATCHES "^(ptxas|nvcc)$")
+        _ciq_problem("ACF ${file}: stage '${stage}' is neither ptxas nor nvcc; restore the lockfile from version control or ${retune}")
+      elseif(NOT EXISTS "${path}")
+        _ciq_problem("ACF ${path} (stage ${stage}) is missing; restore it next to the lock (commit ciq-acf/ with ciq.lock) or ${retune}")
+      else()
+        file(SHA256 "${path}" actual)
+        if(NOT actual STREQUAL sha)
+          _ciq_problem("ACF ${path}: its SHA-256 is ${actual}, the lock expects ${sha} (the file changed since the tune); restore it or ${retune}")
+        else()
+          set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${path}")
+          if(stage STREQUAL "nvcc")
+            list(APPEND options "--apply-controls=${path}")
+          else()
+            string(REPLACE "," "\\," p "${path}")
+            list(APPEND options "-Xptxas=--apply-controls=${p}")
+          endif()
+        endif()
+      endif()
+    endforeach()
+  endif()
+endmacro()

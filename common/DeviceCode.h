@@ -1,0 +1,25 @@
+// The device code of one compiler output, for hashing: the `.nv_fatbin`
+// section of a host object (nvcc -c), or the whole file for a cubin, fatbin
+// or ptxas output. Read with LLVM's ELF reader.
+#pragma once
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+struct DeviceCode {
+  std::string sha256;   // of the device code bytes
+  long bytes = 0;
+  std::string section;  // ".nv_fatbin", or "file" when the whole file is device code
+};
+
+// nullopt (with error) when the file cannot be read; a host object without
+// device code gives sha256 "" and bytes 0.
+std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &error);
+
+// One hash for a set of objects: SHA-256 over their sorted per-object hashes,
+// so it does not depend on where the build tree is.
+std::string combineDeviceCodeHashes(std::vector<std::string> hashes);
+
+} // namespace ciq

@@ -1,0 +1,52 @@
+// ciq.lock: the frozen winner (docs/lockfile.md). JSON with keys in sorted
+// order (nlohmann's default object is a std::map), so it diffs well.
+#pragma once
+#include "Protocol.h"
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+constexpr int kLockSchemaVersion = 1;
+
+struct LockAcf {
+  std::string stage;    // "ptxas" or "nvcc"
+  std::string file;     // path relative to the lockfile: ciq-acf/<sha256>.acf
+  std::string sha256;
+};
+
+struct Lockfile {
+  int schemaVersion = kLockSchemaVersion;
+  std::string engineVersion;
+  std::string createdAt;                 // ISO-8601 UTC
+  std::string target;
+  std::string nvccPath, nvccVersion;     // version as "13.0.88" (from nvcc --version)
+  std::string ptxasPath, ptxasVersion;
+  std::vector<std::string> architectures; // e.g. ["sm_90"]
+  nlohmann::json gpu = nlohmann::json::object();         // name, driver, clocks (runtime runs)
+  nlohmann::json searchSpace = nlohmann::json::object(); // provider, tag, sha256, controls
+  // The winner.
+  std::string candidateId;
+  std::string candidateHash;
+  nlohmann::json controls = nlohmann::json::object();    // control name -> value
+  std::vector<std::string> ptxasOptions;
+  std::vector<std::string> nvccOptions;
+  std::vector<std::string> defines;                     // NAME=VALUE
+  std::vector<LockAcf> acfs;
+  std::string deviceCodeSha256;
+  nlohmann::json score = nlohmann::json::object();      // objective, unit, baseline, winner, speedup, cv, p
+  nlohmann::json extra = nlohmann::json::object();      // forward-compatible fields kept on rewrite
+};
+
+nlohmann::json lockToJson(const Lockfile &l);
+// Parses and checks a lockfile's shape; on failure error names the file and key.
+std::optional<Lockfile> readLockfile(const std::string &path, std::string &error);
+bool writeLockfile(const std::string &path, const Lockfile &l, std::string &error);
+
+// The winner as the candidate message the wrapper injects; ACF paths made
+// absolute against the lockfile's folder.
+CandidateMessage lockToCandidate(const Lockfile &l, const std::string &lockPath);
+
+} // namespace ciq

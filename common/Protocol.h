@@ -1,0 +1,99 @@
+// The wrapper <-> engine protocol (docs/protocol.md): newline-delimited JSON
+// over the engine's Unix socket, one connection per compiler invocation.
+//
+//   wrapper -> engine  {"v":1,"op":"hello", ...CompileRequest}
+//   engine  -> wrapper {"v":1,"op":"candidate", ...CandidateMessage}
+//                   or {"v":1,"op":"error","message":"..."}
+//   (the wrapper runs the compiler)
+//   wrapper -> engine  {"v":1,"op":"receipt", ...Receipt}
+//   engine  -> wrapper {"v":1,"op":"ack"}
+#pragma once
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+constexpr int kProtocolVersion = 1;
+
+// What one compiler invocation is: sent by the wrapper before compiling.
+struct CompileRequest {
+  std::string compiler;            // "nvcc" or "ptxas" (the real tool behind any launcher)
+  std::string mode;                // "launcher", "ptxas-standin", "nvcc-standin"
+  std::string cwd;
+  std::string source;              // absolute path of the input (.cu or .ptx), may be empty
+  std::string output;              // absolute path of -o, may be empty
+  std::vector<std::string> argv;   // the user's command, unchanged
+  int pid = 0;
+};
+
+// An ACF to inject: already copied to a path that names its SHA-256 and has no comma.
+struct AcfRef {
+  std::string stage;   // "ptxas" or "nvcc"
+  std::string path;
+  std::string sha256;
+};
+
+// The current candidate, rendered.
+struct CandidateMessage {
+  std::string candidateId;                 // e.g. "c0007"
+  std::string candidateHash;               // SHA-256 of everything rendered (options, defines, ACF bytes)
+  std::vector<std::string> ptxasOptions;   // each a single ptxas argument, e.g. "--opt-level=2"
+  std::vector<std::string> nvccOptions;    // nvcc arguments, e.g. "--extra-device-vectorization"
+  std::vector<std::string> defines;        // "NAME=VALUE", passed as -DNAME=VALUE
+  std::vector<AcfRef> acfs;
+  double compileTimeoutSeconds = 0;        // 0: none
+  bool wantStats = true;                   // collect ptxas statistics (adds -v when needed)
+};
+
+// ptxas statistics of one kernel (entry function) for one architecture.
+struct KernelStats {
+  std::string name;        // mangled name as ptxas prints it
+  std::string demangled;   // demangled with LLVM's demangler ("" when not mangled)
+  std::string arch;        // "sm_90"
+  int registers = 0;
+  int barriers = 0;
+  long spillStores = 0;    // bytes
+  long spillLoads = 0;     // bytes
+  long stackFrame = 0;     // bytes
+  long sharedBytes = 0;    // static shared memory, bytes
+  long constantBytes = 0;  // sum of cmem[N] banks reported, bytes
+  double compileMs = 0;    // ptxas "Compile time" for this entry, ms (0 if not printed)
+};
+
+// What the wrapper reports after one compiler invocation.
+struct Receipt {
+  std::string candidateId;
+  std::string candidateHash;
+  std::string source;
+  std::string output;
+  int exitStatus = 0;
+  std::string status;               // "ok", "compile_error", "compile_timeout"
+  double wallMs = 0;
+  bool ptxasRan = false;            // false for -E, -M, PTX-only, host-only steps
+  std::vector<KernelStats> kernels;
+  std::string deviceCodeSha256;     // SHA-256 of the object's .nv_fatbin section (or cubin bytes)
+  long deviceCodeBytes = 0;
+  std::string logPath;              // compiler output of this invocation, when kept
+  std::vector<std::string> finalArgv; // the command actually run (replayable)
+  // User options removed because the candidate sets the same option (candidate wins), as written.
+  std::vector<std::string> overriddenUserOptions;
+  // Controls that cannot reach this compiler (e.g. nvcc options when ptxas runs alone).
+  std::vector<std::string> skippedControls;
+};
+
+void to_json(nlohmann::json &j, const CompileRequest &v);
+void from_json(const nlohmann::json &j, CompileRequest &v);
+void to_json(nlohmann::json &j, const AcfRef &v);
+void from_json(const nlohmann::json &j, AcfRef &v);
+void to_json(nlohmann::json &j, const CandidateMessage &v);
+void from_json(const nlohmann::json &j, CandidateMessage &v);
+void to_json(nlohmann::json &j, const KernelStats &v);
+void from_json(const nlohmann::json &j, KernelStats &v);
+void to_json(nlohmann::json &j, const Receipt &v);
+void from_json(const nlohmann::json &j, Receipt &v);
+
+// Wraps a payload with {"v":1,"op":op}.
+nlohmann::json makeMessage(const std::string &op, const nlohmann::json &payload = nlohmann::json::object());
+
+} // namespace ciq

@@ -1,0 +1,51 @@
+// Running a child process in its own process group, with a hard time limit.
+//
+// LLVM's sys::ExecuteAndWait kills only the direct child at a timeout; a compile
+// (nvcc -> cicc -> ptxas) or a benchmark that forks must die as a whole group,
+// leaving nothing behind, so ciq owns this small piece.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+struct SubprocessOptions {
+  std::string cwd;                               // empty: inherit
+  std::map<std::string, std::string> setEnv;     // added or replaced variables
+  std::vector<std::string> unsetEnv;             // removed variables
+  double timeoutSeconds = 0;                     // 0: no limit
+  bool captureStdout = true;                     // else inherited
+  bool captureStderr = true;                     // else inherited
+  bool mergeStderrIntoStdout = false;            // one interleaved stream
+  std::string stdoutFile;                        // write stdout here instead (truncate)
+  std::string stdinData;                         // fed to the child; empty: /dev/null
+  bool inheritStdin = false;
+};
+
+struct SubprocessResult {
+  int exitCode = -1;        // exit status, or 128+signal when killed by a signal
+  int termSignal = 0;       // signal that ended it, 0 if it exited
+  bool timedOut = false;    // killed (with its whole group) at the limit
+  bool spawnFailed = false; // could not exec; errorMessage says why
+  std::string errorMessage;
+  std::string out;          // captured stdout (or merged output)
+  std::string err;          // captured stderr
+  double wallMs = 0;
+};
+
+SubprocessResult runSubprocess(const std::vector<std::string> &argv,
+                               const SubprocessOptions &opts = {});
+
+// Finds an executable on PATH (or returns it unchanged when it holds a '/').
+// Paths equal to `skip` (after realpath) are passed over: a stand-in must
+// never find itself.
+std::optional<std::string> findExecutable(const std::string &name,
+                                          const std::string &skip = "");
+
+// Shell-quotes one argument for a replayable command line.
+std::string shellQuote(const std::string &arg);
+std::string shellJoin(const std::vector<std::string> &argv);
+
+} // namespace ciq

@@ -1,0 +1,49 @@
+// Runs the user's correctness check and benchmark, each run its own process
+// with a hard time limit, and turns their output into a metric (ms, or the
+// unit of benchmark.metric).
+#pragma once
+#include "Config.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+struct RunOutcome {
+  bool ok = false;
+  std::string reason;     // run_crash, run_timeout, wrong_answer, parse_error
+  std::string message;    // one line
+  double value = 0;       // the metric, in its unit
+  double wallMs = 0;      // process wall time, ms
+};
+
+struct MeasureOutcome {
+  bool ok = false;
+  std::string reason, message;
+  std::vector<double> values;   // one per repeat, metric unit
+  double median = 0, cvPercent = 0, wallMs = 0;
+};
+
+class BenchmarkRunner {
+public:
+  BenchmarkRunner(const TuneConfig &cfg, std::map<std::string, std::string> env = {});
+  // Correctness gate, warm-up runs, then `repeats` measured runs (-1: config's).
+  // Outputs are appended to logPath.
+  MeasureOutcome measure(const std::string &logPath, int repeats = -1);
+  // One measured run of `command` (default: the configured benchmark).
+  RunOutcome runOnce(const std::string &logPath, const std::vector<std::string> &command = {});
+  // The correctness gate alone.
+  RunOutcome checkCorrectness(const std::string &logPath);
+  // Tightens the per-run limit to adaptive_factor x the best median run time seen.
+  void noteBestRunWallMs(double wallMs);
+  double runTimeoutSeconds() const;
+
+private:
+  const TuneConfig &cfg_;
+  std::map<std::string, std::string> env_;
+  double bestWallMs_ = 0;
+};
+
+} // namespace ciq

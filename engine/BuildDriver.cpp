@@ -1,0 +1,137 @@
+#include "BuildDriver.h"
+
+#include <fstream>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/StringSaver.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+namespace ciq {
+namespace {
+
+std::string normalize(const std::string &p, const std::string &base) {
+  llvm::SmallString<256> s;
+  if (llvm::sys::path::is_absolute(p))
+    s = p;
+  else {
+    s = base;
+    llvm::sys::path::append(s, p);
+  }
+  llvm::sys::path::remove_dots(s, true);
+  return s.str().str();
+}
+
+// Is this compile_commands entry a CUDA compile? CMake runs the CUDA compiler
+// (nvcc, possibly behind launchers) with `-x cu` or on a .cu file.
+bool isCudaCompile(const nlohmann::json &e) {
+  std::string file = e.value("file", "");
+  std::string cmd = e.value("command", "");
+  if (cmd.empty() && e.contains("arguments"))
+    for (const auto &a : e["arguments"])
+      cmd += a.get<std::string>() + " ";
+  return llvm::StringRef(file).endswith(".cu") || cmd.find("nvcc") != std::string::npos;
+}
+
+// The object a compile writes: compile_commands.json's "output" (CMake 3.26+),
+// else the -o argument of the command, split as a shell would (LLVM's
+// GNU-style tokenizer).
+std::string outputOf(const nlohmann::json &e) {
+  if (e.contains("output"))
+    return e.value("output", "");
+  std::vector<std::string> args;
+  if (e.contains("arguments"))
+    args = e["arguments"].get<std::vector<std::string>>();
+  else {
+    llvm::BumpPtrAllocator alloc;
+    llvm::StringSaver saver(alloc);
+    llvm::SmallVector<const char *, 64> toks;
+    llvm::cl::TokenizeGNUCommandLine(e.value("command", ""), saver, toks);
+    for (const char *t : toks)
+      args.push_back(t);
+  }
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "-o" || args[i] == "--output-file")
+      return args[i + 1];
+  return "";
+}
+
+} // namespace
+
+bool BuildDriver::discover(std::string &error) {
+  std::string cc = cfg_.buildDir + "/compile_commands.json";
+  if (!llvm::sys::fs::exists(cc)) {
+    // Configure once more with the export switched on (the module does this already).
+    runSubprocess({"cmake", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", cfg_.buildDir});
+  }
+  std::ifstream in(cc);
+  if (!in) {
+    error = cc + ": missing; configure the build with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "
+                 "(find_package(CompileIQ) does it) and a Ninja or Makefile generator";
+    return false;
+  }
+  auto db = nlohmann::json::parse(in, nullptr, false);
+  if (!db.is_array()) {
+    error = cc + ": not a JSON array; delete it and configure again";
+    return false;
+  }
+  std::vector<std::string> targets = {cfg_.target};
+  targets.insert(targets.end(), cfg_.tuneTargets.begin(), cfg_.tuneTargets.end());
+  objects_.clear();
+  for (const auto &e : db) {
+    std::string output = outputOf(e);
+    if (!isCudaCompile(e) || output.empty())
+      continue;
+    std::string dir = e.value("directory", cfg_.buildDir);
+    std::string out = normalize(output, dir);
+    for (const auto &t : targets) {
+      // CMake puts a target's objects under CMakeFiles/<target>.dir/ (with a
+      // <config>/ level for multi-config generators).
+      std::string marker = "/CMakeFiles/" + t + ".dir/";
+      if (out.find(marker) == std::string::npos)
+        continue;
+      if (!cfg_.config.empty() && out.find(marker + cfg_.config + "/") == std::string::npos &&
+          out.find("/" + cfg_.config + "/") == std::string::npos &&
+          llvm::sys::fs::exists(cfg_.buildDir + "/build-" + cfg_.config + ".ninja"))
+        continue;
+      objects_.push_back({normalize(e.value("file", ""), dir), out, t});
+    }
+  }
+  if (objects_.empty()) {
+    error = cc + ": target '" + cfg_.target + "' has no CUDA translation unit; check `target:` in " +
+            cfg_.path + " (a target with .cu sources) or add its CUDA libraries to tune_targets";
+    return false;
+  }
+  return true;
+}
+
+void BuildDriver::clean() {
+  for (const auto &o : objects_)
+    llvm::sys::fs::remove(o.object);
+}
+
+std::vector<std::string> BuildDriver::buildCommand() const {
+  std::vector<std::string> cmd = {"cmake", "--build", cfg_.buildDir, "--target", cfg_.target};
+  if (!cfg_.config.empty()) {
+    cmd.push_back("--config");
+    cmd.push_back(cfg_.config);
+  }
+  unsigned jobs = cfg_.jobs > 0 ? cfg_.jobs : std::max(1u, std::thread::hardware_concurrency());
+  cmd.push_back("-j");
+  cmd.push_back(std::to_string(jobs));
+  return cmd;
+}
+
+SubprocessResult BuildDriver::build(const std::map<std::string, std::string> &env, const std::string &logPath) {
+  SubprocessOptions o;
+  o.setEnv = env;
+  o.timeoutSeconds = cfg_.timeouts.buildSeconds;
+  o.mergeStderrIntoStdout = true;
+  o.stdoutFile = logPath;
+  // A tuning run's settings never leak from the user's shell into the build.
+  o.unsetEnv = {"CIQ_LOCK"};
+  return runSubprocess(buildCommand(), o);
+}
+
+} // namespace ciq

@@ -1,0 +1,252 @@
+#include "Config.h"
+#include "SpaceLoader.h"
+#include "YamlUtil.h"
+
+#include <fstream>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <set>
+
+namespace ciq {
+namespace {
+
+std::string absolute(const std::string &p, const std::string &base) {
+  llvm::SmallString<256> s;
+  if (llvm::sys::path::is_absolute(p))
+    s = p;
+  else {
+    s = base;
+    llvm::sys::path::append(s, p);
+  }
+  llvm::sys::path::remove_dots(s, true);
+  return s.str().str();
+}
+
+// The project's source directory, from the build tree's CMakeCache.txt.
+std::string sourceDirOf(const std::string &buildDir) {
+  std::ifstream in(buildDir + "/CMakeCache.txt");
+  std::string line, key = "CMAKE_HOME_DIRECTORY:INTERNAL=";
+  while (std::getline(in, line))
+    if (line.rfind(key, 0) == 0)
+      return line.substr(key.size());
+  return buildDir;
+}
+
+struct MetricInfo {
+  const char *unit;
+  bool compile;   // from ptxas statistics / receipts, no benchmark needed
+};
+const std::map<std::string, MetricInfo> &knownMetrics() {
+  static const std::map<std::string, MetricInfo> m = {
+      {"spill_bytes", {"bytes", true}},    {"spill_stores", {"bytes", true}},
+      {"spill_loads", {"bytes", true}},    {"registers", {"registers", true}},
+      {"stack_frame", {"bytes", true}},    {"shared_bytes", {"bytes", true}},
+      {"compile_ms", {"ms", true}},        {"device_code_bytes", {"bytes", true}},
+      {"time_ms", {"ms", false}},
+  };
+  return m;
+}
+
+Objective parseObjective(const YAML::Node &n, const YamlReader &r, const std::string &key, bool haveBenchmark) {
+  Objective o;
+  if (n.IsScalar())
+    o.metric = n.Scalar();
+  else {
+    r.onlyKeys(n, key, {"metric", "direction", "unit", "kernels", "reduce"});
+    if (!n["metric"])
+      r.fail(n, key, "missing 'metric'");
+    o.metric = r.str(n["metric"], key + ".metric");
+    if (n["direction"]) {
+      o.direction = r.str(n["direction"], key + ".direction");
+      if (o.direction != "minimize" && o.direction != "maximize")
+        r.fail(n["direction"], key + ".direction", "expected minimize or maximize");
+    }
+    if (n["unit"]) o.unit = r.str(n["unit"], key + ".unit");
+    if (n["kernels"]) o.kernels = r.strings(n["kernels"], key + ".kernels");
+    if (n["reduce"]) {
+      o.reduce = r.str(n["reduce"], key + ".reduce");
+      if (o.reduce != "sum" && o.reduce != "max")
+        r.fail(n["reduce"], key + ".reduce", "expected sum or max");
+    }
+  }
+  auto it = knownMetrics().find(o.metric);
+  if (it == knownMetrics().end() && !haveBenchmark) {
+    std::string list;
+    for (const auto &kv : knownMetrics())
+      list += (list.empty() ? "" : ", ") + kv.first;
+    r.fail(n, key, "unknown metric '" + o.metric + "'; expected one of " + list +
+                       " (other names need a benchmark that prints them)");
+  }
+  if (it != knownMetrics().end() && !it->second.compile && !haveBenchmark)
+    r.fail(n, key, "metric '" + o.metric + "' needs a benchmark: add a 'benchmark:' section");
+  if (o.unit.empty())
+    o.unit = it != knownMetrics().end() ? it->second.unit : "";
+  o.loc = {r.file(), n.Mark().line + 1, key};
+  return o;
+}
+
+MetricSource parseMetricSource(const YAML::Node &n, const YamlReader &r, const std::string &key) {
+  MetricSource m;
+  r.onlyKeys(n, key, {"regex", "json_pointer", "nvbench_csv", "nvbench_json", "wall_time", "file",
+                      "unit", "scale", "column", "state"});
+  int kinds = 0;
+  if (n["regex"]) { m.kind = "regex"; m.pattern = r.str(n["regex"], key + ".regex"); ++kinds; }
+  if (n["json_pointer"]) { m.kind = "json_pointer"; m.pattern = r.str(n["json_pointer"], key + ".json_pointer"); ++kinds; }
+  if (n["nvbench_csv"]) { m.kind = "nvbench_csv"; m.file = r.str(n["nvbench_csv"], key + ".nvbench_csv"); ++kinds; }
+  if (n["nvbench_json"]) { m.kind = "nvbench_json"; m.file = r.str(n["nvbench_json"], key + ".nvbench_json"); ++kinds; }
+  if (n["wall_time"]) { m.kind = "wall_time"; ++kinds; }
+  if (kinds > 1)
+    r.fail(n, key, "give one of regex, json_pointer, nvbench_csv, nvbench_json, wall_time");
+  if (n["file"]) m.file = r.str(n["file"], key + ".file");
+  if (n["unit"]) m.unit = r.str(n["unit"], key + ".unit");
+  if (n["scale"]) m.scale = r.number(n["scale"], key + ".scale", -1e300, 1e300);
+  if (n["column"]) m.nvbenchColumn = r.str(n["column"], key + ".column");
+  if (n["state"]) m.nvbenchState = r.str(n["state"], key + ".state");
+  return m;
+}
+
+BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const std::string &base) {
+  BenchmarkConfig b;
+  r.onlyKeys(n, "benchmark", {"command", "working_dir", "env", "warmup", "repeats", "timeout_s",
+                              "adaptive_factor", "metric", "correctness", "finalists"});
+  if (!n["command"])
+    r.fail(n, "benchmark", "missing 'command' (the benchmark's argv)");
+  b.enabled = true;
+  b.command = r.strings(n["command"], "benchmark.command");
+  if (b.command.empty() || b.command[0].empty())
+    r.fail(n["command"], "benchmark.command", "the command is empty");
+  b.workingDir = n["working_dir"] ? absolute(r.str(n["working_dir"], "benchmark.working_dir"), base) : "";
+  if (n["env"]) {
+    r.needMap(n["env"], "benchmark.env");
+    for (const auto &kv : n["env"])
+      b.env[kv.first.as<std::string>()] = r.str(kv.second, "benchmark.env." + kv.first.as<std::string>());
+  }
+  if (n["warmup"]) b.warmup = (int)r.integer(n["warmup"], "benchmark.warmup", 0, 1000);
+  if (n["repeats"]) b.repeats = (int)r.integer(n["repeats"], "benchmark.repeats", 1, 100000);
+  if (n["timeout_s"]) b.timeoutSeconds = r.number(n["timeout_s"], "benchmark.timeout_s", 0.001, 1e6);
+  if (n["adaptive_factor"]) b.adaptiveFactor = r.number(n["adaptive_factor"], "benchmark.adaptive_factor", 1.1, 1e6);
+  if (n["finalists"]) b.finalists = (int)r.integer(n["finalists"], "benchmark.finalists", 0, 100);
+  if (n["metric"]) b.metric = parseMetricSource(n["metric"], r, "benchmark.metric");
+  if (n["correctness"]) b.correctness = r.strings(n["correctness"], "benchmark.correctness");
+  return b;
+}
+
+SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
+  SearchConfig s;
+  r.onlyKeys(n, "search", {"strategy", "pool_size", "generations", "mutate_rate", "cull_size",
+                           "elitism", "seed", "max_evaluations", "exit_on_failure",
+                           "exhaustive_limit", "canary"});
+  if (n["strategy"]) {
+    s.strategy = r.str(n["strategy"], "search.strategy");
+    if (s.strategy != "genetic" && s.strategy != "random" && s.strategy != "exhaustive")
+      r.fail(n["strategy"], "search.strategy", "expected genetic, random or exhaustive, got '" + s.strategy + "'");
+  }
+  if (n["pool_size"]) s.poolSize = (int)r.integer(n["pool_size"], "search.pool_size", 1, 100000);
+  if (n["generations"]) s.generations = (int)r.integer(n["generations"], "search.generations", 1, 100000);
+  if (n["mutate_rate"]) s.mutateRate = r.number(n["mutate_rate"], "search.mutate_rate", 0, 1);
+  if (n["cull_size"]) s.cullSize = (int)r.integer(n["cull_size"], "search.cull_size", 0, 100000);
+  if (n["elitism"]) s.elitism = (int)r.integer(n["elitism"], "search.elitism", 0, 100000);
+  if (n["seed"]) s.seed = (uint64_t)r.integer(n["seed"], "search.seed", 0, LONG_MAX);
+  if (n["max_evaluations"]) s.maxEvaluations = (int)r.integer(n["max_evaluations"], "search.max_evaluations", 0, 10000000);
+  if (n["exit_on_failure"]) s.exitOnFailure = r.boolean(n["exit_on_failure"], "search.exit_on_failure");
+  if (n["exhaustive_limit"]) s.exhaustiveLimit = r.integer(n["exhaustive_limit"], "search.exhaustive_limit", 1, LONG_MAX);
+  if (n["canary"]) s.canary = r.boolean(n["canary"], "search.canary");
+  if (s.cullSize >= s.poolSize && s.poolSize > 1)
+    r.fail(n["cull_size"], "search.cull_size", "must be smaller than pool_size (" + std::to_string(s.poolSize) + ")");
+  if (s.elitism > s.poolSize)
+    r.fail(n["elitism"], "search.elitism", "must not exceed pool_size");
+  return s;
+}
+
+TimeoutConfig parseTimeouts(const YAML::Node &n, const YamlReader &r) {
+  TimeoutConfig t;
+  r.onlyKeys(n, "timeouts", {"compile_s", "build_s", "socket_s"});
+  if (n["compile_s"]) t.compileSeconds = r.number(n["compile_s"], "timeouts.compile_s", 0.1, 1e6);
+  if (n["build_s"]) t.buildSeconds = r.number(n["build_s"], "timeouts.build_s", 0.1, 1e7);
+  if (n["socket_s"]) t.socketSeconds = r.number(n["socket_s"], "timeouts.socket_s", 0.1, 1e6);
+  return t;
+}
+
+TuneConfig parse(const std::string &path) {
+  YAML::Node root = loadYamlFile(path);
+  YamlReader r(path);
+  if (!root.IsMap())
+    throw ConfigError(path + ": expected a mapping at the top (target:, space:, ...); see docs/config.md");
+  r.onlyKeys(root, "", {"target", "build_dir", "config", "lockfile", "run_dir", "tune_targets",
+                        "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs",
+                        "keep_invalid"});
+  TuneConfig c;
+  c.path = path;
+  std::string base = llvm::sys::path::parent_path(path).str();
+  if (!root["target"])
+    throw ConfigError(path + ": target: missing; name the CMake target to tune");
+  c.target = r.str(root["target"], "target");
+  c.buildDir = absolute(root["build_dir"] ? r.str(root["build_dir"], "build_dir") : ".", base);
+  if (!llvm::sys::fs::exists(c.buildDir + "/CMakeCache.txt"))
+    r.fail(root["build_dir"] ? root["build_dir"] : root["target"], "build_dir",
+           "'" + c.buildDir + "' is not a configured CMake build tree (no CMakeCache.txt); configure it first");
+  if (root["config"]) c.config = r.str(root["config"], "config");
+  c.lockfile = root["lockfile"] ? absolute(r.str(root["lockfile"], "lockfile"), base)
+                                : sourceDirOf(c.buildDir) + "/ciq.lock";
+  c.runDir = root["run_dir"] ? absolute(r.str(root["run_dir"], "run_dir"), base)
+                             : c.buildDir + "/ciq/" + c.target;
+  if (root["tune_targets"]) c.tuneTargets = r.strings(root["tune_targets"], "tune_targets");
+  if (root["jobs"]) c.jobs = (int)r.integer(root["jobs"], "jobs", 0, 4096);
+  if (root["keep_invalid"]) c.keepInvalid = r.boolean(root["keep_invalid"], "keep_invalid");
+  if (root["benchmark"]) c.benchmark = parseBenchmark(root["benchmark"], r, base);
+  if (root["search"]) c.search = parseSearch(root["search"], r);
+  if (root["timeouts"]) c.timeouts = parseTimeouts(root["timeouts"], r);
+  if (root["pareto"]) c.pareto = r.boolean(root["pareto"], "pareto");
+  if (root["objectives"]) {
+    YAML::Node os = root["objectives"];
+    if (os.IsScalar())
+      c.objectives.push_back(parseObjective(os, r, "objectives", c.benchmark.enabled));
+    else if (os.IsSequence())
+      for (size_t i = 0; i < os.size(); ++i)
+        c.objectives.push_back(parseObjective(os[i], r, "objectives[" + std::to_string(i) + "]", c.benchmark.enabled));
+    else
+      r.fail(os, "objectives", "expected a list of objectives");
+  }
+  if (c.objectives.empty()) {
+    if (c.benchmark.enabled)
+      c.objectives.push_back({"time_ms", "minimize", c.benchmark.metric.unit, {}, "sum", {path, 0, "objectives"}});
+    else {
+      c.objectives.push_back({"spill_bytes", "minimize", "bytes", {}, "sum", {path, 0, "objectives"}});
+      c.objectives.push_back({"registers", "minimize", "registers", {}, "sum", {path, 0, "objectives"}});
+    }
+  }
+  if (!root["space"])
+    c.space = loadSpaceFile("ptxas-13.0-default", base);
+  else
+    c.space = loadSpace(root["space"], r, base);
+  if (c.space.controls.empty())
+    r.fail(root["space"], "space", "the search space has no controls");
+  checkOptionsKnown(c.space);
+  return c;
+}
+
+} // namespace
+
+std::string SourceLoc::str() const {
+  std::string s = file;
+  if (line > 0)
+    s += ":" + std::to_string(line);
+  if (!key.empty())
+    s += ": " + key;
+  return s;
+}
+
+std::optional<TuneConfig> loadConfig(const std::string &path, std::string &error) {
+  llvm::SmallString<256> abs(path);
+  llvm::sys::fs::make_absolute(abs);
+  try {
+    return parse(abs.str().str());
+  } catch (const ConfigError &e) {
+    error = e.what();
+  } catch (const YAML::Exception &e) {
+    error = abs.str().str() + ":" + std::to_string(e.mark.line + 1) + ": " + e.msg;
+  }
+  return std::nullopt;
+}
+
+} // namespace ciq

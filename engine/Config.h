@@ -1,0 +1,100 @@
+// ciq.yaml: what to tune (docs/config.md). Parsed with yaml-cpp; every error
+// names the file, line and key, and what was expected.
+#pragma once
+#include "Space.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+// Where a value came from in ciq.yaml, for error messages.
+struct SourceLoc {
+  std::string file;
+  int line = 0;     // 1-based, 0 when unknown
+  std::string key;  // dotted path, e.g. "search.pool_size"
+  std::string str() const;   // "ciq.yaml:12: search.pool_size"
+};
+
+// One objective. Compile metrics come from the wrapper's receipts (ptxas -v);
+// runtime metrics from the benchmark.
+struct Objective {
+  std::string metric;      // spill_bytes, spill_stores, spill_loads, registers, stack_frame,
+                           // shared_bytes, compile_ms, device_code_bytes, time_ms (benchmark), or a
+                           // name of a benchmark-parsed value
+  std::string direction = "minimize";  // or "maximize"
+  std::string unit;        // bytes, registers, ms, ... (filled from the metric when empty)
+  std::vector<std::string> kernels;    // empty: summed over all kernels (compile metrics)
+  std::string reduce = "sum";          // sum | max over kernels
+  SourceLoc loc;
+};
+
+// How a metric is read from the benchmark (runtime tuning).
+struct MetricSource {
+  std::string kind = "wall_time";  // wall_time | regex | json_pointer | nvbench_csv | nvbench_json
+  std::string pattern;             // regex (first capture group is the number) or JSON pointer
+  std::string file;                // read from this file instead of stdout (relative to build dir)
+  std::string nvbenchColumn = "GPU Time";   // NVBench: column / summary name
+  std::string nvbenchState;        // NVBench: state (row) selector, empty: first
+  std::string unit = "ms";
+  double scale = 1.0;              // multiply the parsed value (e.g. 1e3 for s -> ms)
+};
+
+struct BenchmarkConfig {
+  bool enabled = false;
+  std::vector<std::string> command;   // argv; run in workingDir
+  std::string workingDir;             // default: the build directory
+  std::map<std::string, std::string> env;
+  int warmup = 1;
+  int repeats = 5;
+  double timeoutSeconds = 60;         // per run; adapts down to adaptiveFactor x best median
+  double adaptiveFactor = 3.0;
+  MetricSource metric;
+  std::vector<std::string> correctness;   // gate command; empty: the benchmark's exit status
+  int finalists = 4;                      // re-measured interleaved with the baseline
+};
+
+struct SearchConfig {
+  std::string strategy = "genetic";   // genetic | random | exhaustive
+  int poolSize = 8;
+  int generations = 6;
+  double mutateRate = 0.2;
+  int cullSize = 2;       // worst candidates dropped from the parent pool each generation
+  int elitism = 1;        // best candidates copied unchanged into the next generation
+  uint64_t seed = 1;
+  int maxEvaluations = 0; // 0: pool_size x generations (+ baseline)
+  bool exitOnFailure = true;
+  long exhaustiveLimit = 5000;
+  bool canary = true;     // run `ciq canary` before the search
+};
+
+struct TimeoutConfig {
+  double compileSeconds = 300;   // one compiler invocation (the wrapper kills its process group)
+  double buildSeconds = 1800;    // one `cmake --build`
+  double socketSeconds = 20;     // wrapper's wait for the engine
+};
+
+struct TuneConfig {
+  std::string path;          // absolute path of ciq.yaml
+  std::string target;        // CMake target to tune
+  std::string buildDir;      // absolute; default: the folder of ciq.yaml
+  std::string config;        // multi-config generators: the configuration to build (default Release)
+  std::string lockfile;      // absolute; default: <source dir>/ciq.lock
+  std::string runDir;        // absolute; default: <build dir>/ciq/<target>
+  std::vector<std::string> tuneTargets;  // extra CMake targets whose CUDA objects get candidates
+  std::vector<Objective> objectives;     // first is primary, the rest tie-break (or Pareto)
+  bool pareto = false;                   // several objectives as a Pareto front
+  BenchmarkConfig benchmark;
+  SearchConfig search;
+  TimeoutConfig timeouts;
+  SearchSpace space;
+  int jobs = 0;              // build parallelism; 0: all cores
+  bool keepInvalid = false;  // keep logs/artifacts of INVALID candidates
+};
+
+// Parses a ciq.yaml; nullopt with `error` set to one line on failure.
+std::optional<TuneConfig> loadConfig(const std::string &path, std::string &error);
+
+} // namespace ciq

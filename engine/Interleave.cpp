@@ -1,0 +1,73 @@
+#include "Interleave.h"
+
+#include <cstdio>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
+namespace ciq {
+
+std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
+                                                          std::string &error) {
+  std::vector<std::string> cmd = cfg.benchmark.command;
+  std::string exe = cmd.at(0);
+  if (!llvm::sys::path::is_absolute(exe))
+    exe = (cfg.benchmark.workingDir.empty() ? cfg.buildDir : cfg.benchmark.workingDir) + "/" + exe;
+  if (!llvm::sys::fs::exists(exe)) {
+    error = "benchmark executable " + exe + " does not exist after the build; benchmark.command[0] must be the "
+            "program the target builds";
+    return std::nullopt;
+  }
+  llvm::sys::fs::create_directories(dir);
+  std::string copy = dir + "/" + llvm::sys::path::filename(exe).str();
+  if (auto ec = llvm::sys::fs::copy_file(exe, copy)) {
+    error = "cannot copy " + exe + " to " + copy + ": " + ec.message();
+    return std::nullopt;
+  }
+  llvm::sys::fs::setPermissions(copy, llvm::sys::fs::all_read | llvm::sys::fs::all_exe | llvm::sys::fs::owner_write);
+  cmd[0] = copy;
+  return cmd;
+}
+
+InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
+                                 int rounds, const std::string &logPath) {
+  InterleavedResult r;
+  r.values.resize(commands.size());
+  for (int round = 0; round < rounds; ++round)
+    for (size_t i = 0; i < commands.size(); ++i) {
+      RunOutcome o = runner.runOnce(logPath, commands[i]);
+      if (!o.ok) {
+        r.reason = o.reason;
+        r.message = "build " + std::to_string(i) + ", round " + std::to_string(round + 1) + ": " + o.message;
+        return r;
+      }
+      r.values[i].push_back(o.value);
+    }
+  r.ok = true;
+  return r;
+}
+
+Verdict judge(const std::vector<double> &baseline, const std::vector<double> &winner, bool minimize,
+              double maxCvPercent, double alpha) {
+  Verdict v;
+  v.baseline = summarize(baseline);
+  v.winner = summarize(winner);
+  v.welch = welchTTest(baseline, winner);
+  if (v.winner.median != 0)
+    v.speedup = minimize ? v.baseline.median / v.winner.median : v.winner.median / v.baseline.median;
+  char buf[200];
+  bool better = minimize ? v.winner.median < v.baseline.median : v.winner.median > v.baseline.median;
+  if (v.baseline.cvPercent > maxCvPercent || v.winner.cvPercent > maxCvPercent) {
+    snprintf(buf, sizeof buf, "CV%% is %.1f (baseline) and %.1f (winner), over %.0f%%: too noisy to call",
+             v.baseline.cvPercent, v.winner.cvPercent, maxCvPercent);
+    v.reason = buf;
+  } else if (v.welch.pValue >= alpha) {
+    snprintf(buf, sizeof buf, "p = %.3g is not below %.2g: the difference may be noise", v.welch.pValue, alpha);
+    v.reason = buf;
+  } else if (!better) {
+    v.reason = "the winner is not faster than the baseline";
+  } else
+    v.significant = true;
+  return v;
+}
+
+} // namespace ciq

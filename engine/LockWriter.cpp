@@ -1,0 +1,93 @@
+#include "LockWriter.h"
+#include "Lockfile.h"
+#include "Subprocess.h"
+#include "Version.h"
+
+#include <fstream>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <regex>
+#include <set>
+
+namespace ciq {
+
+std::string compilerVersion(const std::string &tool) {
+  auto r = runSubprocess({tool, "--version"});
+  std::smatch m;
+  static const std::regex re("V([0-9]+\\.[0-9]+\\.[0-9]+)");
+  if (std::regex_search(r.out, m, re))
+    return m[1];
+  return "";
+}
+
+std::string cudaCompilerOf(const std::string &buildDir) {
+  std::ifstream in(buildDir + "/CMakeCache.txt");
+  std::string line, key = "CMAKE_CUDA_COMPILER:";
+  while (std::getline(in, line))
+    if (line.rfind(key, 0) == 0)
+      return line.substr(line.find('=') + 1);
+  return findExecutable("nvcc").value_or("nvcc");
+}
+
+bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &win, std::string &error,
+               const nlohmann::json &validation) {
+  Lockfile l;
+  l.engineVersion = CIQ_VERSION;
+  l.createdAt = nowIso8601();
+  l.target = cfg.target;
+  l.nvccPath = cudaCompilerOf(cfg.buildDir);
+  l.nvccVersion = compilerVersion(l.nvccPath);
+  std::string ptxas = (llvm::sys::path::parent_path(l.nvccPath) + "/ptxas").str();
+  l.ptxasPath = llvm::sys::fs::exists(ptxas) ? ptxas : findExecutable("ptxas").value_or("ptxas");
+  l.ptxasVersion = compilerVersion(l.ptxasPath);
+  std::set<std::string> archs;
+  for (const auto &k : win.kernels)
+    archs.insert(k.arch);
+  l.architectures.assign(archs.begin(), archs.end());
+  nlohmann::json sources = nlohmann::json::array();
+  for (const auto &s : cfg.space.sources)
+    sources.push_back({{"name", s.name}, {"provider", s.provider}, {"tag", s.tag}, {"sha256", s.sha256}});
+  l.searchSpace = {{"identity", cfg.space.identity()}, {"sources", sources}, {"controls", cfg.space.controls.size()}};
+  l.candidateId = win.candidateId;
+  l.candidateHash = win.candidateHash;
+  l.controls = win.rendered.controls;
+  l.ptxasOptions = win.rendered.ptxas;
+  l.nvccOptions = win.rendered.nvcc;
+  l.defines = win.rendered.defines;
+  // ACFs travel with the lock, named by their SHA-256.
+  std::string lockDir = llvm::sys::path::parent_path(cfg.lockfile).str();
+  for (const auto &a : win.rendered.acfs) {
+    std::string rel = "ciq-acf/" + a.sha256 + ".acf";
+    llvm::sys::fs::create_directories(lockDir + "/ciq-acf");
+    if (llvm::sys::fs::copy_file(a.path, lockDir + "/" + rel)) {
+      error = "cannot copy ACF " + a.path + " to " + lockDir + "/" + rel;
+      return false;
+    }
+    l.acfs.push_back({a.stage, rel, a.sha256});
+  }
+  l.deviceCodeSha256 = win.deviceCodeSha256;
+  const auto &o = cfg.objectives.front();
+  nlohmann::json score = {{"objective", o.metric}, {"unit", o.unit}, {"direction", o.direction}};
+  if (base.scores.count(o.metric))
+    score["baseline"] = base.scores.at(o.metric);
+  if (win.scores.count(o.metric))
+    score["winner"] = win.scores.at(o.metric);
+  if (base.scores.count(o.metric) && win.scores.count(o.metric) && win.scores.at(o.metric) != 0 &&
+      o.metric == "time_ms")
+    score["speedup"] = base.scores.at(o.metric) / win.scores.at(o.metric);
+  if (win.cvPercent >= 0)
+    score["cv_percent"] = win.cvPercent;
+  nlohmann::json all = nlohmann::json::object();
+  for (const auto &ob : cfg.objectives)
+    all[ob.metric] = {{"baseline", base.scores.count(ob.metric) ? nlohmann::json(base.scores.at(ob.metric)) : nlohmann::json()},
+                      {"winner", win.scores.count(ob.metric) ? nlohmann::json(win.scores.at(ob.metric)) : nlohmann::json()},
+                      {"unit", ob.unit}};
+  score["objectives"] = all;
+  for (auto it = validation.begin(); it != validation.end(); ++it)
+    score[it.key()] = it.value();
+  score["baseline_device_code_sha256"] = base.deviceCodeSha256;
+  l.score = score;
+  return writeLockfile(cfg.lockfile, l, error);
+}
+
+} // namespace ciq

@@ -1,0 +1,32 @@
+// Scores: compile metrics from the wrapper's receipts (ptxas statistics and
+// device code), runtime metrics from the benchmark, and the vector the
+// strategies compare.
+#pragma once
+#include "Config.h"
+#include "Evaluation.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+// Does a kernel match an objective's `kernels` filter? Matches the mangled
+// name, the demangled name, or the demangled name without its parameters.
+bool kernelSelected(const KernelStats &k, const std::vector<std::string> &filter);
+
+// Compile metrics (docs/config.md): spill_bytes (spill stores + loads, bytes),
+// spill_stores, spill_loads, stack_frame (bytes), shared_bytes (bytes),
+// registers (per kernel, summed or max over kernels and architectures),
+// compile_ms (sum of the wrappers' compiler wall times, ms), device_code_bytes
+// (sum of the objects' .nv_fatbin sizes, bytes).
+double compileMetric(const Objective &o, const Evaluation &e);
+bool isCompileMetric(const std::string &metric);
+
+// Fills e.scores for every compile objective.
+void scoreCompileMetrics(const TuneConfig &cfg, Evaluation &e);
+
+// The objectives of e, negated where maximized: smaller is better.
+std::vector<double> normalizedObjectives(const TuneConfig &cfg, const Evaluation &e);
+
+} // namespace ciq

@@ -1,0 +1,14 @@
+// Where ciq's installed data lives, found from the running executable so the
+// build tree (build/bin, build/share/ciq) and an install prefix work alike.
+#pragma once
+#include <string>
+
+namespace ciq {
+
+std::string executablePath();            // absolute path of the running `ciq`
+std::string binDir();                    // folder of ciq (and ciq-ptxas)
+std::string shareDir();                  // <prefix>/share/ciq, or $CIQ_SHARE_DIR
+std::string wrapperPath();               // <bin>/ciq-ptxas
+std::string cacheDir();                  // $XDG_CACHE_HOME/ciq, default ~/.cache/ciq
+
+} // namespace ciq

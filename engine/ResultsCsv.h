@@ -1,0 +1,16 @@
+// results.csv: one row per evaluation, columns in docs/results-csv.md.
+#pragma once
+#include "Config.h"
+#include "Evaluation.h"
+
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+std::vector<std::string> resultsCsvHeader(const TuneConfig &cfg);
+// Rewrites the whole file atomically (the pareto column changes as the front moves).
+bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::vector<Evaluation> &evals,
+                     std::string &error);
+
+} // namespace ciq

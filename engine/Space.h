@@ -1,0 +1,81 @@
+// The search space: controls, their domains, and how a point renders onto
+// the compiler's command line (docs/search-space.md).
+//
+// A point holds, per control, the index of its value in the domain, or
+// kUnset: the control is left out and the compiler's default applies. The
+// all-unset point is the baseline: exactly the user's own build.
+#pragma once
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+constexpr int kUnset = -1;
+using Point = std::vector<int>;
+
+enum class RenderKind { Ptxas, Nvcc, Define, Acf };
+enum class DomainKind { Choice, Range, Literal, LogSampling, AcfFiles };
+
+struct Control {
+  std::string name;
+  RenderKind render = RenderKind::Ptxas;
+  // Ptxas/Nvcc: an option template; "{}" is replaced by the value
+  // ("--opt-level={}"); a template without "{}" is a flag whose values are
+  // only on/off. Define: the macro name (renders -DNAME=value).
+  std::string option;
+  std::string acfStage = "ptxas";      // Acf: which tool gets --apply-controls
+  DomainKind domain = DomainKind::Choice;
+  std::vector<std::string> values;     // the domain, materialised; for Acf: absolute file paths
+  std::vector<std::string> acfSha256;  // Acf: SHA-256 of each file's bytes
+  double knockoutProb = -1;            // P(unset) when sampling; <0: uniform over values and unset
+  bool canUnset = true;                // false: `required: true`, always set
+  std::string help;
+  std::string origin;                  // which file (and line) declared it
+};
+
+// Where a piece of the space came from (recorded in the lockfile).
+struct SpaceSource {
+  std::string name;       // "ptxas-13.0-default", a file path, or provider spec
+  std::string provider;   // "builtin", "file", "release"
+  std::string tag;        // release tag for release-backed spaces
+  std::string sha256;     // of the file's bytes
+};
+
+struct SearchSpace {
+  std::vector<Control> controls;
+  std::vector<SpaceSource> sources;
+
+  // Number of distinct points (product of domain sizes, unset included).
+  double size() const;
+  // SHA-256 of the canonical description of every control and domain.
+  std::string identity() const;
+  Point baseline() const { return Point(controls.size(), kUnset); }
+  int states(size_t control) const;   // values + unset
+  int find(const std::string &name) const;  // index or -1
+};
+
+struct RenderedAcf {
+  std::string stage;
+  std::string path;     // the user's file
+  std::string sha256;
+};
+
+// What a point puts on the command line.
+struct Rendered {
+  std::vector<std::string> ptxas;     // ptxas arguments, one token each
+  std::vector<std::string> nvcc;      // nvcc arguments
+  std::vector<std::string> defines;   // NAME=VALUE
+  std::vector<RenderedAcf> acfs;
+  nlohmann::json controls = nlohmann::json::object();   // name -> value of set controls
+  bool empty() const { return ptxas.empty() && nvcc.empty() && defines.empty() && acfs.empty(); }
+  std::string summary() const;        // one line, e.g. "-Xptxas --opt-level=2 -DTILE=16"
+  // SHA-256 over the rendered arguments and each ACF's bytes (by their hash):
+  // equal hashes mean the compiler sees the same thing.
+  std::string hash() const;
+};
+
+Rendered render(const SearchSpace &space, const Point &p);
+
+} // namespace ciq

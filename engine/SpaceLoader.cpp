@@ -1,0 +1,372 @@
+#include "SpaceLoader.h"
+#include "Paths.h"
+#include "Sha256.h"
+#include "Subprocess.h"
+
+#include <algorithm>
+#include <cmath>
+#include <glob.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <map>
+#include <set>
+
+#if __has_include("SpaceResolver.h")
+#include "SpaceResolver.h"
+#define CIQ_HAVE_RESOLVER 1
+#endif
+
+namespace ciq {
+namespace {
+
+std::string absolute(const std::string &p, const std::string &base) {
+  if (llvm::sys::path::is_absolute(p))
+    return p;
+  llvm::SmallString<256> s(base);
+  llvm::sys::path::append(s, p);
+  llvm::sys::path::remove_dots(s, true);
+  return s.str().str();
+}
+
+std::string formatNumber(double v, bool integral) {
+  if (integral)
+    return std::to_string((long)std::llround(v));
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+bool isInteger(const std::string &s) {
+  if (s.empty())
+    return false;
+  size_t i = s[0] == '-' ? 1 : 0;
+  return i < s.size() && std::all_of(s.begin() + i, s.end(), ::isdigit);
+}
+
+constexpr size_t kMaxDomain = 100000;
+
+std::vector<std::string> rangeDomain(const YAML::Node &n, const YamlReader &r, const std::string &key) {
+  r.onlyKeys(n, key, {"start", "end", "step"});
+  for (const char *k : {"start", "end"})
+    if (!n[k])
+      r.fail(n, key, std::string("missing '") + k + "'; a range needs start, end and step");
+  bool integral = isInteger(n["start"].Scalar()) && isInteger(n["end"].Scalar()) &&
+                  (!n["step"] || isInteger(n["step"].Scalar()));
+  double start = r.number(n["start"], key + ".start", -1e18, 1e18);
+  double end = r.number(n["end"], key + ".end", -1e18, 1e18);
+  double step = n["step"] ? r.number(n["step"], key + ".step", 1e-12, 1e18) : 1;
+  if (end < start)
+    r.fail(n, key, "end is smaller than start");
+  if ((end - start) / step + 1 > kMaxDomain)
+    r.fail(n, key, "more than " + std::to_string(kMaxDomain) + " values; raise step");
+  std::vector<std::string> vals;
+  for (long i = 0;; ++i) {
+    double v = start + i * step;
+    if (v > end + step * 1e-9)
+      break;
+    vals.push_back(formatNumber(v, integral));
+  }
+  return vals;
+}
+
+std::vector<std::string> logDomain(const YAML::Node &n, const YamlReader &r, const std::string &key) {
+  r.onlyKeys(n, key, {"start", "end", "points"});
+  for (const char *k : {"start", "end", "points"})
+    if (!n[k])
+      r.fail(n, key, std::string("missing '") + k + "'; log_sampling needs start, end and points");
+  bool integral = isInteger(n["start"].Scalar()) && isInteger(n["end"].Scalar());
+  double start = r.number(n["start"], key + ".start", 1e-300, 1e300);
+  double end = r.number(n["end"], key + ".end", start, 1e300);
+  long points = r.integer(n["points"], key + ".points", 2, (long)kMaxDomain);
+  std::vector<std::string> vals;
+  for (long i = 0; i < points; ++i) {
+    double v = start * std::pow(end / start, (double)i / (points - 1));
+    std::string s = formatNumber(v, integral);
+    if (std::find(vals.begin(), vals.end(), s) == vals.end())
+      vals.push_back(s);
+  }
+  return vals;
+}
+
+// The ACF domain: listed files and globs, hashed; never decoded.
+void acfDomain(Control &c, const YAML::Node &n, const YamlReader &r, const std::string &key,
+               const std::string &baseDir) {
+  r.onlyKeys(n, key, {"files", "include_none", "stage"});
+  if (!n["files"])
+    r.fail(n, key, "missing 'files': a list of ACF files or globs");
+  if (n["stage"]) {
+    c.acfStage = r.str(n["stage"], key + ".stage");
+    if (c.acfStage != "ptxas" && c.acfStage != "nvcc")
+      r.fail(n["stage"], key + ".stage", "expected ptxas or nvcc, got '" + c.acfStage + "'");
+  }
+  c.canUnset = n["include_none"] ? r.boolean(n["include_none"], key + ".include_none") : true;
+  c.domain = DomainKind::AcfFiles;
+  for (const auto &pattern : r.strings(n["files"], key + ".files")) {
+    std::string abs = absolute(pattern, baseDir);
+    glob_t g{};
+    int rc = glob(abs.c_str(), GLOB_NOCHECK, nullptr, &g);
+    std::vector<std::string> matches;
+    for (size_t i = 0; rc == 0 && i < g.gl_pathc; ++i)
+      matches.push_back(g.gl_pathv[i]);
+    globfree(&g);
+    for (const auto &m : matches) {
+      auto h = sha256File(m);
+      if (!h)
+        r.fail(n["files"], key + ".files", "ACF file '" + m + "' cannot be read; fix the path or the glob");
+      c.values.push_back(m);
+      c.acfSha256.push_back(*h);
+    }
+  }
+  if (c.values.empty())
+    r.fail(n["files"], key + ".files", "no ACF file matched");
+}
+
+Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string &key,
+                     const std::string &baseDir) {
+  r.onlyKeys(n, key, {"name", "ptxas", "nvcc", "define", "acf", "choice", "range", "literal",
+                      "log_sampling", "knockout_prob", "required", "help"});
+  Control c;
+  if (!n["name"])
+    r.fail(n, key, "missing 'name'");
+  c.name = r.str(n["name"], key + ".name");
+  std::string k = key + "(" + c.name + ")";
+  c.origin = r.where(n, "");
+  int renders = 0;
+  if (n["ptxas"]) { c.render = RenderKind::Ptxas; c.option = r.str(n["ptxas"], k + ".ptxas"); ++renders; }
+  if (n["nvcc"]) { c.render = RenderKind::Nvcc; c.option = r.str(n["nvcc"], k + ".nvcc"); ++renders; }
+  if (n["define"]) { c.render = RenderKind::Define; c.option = r.str(n["define"], k + ".define"); ++renders; }
+  if (n["acf"]) { c.render = RenderKind::Acf; ++renders; }
+  if (renders != 1)
+    r.fail(n, k, "needs exactly one of ptxas, nvcc, define, acf (how the control reaches the compiler)");
+  if (c.render == RenderKind::Define &&
+      (c.option.empty() || c.option.find_first_of(" =\t") != std::string::npos))
+    r.fail(n["define"], k + ".define", "expected a macro name without spaces or '='");
+  int domains = 0;
+  if (n["choice"]) { c.domain = DomainKind::Choice; c.values = r.strings(n["choice"], k + ".choice"); ++domains; }
+  if (n["range"]) { c.domain = DomainKind::Range; c.values = rangeDomain(n["range"], r, k + ".range"); ++domains; }
+  if (n["literal"]) { c.domain = DomainKind::Literal; c.values = {r.str(n["literal"], k + ".literal")}; ++domains; }
+  if (n["log_sampling"]) { c.domain = DomainKind::LogSampling; c.values = logDomain(n["log_sampling"], r, k + ".log_sampling"); ++domains; }
+  if (c.render == RenderKind::Acf) {
+    if (domains)
+      r.fail(n, k, "an acf control takes its values from acf.files; remove choice/range/literal");
+    acfDomain(c, n["acf"], r, k + ".acf", baseDir);
+  } else if (domains != 1)
+    r.fail(n, k, "needs exactly one domain: choice, range, literal or log_sampling");
+  if (c.values.empty())
+    r.fail(n, k, "the domain is empty");
+  bool templ = c.option.find("{}") != std::string::npos;
+  if ((c.render == RenderKind::Ptxas || c.render == RenderKind::Nvcc) && !templ &&
+      c.domain != DomainKind::Literal)
+    r.fail(n, k, "option '" + c.option + "' has no '{}' for the value; use literal: true for a flag");
+  if (n["knockout_prob"])
+    c.knockoutProb = r.number(n["knockout_prob"], k + ".knockout_prob", 0, 1);
+  if (n["required"])
+    c.canUnset = !r.boolean(n["required"], k + ".required");
+  if (n["help"])
+    c.help = r.str(n["help"], k + ".help");
+  return c;
+}
+
+void addControl(SearchSpace &space, Control c, const YamlReader &r, const YAML::Node &at) {
+  int existing = space.find(c.name);
+  if (existing >= 0) // a user's control replaces an included one of the same name
+    space.controls[existing] = std::move(c);
+  else
+    space.controls.push_back(std::move(c));
+}
+
+void merge(SearchSpace &into, const SearchSpace &from) {
+  for (const auto &c : from.controls) {
+    int i = into.find(c.name);
+    if (i >= 0)
+      into.controls[i] = c;
+    else
+      into.controls.push_back(c);
+  }
+  into.sources.insert(into.sources.end(), from.sources.begin(), from.sources.end());
+}
+
+SearchSpace includeEntry(const YAML::Node &e, const YamlReader &r, const std::string &key,
+                         const std::string &baseDir);
+
+void loadOne(SearchSpace &space, const YAML::Node &n, const YamlReader &r, const std::string &key,
+             const std::string &baseDir) {
+  r.onlyKeys(n, key, {"include", "controls", "exclude", "provider", "version", "variant", "tag",
+                      "file", "name", "description", "compiler", "compiler_version"});
+  if (n["provider"] || n["file"])
+    merge(space, includeEntry(n, r, key, baseDir));
+  if (n["include"]) {
+    YAML::Node inc = n["include"];
+    if (inc.IsScalar() || inc.IsMap())
+      merge(space, includeEntry(inc, r, key + ".include", baseDir));
+    else if (inc.IsSequence())
+      for (size_t i = 0; i < inc.size(); ++i)
+        merge(space, includeEntry(inc[i], r, key + ".include[" + std::to_string(i) + "]", baseDir));
+    else
+      r.fail(inc, key + ".include", "expected a space name, a file or a list of them");
+  }
+  if (n["controls"]) {
+    YAML::Node cs = n["controls"];
+    if (!cs.IsSequence())
+      r.fail(cs, key + ".controls", "expected a list of controls (lines starting with '- name:')");
+    for (size_t i = 0; i < cs.size(); ++i)
+      addControl(space, parseControl(cs[i], r, key + ".controls[" + std::to_string(i) + "]", baseDir), r, cs[i]);
+  }
+  if (n["exclude"]) {
+    for (const auto &name : r.strings(n["exclude"], key + ".exclude")) {
+      int i = space.find(name);
+      if (i < 0) {
+        std::string known;
+        for (const auto &c : space.controls)
+          known += (known.empty() ? "" : ", ") + c.name;
+        r.fail(n["exclude"], key + ".exclude", "unknown control '" + name + "'; known controls: " + known);
+      }
+      space.controls.erase(space.controls.begin() + i);
+    }
+  }
+}
+
+SearchSpace fromFile(const std::string &path, const SpaceSource &src, int depth) {
+  if (depth > 8)
+    throw ConfigError(path + ": space includes nest deeper than 8 (an include cycle?)");
+  YAML::Node root = loadYamlFile(path);
+  YamlReader r(path);
+  SearchSpace space;
+  std::string base = llvm::sys::path::parent_path(path).str();
+  loadOne(space, root, r, "", base);
+  SpaceSource s = src;
+  if (s.sha256.empty())
+    s.sha256 = sha256File(path).value_or("");
+  space.sources.insert(space.sources.begin(), s);
+  return space;
+}
+
+std::string builtinPath(const std::string &name) {
+  llvm::SmallString<256> p(shareDir());
+  llvm::sys::path::append(p, "spaces", name + ".yaml");
+  return p.str().str();
+}
+
+SearchSpace includeEntry(const YAML::Node &e, const YamlReader &r, const std::string &key,
+                         const std::string &baseDir) {
+  if (e.IsScalar()) {
+    std::string name = e.Scalar();
+    bool isPath = name.find('/') != std::string::npos || llvm::StringRef(name).endswith(".yaml") ||
+                  llvm::StringRef(name).endswith(".yml");
+    std::string path = isPath ? absolute(name, baseDir) : builtinPath(name);
+    if (!llvm::sys::fs::exists(path)) {
+      if (isPath)
+        r.fail(e, key, "space file '" + path + "' does not exist");
+      std::string known;
+      std::error_code ec;
+      for (llvm::sys::fs::directory_iterator it(shareDir() + "/spaces", ec), end; !ec && it != end; it.increment(ec))
+        known += (known.empty() ? "" : ", ") + llvm::sys::path::stem(it->path()).str();
+      r.fail(e, key, "unknown built-in space '" + name + "'; built-in spaces: " + known +
+                         " (or give a path to a .yaml file)");
+    }
+    return fromFile(path, {name, isPath ? "file" : "builtin", "", ""}, 1);
+  }
+  if (!e.IsMap())
+    r.fail(e, key, "expected a space name, a file, or {provider, version, variant, tag}");
+#ifdef CIQ_HAVE_RESOLVER
+  SpaceRequest req;
+  if (e["file"]) {
+    req.provider = "file";
+    req.file = absolute(r.str(e["file"], key + ".file"), baseDir);
+  } else {
+    req.provider = e["provider"] ? r.str(e["provider"], key + ".provider") : "";
+    if (e["version"]) req.version = r.str(e["version"], key + ".version");
+    if (e["variant"]) req.variant = r.str(e["variant"], key + ".variant");
+    if (e["tag"]) req.tag = r.str(e["tag"], key + ".tag");
+  }
+  std::string err;
+  auto resolved = resolveSpace(req, err);
+  if (!resolved)
+    r.fail(e, key, err);
+  if (resolved->format != "yaml")
+    r.fail(e, key, "space '" + resolved->localPath + "' is in NVIDIA's encrypted '" + resolved->format +
+                       "' format, which only NVIDIA's own search core can consume; ciq searches YAML spaces "
+                       "(use provider ptxas/nvcc with ciq's curated spaces, or a YAML file)");
+  return fromFile(resolved->localPath, {req.provider == "file" ? req.file : req.provider + "-" + req.version + "-" + req.variant,
+                                        resolved->provider, resolved->tag, resolved->sha256}, 1);
+#else
+  if (e["file"])
+    return fromFile(absolute(r.str(e["file"], key + ".file"), baseDir), {e["file"].Scalar(), "file", "", ""}, 1);
+  r.fail(e, key, "release-backed spaces are not available in this build");
+#endif
+}
+
+} // namespace
+
+SearchSpace loadSpace(const YAML::Node &node, const YamlReader &r, const std::string &baseDir) {
+  SearchSpace space;
+  if (node.IsMap())
+    loadOne(space, node, r, "space", baseDir);
+  else if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i) {
+      if (node[i].IsScalar())
+        merge(space, includeEntry(node[i], r, "space[" + std::to_string(i) + "]", baseDir));
+      else
+        loadOne(space, node[i], r, "space[" + std::to_string(i) + "]", baseDir);
+    }
+  } else if (node.IsScalar())
+    merge(space, includeEntry(node, r, "space", baseDir));
+  else
+    r.fail(node, "space", "expected a mapping with include/controls, or a list of them");
+  return space;
+}
+
+SearchSpace loadSpaceFile(const std::string &nameOrPath, const std::string &baseDir) {
+  YAML::Node n(nameOrPath);
+  YamlReader r("<command line>");
+  return includeEntry(n, r, "space", baseDir);
+}
+
+namespace {
+
+// Option names a compiler documents in --help: "--opt-level", "-O", ...
+std::set<std::string> documentedOptions(const std::string &tool) {
+  static std::map<std::string, std::set<std::string>> cache;
+  auto it = cache.find(tool);
+  if (it != cache.end())
+    return it->second;
+  std::set<std::string> names;
+  auto exe = findExecutable(tool);
+  if (exe) {
+    auto res = runSubprocess({*exe, "--help"});
+    std::string text = res.out;
+    size_t pos = 0;
+    while (pos < text.size()) {
+      size_t eol = text.find('\n', pos);
+      std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+      pos = eol == std::string::npos ? text.size() : eol + 1;
+      if (line.rfind("--", 0) != 0)
+        continue;
+      names.insert(line.substr(0, line.find_first_of(" \t=")));
+      auto open = line.find("(-");
+      if (open != std::string::npos)
+        names.insert(line.substr(open + 1, line.find(')', open) - open - 1));
+    }
+  }
+  cache[tool] = names;
+  return names;
+}
+
+} // namespace
+
+void checkOptionsKnown(const SearchSpace &space) {
+  for (const auto &c : space.controls) {
+    if (c.render != RenderKind::Ptxas && c.render != RenderKind::Nvcc)
+      continue;
+    std::string tool = c.render == RenderKind::Ptxas ? "ptxas" : "nvcc";
+    auto known = documentedOptions(tool);
+    if (known.empty())
+      continue; // no compiler here to ask: the build will tell
+    std::string name = c.option.substr(0, c.option.find_first_of(" ={"));
+    if (!known.count(name))
+      throw ConfigError(c.origin + ": control '" + c.name + "': '" + name + "' is not an option of " + tool +
+                        " (not in `" + tool + " --help`); fix the spelling or remove the control");
+  }
+}
+
+} // namespace ciq

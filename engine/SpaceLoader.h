@@ -1,0 +1,20 @@
+// Builds a SearchSpace from the `space:` section of ciq.yaml: user controls,
+// included built-in or release-backed spaces, and exclusions.
+#pragma once
+#include "Space.h"
+#include "YamlUtil.h"
+
+namespace ciq {
+
+// `node` is the value of `space:` (a map, or a list of maps) read from the
+// file of `reader`; relative paths are taken from `baseDir`. Throws ConfigError.
+SearchSpace loadSpace(const YAML::Node &node, const YamlReader &reader, const std::string &baseDir);
+
+// Loads a space file by built-in name (e.g. "ptxas-13.0-default") or path.
+SearchSpace loadSpaceFile(const std::string &nameOrPath, const std::string &baseDir);
+
+// Checks each ptxas/nvcc option template against the compiler's own --help,
+// so a misspelt option is caught before any build. Throws ConfigError.
+void checkOptionsKnown(const SearchSpace &space);
+
+} // namespace ciq

@@ -1,0 +1,114 @@
+#include "Summary.h"
+#include "Objectives.h"
+#include "Search.h"
+
+#include <map>
+#include <set>
+#include <string>
+
+namespace ciq {
+
+static std::vector<ScoredPoint> scored(const TuneConfig &cfg, const std::vector<Evaluation> &evals) {
+  std::vector<ScoredPoint> pts;
+  for (const auto &e : evals)
+    pts.push_back({e.point, e.ok, normalizedObjectives(cfg, e), e.generation});
+  return pts;
+}
+
+WinnerChoice chooseWinner(const TuneConfig &cfg, const std::vector<Evaluation> &evals) {
+  WinnerChoice w;
+  auto pts = scored(cfg, evals);
+  auto order = rankOrder(pts, false);
+  if (order.empty() || !pts[order[0]].ok)
+    return w;
+  w.index = (int)order[0];
+  // The first evaluation reaching the best objectives wins ties: it is the
+  // simplest configuration found (the baseline when nothing is better).
+  for (size_t i = 0; i < pts.size(); ++i)
+    if (pts[i].ok && pts[i].objectives == pts[w.index].objectives) {
+      w.index = (int)i;
+      break;
+    }
+  w.improved = w.index != 0 && !evals.empty() && evals[0].ok && pts[w.index].objectives < pts[0].objectives;
+  return w;
+}
+
+void markFront(const TuneConfig &cfg, std::vector<Evaluation> &evals) {
+  auto pts = scored(cfg, evals);
+  if (cfg.pareto) {
+    auto ranks = nondominatedRanks(pts);
+    for (size_t i = 0; i < evals.size(); ++i)
+      evals[i].pareto = pts[i].ok && ranks[i] == 0;
+    return;
+  }
+  WinnerChoice w = chooseWinner(cfg, evals);
+  for (size_t i = 0; i < evals.size(); ++i)
+    evals[i].pareto = w.index >= 0 && pts[i].ok && pts[i].objectives == pts[w.index].objectives;
+}
+
+namespace {
+
+struct KernelKey {
+  std::string name, arch;
+  bool operator<(const KernelKey &o) const { return std::tie(name, arch) < std::tie(o.name, o.arch); }
+};
+
+std::map<KernelKey, KernelStats> byKernel(const Evaluation &e) {
+  std::map<KernelKey, KernelStats> m;
+  for (const auto &k : e.kernels)
+    m[{k.demangled.empty() ? k.name : k.demangled, k.arch}] = k;
+  return m;
+}
+
+std::string shorten(const std::string &s, size_t n) { return s.size() <= n ? s : s.substr(0, n - 3) + "..."; }
+
+} // namespace
+
+void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out) {
+  if (evals.empty())
+    return;
+  const Evaluation &b = evals.front();
+  const Evaluation *win = w.index >= 0 ? &evals[w.index] : nullptr;
+  int invalid = 0, dups = 0;
+  for (const auto &e : evals) {
+    invalid += !e.ok;
+    dups += !e.duplicateOf.empty();
+  }
+  fprintf(out, "\n%-40s %-7s | %-24s | %-24s\n", "", "", "baseline (default compile)",
+          win ? ("winner " + win->candidateId).c_str() : "winner (none)");
+  fprintf(out, "%-40s %-7s | %11s %12s | %11s %12s\n", "kernel", "arch", "spill bytes", "registers", "spill bytes",
+          "registers");
+  auto bk = byKernel(b);
+  auto wk = win ? byKernel(*win) : std::map<KernelKey, KernelStats>{};
+  std::set<KernelKey> keys;
+  for (const auto &kv : bk) keys.insert(kv.first);
+  for (const auto &kv : wk) keys.insert(kv.first);
+  for (const auto &k : keys) {
+    auto cell = [&](const std::map<KernelKey, KernelStats> &m, bool spill) -> std::string {
+      auto it = m.find(k);
+      if (it == m.end())
+        return "-";
+      return std::to_string(spill ? it->second.spillStores + it->second.spillLoads : it->second.registers);
+    };
+    fprintf(out, "%-40s %-7s | %11s %12s | %11s %12s\n", shorten(k.name, 40).c_str(), k.arch.c_str(),
+            cell(bk, true).c_str(), cell(bk, false).c_str(), cell(wk, true).c_str(), cell(wk, false).c_str());
+  }
+  for (const auto &o : cfg.objectives) {
+    auto v = [&](const Evaluation *e) -> std::string {
+      if (!e || !e->scores.count(o.metric))
+        return "-";
+      char buf[48];
+      snprintf(buf, sizeof buf, "%g", e->scores.at(o.metric));
+      return buf;
+    };
+    fprintf(out, "%-48s | %24s | %24s\n", ("objective " + o.metric + " (" + o.unit + ", " + o.direction + ")").c_str(),
+            v(&b).c_str(), v(win).c_str());
+  }
+  if (win && win->scores.count("time_ms") && b.scores.count("time_ms") && win->scores.at("time_ms") > 0)
+    fprintf(out, "speedup over baseline: %.3fx\n", b.scores.at("time_ms") / win->scores.at("time_ms"));
+  fprintf(out, "winning options: %s\n", win ? (win->generation == 0 ? "(none: the default compile)" : win->rendered.summary().c_str()) : "-");
+  fprintf(out, "evaluations: %zu (%d INVALID, %d duplicates), results: %s/results.csv\n", evals.size(), invalid, dups,
+          cfg.runDir.c_str());
+}
+
+} // namespace ciq

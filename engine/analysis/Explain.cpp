@@ -1,0 +1,210 @@
+#include "Explain.h"
+
+#include "CsvTable.h"
+#include "Occupancy.h"
+#include "Protocol.h"
+#include "Subprocess.h"
+
+#include <llvm/Support/Format.h>
+#include <llvm/Support/Path.h>
+#include <map>
+#include <set>
+
+namespace ciq {
+
+namespace {
+
+std::optional<std::vector<KernelStats>> kernelsOf(const RecordedEval &e) {
+  if (!e.journal.is_object() || !e.journal.contains("kernels") || !e.journal["kernels"].is_array())
+    return std::nullopt;
+  try {
+    return e.journal["kernels"].get<std::vector<KernelStats>>();
+  } catch (const nlohmann::json::exception &) {
+    return std::nullopt;
+  }
+}
+
+// Occupancy as "62.5% (registers)" or the reason it cannot be computed.
+std::string occupancyText(const KernelStats &k, const ExplainOptions &o) {
+  std::string arch = o.arch.empty() ? k.arch : o.arch;
+  auto limits = archLimits(arch);
+  if (!limits)
+    return "unknown arch '" + arch + "'";
+  OccupancyInput in;
+  in.registersPerThread = k.registers;
+  in.staticSharedBytes = k.sharedBytes;
+  in.dynamicSharedBytes = o.dynamicSharedBytes;
+  in.threadsPerBlock = o.threadsPerBlock;
+  in.barriers = k.barriers;
+  std::string error;
+  auto r = computeOccupancy(*limits, in, error);
+  if (!r)
+    return error;
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format("%.1f%%", r->occupancyPercent) << " (" << r->activeWarpsPerSM << "/"
+     << r->maxWarpsPerSM << " warps, limited by " << r->limitedBy << ")";
+  return os.str();
+}
+
+void row(llvm::raw_ostream &os, const std::string &what, const std::string &a,
+         const std::string &b, const std::string &change) {
+  os << llvm::format("  %-26s %-34s %-34s %s\n", what.c_str(), a.c_str(), b.c_str(),
+                     change.c_str());
+}
+std::string delta(long a, long b) {
+  if (a == b)
+    return "";
+  return (b > a ? "+" : "") + std::to_string(b - a);
+}
+
+// Kernels keyed by mangled name and architecture.
+std::map<std::string, KernelStats> keyed(const std::vector<KernelStats> &ks) {
+  std::map<std::string, KernelStats> m;
+  for (const auto &k : ks)
+    m[k.name + " " + k.arch] = k;
+  return m;
+}
+
+long deviceCodeBytes(const RecordedEval &e, std::map<std::string, long> &perObject) {
+  long total = 0;
+  if (!e.journal.is_object() || !e.journal.contains("objects"))
+    return -1;
+  for (const auto &o : e.journal["objects"]) {
+    long b = o.value("device_code_bytes", 0L);
+    perObject[o.value("output", o.value("source", "?"))] = b;
+    total += b;
+  }
+  return total;
+}
+
+} // namespace
+
+bool explainCandidates(const RecordedEval &cand, const RecordedEval &against,
+                       const ExplainOptions &opts, llvm::raw_ostream &os, std::string &error) {
+  auto kc = kernelsOf(cand), ka = kernelsOf(against);
+  for (auto [k, e] : {std::pair{&kc, &cand}, std::pair{&ka, &against}})
+    if (!*k) {
+      error = "the journal has no kernel statistics (`kernels`) for " + e->id +
+              "; explain needs the run directory's journal.jsonl of a ciq tune run";
+      return false;
+    }
+  std::string la = against.id + (against.baseline ? " (baseline)" : ""), lc = cand.id;
+  os << "explain " << lc << " against " << la << "; occupancy for " << opts.threadsPerBlock
+     << " threads per block, " << opts.dynamicSharedBytes << " bytes dynamic shared memory"
+     << (opts.arch.empty() ? "" : ", arch " + opts.arch) << "\n";
+  if (!cand.rendered.empty())
+    os << "controls of " << lc << ": " << cand.rendered << "\n";
+  if (!against.rendered.empty())
+    os << "controls of " << la << ": " << against.rendered << "\n";
+  auto ma = keyed(*ka), mc = keyed(*kc);
+  std::set<std::string> names;
+  for (const auto &[n, k] : ma) names.insert(n);
+  for (const auto &[n, k] : mc) names.insert(n);
+  for (const auto &n : names) {
+    const KernelStats *a = ma.count(n) ? &ma[n] : nullptr, *c = mc.count(n) ? &mc[n] : nullptr;
+    const KernelStats &any = a ? *a : *c;
+    os << "\nkernel " << (any.demangled.empty() ? any.name : any.demangled) << " [" << any.arch
+       << "]\n";
+    row(os, "", la, lc, "change");
+    auto line = [&](const char *what, auto get) {
+      std::string sa = a ? std::to_string(get(*a)) : "-", sc = c ? std::to_string(get(*c)) : "-";
+      row(os, what, sa, sc, a && c ? delta(long(get(*a)), long(get(*c))) : "");
+    };
+    line("registers", [](const KernelStats &k) { return k.registers; });
+    line("spill stores (bytes)", [](const KernelStats &k) { return k.spillStores; });
+    line("spill loads (bytes)", [](const KernelStats &k) { return k.spillLoads; });
+    line("stack frame (bytes)", [](const KernelStats &k) { return k.stackFrame; });
+    line("shared memory (bytes)", [](const KernelStats &k) { return k.sharedBytes; });
+    line("barriers", [](const KernelStats &k) { return k.barriers; });
+    row(os, "theoretical occupancy", a ? occupancyText(*a, opts) : "-",
+        c ? occupancyText(*c, opts) : "-", "");
+  }
+  std::map<std::string, long> pa, pc;
+  long ta = deviceCodeBytes(against, pa), tc = deviceCodeBytes(cand, pc);
+  if (ta >= 0 || tc >= 0) {
+    os << "\ndevice code (.nv_fatbin bytes)\n";
+    for (const auto &[obj, bytes] : pa)
+      row(os, llvm::sys::path::filename(obj).str(), std::to_string(bytes),
+          pc.count(obj) ? std::to_string(pc[obj]) : "-",
+          pc.count(obj) ? delta(bytes, pc[obj]) : "");
+    row(os, "total", std::to_string(ta), std::to_string(tc), delta(ta, tc));
+  }
+  if (cand.score && against.score)
+    os << "\nscore: " << *against.score << " -> " << *cand.score << " " << cand.unit << "\n";
+  return true;
+}
+
+std::optional<std::vector<NcuKernel>> runNcu(const std::string &ncu,
+                                             const std::vector<std::string> &command,
+                                             const std::string &cwd, std::string &error) {
+  // Raw page, CSV: a header of metric names, a row of units, one row per launch.
+  std::vector<std::string> argv = {
+      ncu, "--csv", "--page", "raw", "--metrics",
+      "sm__warps_active.avg.pct_of_peak_sustained_active,"
+      "sm__maximum_warps_per_active_cycle_pct,"
+      "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
+      "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
+      "gpu__time_duration.sum,"
+      "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"};
+  argv.insert(argv.end(), command.begin(), command.end());
+  SubprocessOptions opts;
+  opts.cwd = cwd;
+  opts.timeoutSeconds = 600;
+  auto r = runSubprocess(argv, opts);
+  if (r.spawnFailed || r.timedOut || r.exitCode != 0) {
+    error = "ncu failed on '" + shellJoin(command) + "' (" +
+            (r.timedOut ? std::string("timed out after 600 s")
+                        : "exit " + std::to_string(r.exitCode)) +
+            "): " + r.err.substr(0, 300) +
+            "; profiling needs a GPU and permission to read its counters";
+    return std::nullopt;
+  }
+  // The CSV starts at the first line that begins with a quoted "ID".
+  size_t start = r.out.find("\"ID\"");
+  if (start == std::string::npos) {
+    error = "ncu printed no kernel metrics (did the benchmark launch a kernel?)";
+    return std::nullopt;
+  }
+  auto table = parseCsv(r.out.substr(start), error);
+  if (!table)
+    return std::nullopt;
+  std::vector<NcuKernel> out;
+  for (size_t i = 1; i < table->rows.size(); ++i) {   // row 0: units
+    NcuKernel k;
+    k.name = table->cell(i, "Kernel Name");
+    for (size_t c = 0; c < table->header.size(); ++c) {
+      const std::string &h = table->header[c];
+      if (h.find("__") == std::string::npos)
+        continue;
+      std::string unit = table->rows[0][c];
+      k.metrics[h] = table->rows[i][c] + (unit.empty() ? "" : " " + unit);
+    }
+    out.push_back(std::move(k));
+  }
+  return out;
+}
+
+void printNcuComparison(const std::vector<NcuKernel> &a, const std::vector<NcuKernel> &b,
+                        const std::string &labelA, const std::string &labelB,
+                        llvm::raw_ostream &os) {
+  os << "\nNsight Compute (first launch of each kernel)\n";
+  std::map<std::string, const NcuKernel *> ma, mb;
+  for (const auto &k : a) ma.emplace(k.name, &k);
+  for (const auto &k : b) mb.emplace(k.name, &k);
+  for (const auto &[name, ka] : ma) {
+    os << "kernel " << name << "\n";
+    row(os, "metric", labelA, labelB, "");
+    auto it = mb.find(name);
+    for (const auto &[metric, va] : ka->metrics) {
+      std::string vb = it != mb.end() && it->second->metrics.count(metric)
+                           ? it->second->metrics.at(metric) : "-";
+      if (metric.find("stalled") != std::string::npos && va == vb)
+        continue;   // only the stall reasons that moved
+      std::string shortName = metric;
+      row(os, shortName.substr(0, 60), va, vb, va == vb ? "" : "changed");
+    }
+  }
+}
+
+} // namespace ciq

@@ -1,0 +1,320 @@
+#include "Report.h"
+
+#include "Diagnose.h"
+#include "Stats.h"
+#include "Subprocess.h"
+
+#include <algorithm>
+#include <cmath>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/raw_ostream.h>
+#include <map>
+#include <sstream>
+
+namespace ciq {
+
+namespace {
+
+std::string join(const std::string &dir, const std::string &name) {
+  llvm::SmallString<256> p(dir);
+  llvm::sys::path::append(p, name);
+  return std::string(p);
+}
+
+bool writeText(const std::string &path, const std::string &text, std::string &error) {
+  std::error_code ec;
+  llvm::raw_fd_ostream os(path, ec);
+  if (ec) {
+    error = path + ": cannot be written (" + ec.message() + ")";
+    return false;
+  }
+  os << text;
+  return true;
+}
+
+std::string htmlEscape(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    switch (c) {
+    case '&': out += "&amp;"; break;
+    case '<': out += "&lt;"; break;
+    case '>': out += "&gt;"; break;
+    case '"': out += "&quot;"; break;
+    default: out += c;
+    }
+  return out;
+}
+// A string inside a gnuplot double-quoted string.
+std::string gpQuote(const std::string &s) {
+  std::string out = "\"";
+  for (char c : s)
+    out += c == '"' || c == '\\' ? std::string("\\") + c : std::string(1, c);
+  return out + "\"";
+}
+std::string num(double v) {
+  std::ostringstream o;
+  o.precision(10);
+  o << v;
+  return o.str();
+}
+
+const char *kTerminal =
+    "set terminal svg size 860,460 dynamic noenhanced font 'sans,12' background rgb 'white'\n"
+    "set grid\nset key top right\n";
+
+struct Plotter {
+  const RunData &run;
+  std::string dir, gnuplot;
+  std::vector<std::string> svgs;
+
+  std::string unitLabel() const {
+    for (const auto &e : run.evals)
+      if (!e.unit.empty())
+        return "score (" + e.unit + ", " + run.direction + "d)";
+    return "score (" + run.direction + "d)";
+  }
+
+  bool plot(const std::string &name, const std::string &data, const std::string &script,
+            std::string &error) {
+    std::string dat = join(dir, name + ".dat"), gp = join(dir, name + ".gp"),
+                svg = join(dir, name + ".svg");
+    std::string full = std::string(kTerminal) + "set output " + gpQuote(svg) + "\n" +
+                       "datafile = " + gpQuote(dat) + "\n" + script;
+    if (!writeText(dat, data, error) || !writeText(gp, full, error))
+      return false;
+    SubprocessOptions opts;
+    opts.timeoutSeconds = 120;
+    opts.mergeStderrIntoStdout = true;
+    auto r = runSubprocess({gnuplot, gp}, opts);
+    if (r.spawnFailed || r.timedOut || r.exitCode != 0) {
+      std::string out = r.out;
+      std::replace(out.begin(), out.end(), '\n', ' ');
+      error = "gnuplot failed on " + gp + " (" +
+              (r.timedOut ? std::string("timed out") : "exit " + std::to_string(r.exitCode)) +
+              "): " + out.substr(0, 300);
+      return false;
+    }
+    svgs.push_back(svg);
+    return true;
+  }
+
+  // Best score so far after each scored evaluation, with the baseline level.
+  bool best(std::string &error) {
+    std::ostringstream d;
+    std::optional<double> best;
+    int i = 0;
+    for (const auto &e : run.evals) {
+      ++i;
+      if (!e.ok || !e.score)
+        continue;
+      if (!best || run.better(*e.score, *best))
+        best = *e.score;
+      d << i << " " << num(*best) << " " << num(*e.score) << "\n";
+    }
+    if (!best)
+      return true;
+    std::string s = "set title 'Best score against evaluations'\nset xlabel 'evaluation'\n"
+                    "set ylabel " + gpQuote(unitLabel()) + "\n";
+    const RecordedEval *b = run.baseline();
+    if (b && b->ok && b->score)
+      s += "set arrow from graph 0, first " + num(*b->score) + " to graph 1, first " +
+           num(*b->score) + " nohead dt 2 lc rgb '#888888'\n"
+           "set label 'baseline' at graph 0.01, first " + num(*b->score) + " offset 0,0.6\n";
+    s += "plot datafile using 1:3 with points pt 7 ps 0.5 lc rgb '#9ab' title 'candidate', "
+         "datafile using 1:2 with steps lw 2 lc rgb '#1f5fa8' title 'best so far'\n";
+    return plot("best", d.str(), s, error);
+  }
+
+  // Quartiles of the scores of each generation as candlesticks.
+  bool generations(std::string &error) {
+    std::map<int, std::vector<double>> byGen;
+    for (const auto &e : run.evals)
+      if (e.ok && e.score)
+        byGen[e.generation].push_back(*e.score);
+    if (byGen.empty())
+      return true;
+    std::ostringstream d;
+    for (auto &[g, v] : byGen) {
+      std::sort(v.begin(), v.end());
+      auto q = [&](double f) { return v[size_t(std::lround(f * double(v.size() - 1)))]; };
+      d << g << " " << num(v.front()) << " " << num(q(0.25)) << " " << num(median(v)) << " "
+        << num(q(0.75)) << " " << num(v.back()) << " " << v.size() << "\n";
+    }
+    std::string s =
+        "set title 'Score distribution per generation (min, quartiles, median, max)'\n"
+        "set xlabel 'generation'\nset ylabel " + gpQuote(unitLabel()) + "\n"
+        "set xrange [" + num(byGen.begin()->first - 0.7) + ":" + num(byGen.rbegin()->first + 0.7) +
+        "]\nset xtics 1\nset boxwidth 0.5\nset style fill solid 0.3\n"
+        "plot datafile using 1:3:2:6:5 with candlesticks whiskerbars lc rgb '#1f5fa8' "
+        "title 'scores', datafile using 1:4:4:4:4 with candlesticks lw 2 lc rgb '#c0392b' "
+        "title 'median'\n";
+    return plot("generations", d.str(), s, error);
+  }
+
+  // Every scored candidate's score relative to the baseline, sorted.
+  bool scurve(std::string &error) {
+    const RecordedEval *b = run.baseline();
+    if (!b || !b->ok || !b->score || *b->score == 0)
+      return true;
+    std::vector<double> ratios;
+    for (const auto &e : run.evals)
+      if (e.ok && e.score && !e.baseline)
+        ratios.push_back(*e.score / *b->score);
+    if (ratios.empty())
+      return true;
+    std::sort(ratios.begin(), ratios.end());
+    if (run.direction == "maximize")
+      std::reverse(ratios.begin(), ratios.end());
+    std::ostringstream d;
+    for (size_t i = 0; i < ratios.size(); ++i)
+      d << i + 1 << " " << num(ratios[i]) << "\n";
+    std::string better = run.direction == "maximize" ? "above" : "below";
+    std::string s = "set title 'Every candidate against the baseline, sorted (S-curve)'\n"
+                    "set xlabel 'candidate rank'\nset ylabel 'score / baseline score (" +
+                    better + " 1 is better)'\n"
+                    "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#888'\n"
+                    "plot datafile using 1:2 with linespoints pt 7 ps 0.5 lc rgb '#1f5fa8' "
+                    "title 'candidate'\n";
+    return plot("scurve", d.str(), s, error);
+  }
+
+  // The first two objectives: every candidate, and the non-dominated ones.
+  bool pareto(std::string &error) {
+    if (run.objectiveNames.size() < 2)
+      return true;
+    const std::string &x = run.objectiveNames[0], &y = run.objectiveNames[1];
+    std::string dx = run.direction, dy = "minimize";
+    if (run.start.is_object() && run.start.contains("objectives") &&
+        run.start["objectives"].size() > 1)
+      dy = run.start["objectives"][1].value("direction", "minimize");
+    std::vector<std::pair<double, double>> pts;
+    for (const auto &e : run.evals)
+      if (e.ok && e.objectives.count(x) && e.objectives.count(y))
+        pts.emplace_back(e.objectives.at(x), e.objectives.at(y));
+    if (pts.empty())
+      return true;
+    auto betterOrEq = [](double a, double b, const std::string &dir) {
+      return dir == "maximize" ? a >= b : a <= b;
+    };
+    std::vector<std::pair<double, double>> front;
+    for (const auto &p : pts) {
+      bool dominated = false;
+      for (const auto &q : pts)
+        dominated |= q != p && betterOrEq(q.first, p.first, dx) && betterOrEq(q.second, p.second, dy);
+      if (!dominated)
+        front.push_back(p);
+    }
+    std::sort(front.begin(), front.end());
+    front.erase(std::unique(front.begin(), front.end()), front.end());
+    std::ostringstream d;
+    for (const auto &p : pts)
+      d << num(p.first) << " " << num(p.second) << "\n";
+    d << "\n\n";
+    for (const auto &p : front)
+      d << num(p.first) << " " << num(p.second) << "\n";
+    std::string s = "set title 'Pareto front of " + x + " and " + y + "'\n"
+                    "set xlabel " + gpQuote(x + " (" + dx + "d)") + "\nset ylabel " +
+                    gpQuote(y + " (" + dy + "d)") + "\n"
+                    "plot datafile index 0 using 1:2 with points pt 7 ps 0.6 lc rgb '#9ab' "
+                    "title 'candidate', datafile index 1 using 1:2 with linespoints pt 7 ps 1 "
+                    "lw 2 lc rgb '#c0392b' title 'Pareto front'\n";
+    return plot("pareto", d.str(), s, error);
+  }
+};
+
+std::string summaryTable(const RunData &run) {
+  size_t invalid = 0;
+  const RecordedEval *bestE = nullptr;
+  for (const auto &e : run.evals) {
+    invalid += !e.ok;
+    if (e.ok && e.score && !e.baseline && (!bestE || run.better(*e.score, *bestE->score)))
+      bestE = &e;
+  }
+  const RecordedEval *b = run.baseline();
+  std::ostringstream o;
+  auto row = [&](const std::string &k, const std::string &v) {
+    o << "<tr><th>" << htmlEscape(k) << "</th><td>" << htmlEscape(v) << "</td></tr>\n";
+  };
+  o << "<table class='summary'>\n";
+  row("run directory", run.dir);
+  row("evaluations", std::to_string(run.evals.size()) + " (" + std::to_string(invalid) +
+                         " INVALID)");
+  row("direction", run.direction);
+  if (b && b->ok && b->score)
+    row("baseline score", num(*b->score) + " " + b->unit);
+  if (bestE) {
+    row("best candidate", bestE->id + " (generation " + std::to_string(bestE->generation) + ")");
+    row("best score", num(*bestE->score) + " " + bestE->unit);
+    row("best controls", bestE->rendered.empty() ? bestE->controls : bestE->rendered);
+    if (b && b->ok && b->score && *bestE->score != 0) {
+      double ratio = run.direction == "maximize" ? *bestE->score / *b->score
+                                                 : *b->score / *bestE->score;
+      row("improvement over baseline", num(std::round(ratio * 1000) / 1000) + "x");
+    }
+  }
+  o << "</table>\n";
+  return o.str();
+}
+
+std::string findingsHtml(const RunData &run) {
+  auto findings = diagnose(run);
+  std::ostringstream o;
+  o << "<h2>Diagnosis</h2>\n";
+  if (findings.empty())
+    return o.str() + "<p>No pathology found (ciq diagnose).</p>\n";
+  o << "<ul>\n";
+  for (const auto &f : findings)
+    o << "<li><b>" << htmlEscape(f.kind) << "</b>: " << htmlEscape(f.title) << "<br>next: "
+      << htmlEscape(f.next) << "</li>\n";
+  return o.str() + "</ul>\n";
+}
+
+std::string pageHtml(const RunData &run, const std::vector<std::string> &svgs) {
+  std::ostringstream o;
+  o << "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n"
+       "<title>ciq report</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:"
+       "960px}table.summary th{text-align:left;padding-right:1em}img.plot{display:block;"
+       "margin:1em 0;border:1px solid #ddd}</style>\n</head>\n<body data-plots-loaded='0'>\n"
+       "<h1>ciq report</h1>\n"
+    << summaryTable(run) << findingsHtml(run) << "<h2>Plots</h2>\n";
+  for (const auto &svg : svgs) {
+    std::string name = llvm::sys::path::filename(svg).str();
+    o << "<img class='plot' id='" << htmlEscape(llvm::sys::path::stem(svg).str()) << "' src='"
+      << htmlEscape(name) << "' alt='" << htmlEscape(name) << "'>\n";
+  }
+  // Lets a headless browser (and the lit test) confirm every plot rendered.
+  o << "<script>\nwindow.addEventListener('load', function () {\n"
+       "  var imgs = document.querySelectorAll('img.plot'), ok = 0;\n"
+       "  imgs.forEach(function (i) { if (i.complete && i.naturalWidth > 0) ok++; });\n"
+       "  document.body.setAttribute('data-plots-loaded', String(ok));\n"
+       "  document.body.setAttribute('data-plots-total', String(imgs.length));\n"
+       "});\n</script>\n</body></html>\n";
+  return o.str();
+}
+
+} // namespace
+
+std::optional<ReportResult> writeReport(const RunData &run, const std::string &outDir,
+                                        std::string &error) {
+  auto gnuplot = findExecutable("gnuplot");
+  if (!gnuplot) {
+    error = "gnuplot not found on PATH; install it (Debian: apt-get install gnuplot-nox)";
+    return std::nullopt;
+  }
+  if (auto ec = llvm::sys::fs::create_directories(outDir)) {
+    error = outDir + ": cannot create the report directory (" + ec.message() + ")";
+    return std::nullopt;
+  }
+  Plotter p{run, outDir, *gnuplot, {}};
+  if (!p.best(error) || !p.generations(error) || !p.scurve(error) || !p.pareto(error))
+    return std::nullopt;
+  ReportResult r;
+  r.htmlPath = join(outDir, "index.html");
+  r.svgPaths = p.svgs;
+  if (!writeText(r.htmlPath, pageHtml(run, p.svgs), error))
+    return std::nullopt;
+  return r;
+}
+
+} // namespace ciq

@@ -1,0 +1,60 @@
+// One search as the analysis commands see it: the rows of results.csv
+// (docs/results-csv.md), joined by candidate id with the evaluation lines of
+// journal.jsonl (docs/journal.md) when the journal is there.
+#pragma once
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+struct RecordedEval {
+  std::string id;                 // candidate_id; "c0000" is the baseline
+  int generation = 0;
+  bool ok = false;                // status == OK
+  std::string reason;             // INVALID reason (compile_error, run_timeout, ...)
+  bool baseline = false;
+  bool pareto = false;
+  std::string duplicateOf, duplicateKind;   // config | device_code
+  std::optional<double> score;    // primary objective, in `unit`
+  std::string unit;
+  std::optional<double> cvPercent;
+  std::string candidateHash, deviceCodeSha256;
+  std::string controls;           // JSON object text: control -> value
+  std::string rendered;           // command-line additions
+  double buildMs = 0, measureMs = 0;
+  std::string log;
+  std::map<std::string, double> objectives;   // objective metric -> value
+  nlohmann::json journal;         // the journal's evaluation line, or null
+};
+
+struct RunData {
+  std::string dir;                // the run directory
+  std::string resultsPath, journalPath;   // "" when absent
+  std::vector<RecordedEval> evals;  // in evaluation order
+  std::vector<std::string> objectiveNames;  // objective columns, ciq.yaml order
+  std::string direction = "minimize";       // of the primary objective
+  bool directionKnown = false;    // from the journal's start line
+  nlohmann::json start;           // the journal's start line, or null
+  std::vector<nlohmann::json> generations;  // journal "generation" lines
+
+  const RecordedEval *baseline() const;
+  const RecordedEval *find(const std::string &idOrHashPrefix) const;
+  bool better(double a, double b) const { return direction == "maximize" ? a > b : a < b; }
+  int pareto() const;   // journal start: 1 when several objectives form a Pareto front
+};
+
+// Loads a run from a run directory, a results.csv or a journal.jsonl path.
+// nullopt with a one-line error (which file, which line, what to do).
+std::optional<RunData> loadRun(const std::string &path, std::string &error);
+
+// The columns results.csv has before the objective columns (docs/results-csv.md).
+const std::vector<std::string> &resultsCsvFixedColumns();
+
+// Writes results.csv rows (RFC 4180 quoting with libcsv) for the self-test and
+// for tests: header plus one row per evaluation.
+std::string writeResultsCsv(const RunData &run);
+
+} // namespace ciq

@@ -1,0 +1,78 @@
+#include "Stats.h"
+
+#include <algorithm>
+#include <boost/math/distributions/students_t.hpp>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+namespace ciq {
+
+double median(std::vector<double> values) {
+  if (values.empty())
+    return 0;
+  size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + mid, values.end());
+  double hi = values[mid];
+  if (values.size() % 2)
+    return hi;
+  double lo = *std::max_element(values.begin(), values.begin() + mid);
+  return (lo + hi) / 2;
+}
+
+namespace {
+double mean(const std::vector<double> &v) {
+  return std::accumulate(v.begin(), v.end(), 0.0) / double(v.size());
+}
+// Sample variance (n-1); the caller guarantees n >= 2.
+double sampleVariance(const std::vector<double> &v, double m) {
+  double ss = 0;
+  for (double x : v)
+    ss += (x - m) * (x - m);
+  return ss / double(v.size() - 1);
+}
+} // namespace
+
+Summary summarize(const std::vector<double> &values) {
+  Summary s;
+  s.n = values.size();
+  if (values.empty())
+    return s;
+  s.mean = mean(values);
+  s.median = median(values);
+  auto [mn, mx] = std::minmax_element(values.begin(), values.end());
+  s.min = *mn;
+  s.max = *mx;
+  if (s.n >= 2)
+    s.stddev = std::sqrt(sampleVariance(values, s.mean));
+  if (s.mean != 0)
+    s.cvPercent = 100.0 * s.stddev / std::fabs(s.mean);
+  return s;
+}
+
+WelchResult welchTTest(const std::vector<double> &a, const std::vector<double> &b) {
+  WelchResult r;
+  if (a.size() < 2 || b.size() < 2)
+    return r;
+  double ma = mean(a), mb = mean(b);
+  double na = double(a.size()), nb = double(b.size());
+  double sa = sampleVariance(a, ma) / na, sb = sampleVariance(b, mb) / nb;
+  double se2 = sa + sb;
+  if (se2 == 0) {
+    // Zero spread on both sides: the t statistic is infinite (or undefined).
+    r.df = na + nb - 2;
+    if (ma != mb) {
+      r.t = ma > mb ? std::numeric_limits<double>::infinity()
+                    : -std::numeric_limits<double>::infinity();
+      r.pValue = 0;
+    }
+    return r;
+  }
+  r.t = (ma - mb) / std::sqrt(se2);
+  r.df = se2 * se2 / (sa * sa / (na - 1) + sb * sb / (nb - 1));
+  boost::math::students_t dist(r.df);
+  r.pValue = 2 * boost::math::cdf(boost::math::complement(dist, std::fabs(r.t)));
+  return r;
+}
+
+} // namespace ciq

@@ -1,0 +1,33 @@
+// Statistics of benchmark samples: the summary ciq reports for every
+// measurement (median, CV%) and Welch's t-test that `ciq validate` uses to
+// decide whether a winner is really faster than the baseline.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+namespace ciq {
+
+// Values are in whatever unit the caller measured (ms for benchmark times).
+struct Summary {
+  size_t n = 0;
+  double median = 0, mean = 0, stddev = 0, cvPercent = 0, min = 0, max = 0;
+};
+
+// stddev is the sample standard deviation (n-1 denominator; 0 when n < 2);
+// cvPercent = 100 * stddev / |mean| (0 when the mean is 0). Empty input: all 0.
+Summary summarize(const std::vector<double> &values);
+
+// Two-sided Welch's unequal-variance t-test of mean(a) vs mean(b).
+// t = (mean(a) - mean(b)) / sqrt(va/na + vb/nb); df by Welch-Satterthwaite;
+// p from Boost.Math's Student's t distribution. Fewer than 2 samples in either
+// set: t = 0, df = 0, p = 1 (no evidence). Both variances 0: p = 0 when the
+// means differ (a certain difference), else 1.
+struct WelchResult {
+  double t = 0, df = 0, pValue = 1;
+};
+WelchResult welchTTest(const std::vector<double> &a, const std::vector<double> &b);
+
+// Median of the values (mean of the two middle ones for even n); 0 when empty.
+double median(std::vector<double> values);
+
+} // namespace ciq

@@ -1,0 +1,132 @@
+#include "AssetCache.h"
+
+#include "Paths.h"
+#include "Sha256.h"
+
+#include <cstdio>
+#include <fstream>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <sstream>
+
+namespace ciq {
+
+std::optional<std::string> readWholeFile(const std::string &path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in)
+    return std::nullopt;
+  std::ostringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+bool writeFileAtomically(const std::string &path, const std::string &bytes, std::string &error) {
+  if (auto ec = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path))) {
+    error = "cannot create the folder of " + path + ": " + ec.message();
+    return false;
+  }
+  std::string tmp = path + ".tmp";
+  {
+    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
+    out << bytes;
+    if (!out.flush()) {
+      error = "cannot write " + tmp;
+      return false;
+    }
+  }
+  if (auto ec = llvm::sys::fs::rename(tmp, path)) {
+    error = "cannot rename " + tmp + " to " + path + ": " + ec.message();
+    return false;
+  }
+  return true;
+}
+
+bool isPlainFileName(const std::string &name) {
+  return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
+         name.find('\\') == std::string::npos && name.find('\0') == std::string::npos;
+}
+
+bool isSha256Hex(const std::string &s) {
+  if (s.size() != 64)
+    return false;
+  for (char c : s)
+    if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f')))
+      return false;
+  return true;
+}
+
+bool verifyAsset(const std::string &path, int64_t size, const std::string &sha256,
+                 const std::string &what, std::string &error) {
+  uint64_t actual = 0;
+  if (auto ec = llvm::sys::fs::file_size(path, actual)) {
+    error = "cannot read " + what + " at " + path + ": " + ec.message();
+    return false;
+  }
+  if (size >= 0 && actual != (uint64_t)size) {
+    error = "size mismatch for " + what + " (" + path + "): " + std::to_string(actual) +
+            " bytes, expected " + std::to_string(size);
+    return false;
+  }
+  auto hash = sha256File(path);
+  if (!hash) {
+    error = "cannot read " + what + " at " + path;
+    return false;
+  }
+  if (*hash != sha256) {
+    error = "checksum mismatch for " + what + " (" + path + "): SHA-256 " + *hash +
+            ", expected " + sha256;
+    return false;
+  }
+  return true;
+}
+
+std::string cacheEntryPath(const std::string &tag, const std::string &sha256,
+                           const std::string &filename) {
+  llvm::SmallString<256> p(cacheDir());
+  llvm::sys::path::append(p, tag, sha256.substr(0, 12) + "_" + filename);
+  return p.str().str();
+}
+
+std::optional<FetchedAsset> fetchToCache(const std::string &url, const std::string &tag,
+                                         const std::string &filename, int64_t size,
+                                         const std::string &sha256, const HttpSettings &http,
+                                         std::string &error) {
+  FetchedAsset out;
+  out.path = cacheEntryPath(tag, sha256, filename);
+  const std::string what = filename + " of release " + tag;
+  if (llvm::sys::fs::exists(out.path)) {
+    std::string why;
+    if (verifyAsset(out.path, size, sha256, "cached " + what, why)) {
+      out.fromCache = true;
+      return out;
+    }
+    out.warning = why + "; fetching it again";
+    llvm::sys::fs::remove(out.path);
+  }
+  if (url.empty()) {
+    error = "no cached copy of " + what + " (" + out.path + ") and no network source for it";
+    return std::nullopt;
+  }
+  if (auto ec = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(out.path))) {
+    error = "cannot create the cache folder " + llvm::sys::path::parent_path(out.path).str() +
+            ": " + ec.message() + "; set XDG_CACHE_HOME to a writable folder";
+    return std::nullopt;
+  }
+  const std::string part = out.path + ".part";
+  HttpResponse resp = httpDownload(url, part, size, http);
+  if (!resp.ok) {
+    error = resp.error;
+    return std::nullopt;
+  }
+  if (!verifyAsset(part, size, sha256, what + " downloaded from " + url, error)) {
+    llvm::sys::fs::remove(part);
+    return std::nullopt;
+  }
+  if (auto ec = llvm::sys::fs::rename(part, out.path)) {
+    error = "cannot move " + part + " into the cache: " + ec.message();
+    return std::nullopt;
+  }
+  return out;
+}
+
+} // namespace ciq

@@ -1,0 +1,165 @@
+#include "Releases.h"
+
+#include "AssetCache.h"
+#include "Paths.h"
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+namespace ciq {
+
+using nlohmann::json;
+
+const ReleaseAsset *Release::asset(const std::string &name) const {
+  for (const auto &a : assets)
+    if (a.name == name)
+      return &a;
+  return nullptr;
+}
+
+ReleaseRepo::ReleaseRepo(std::string repo, HttpSettings http)
+    : repo_(std::move(repo)), http_(std::move(http)) {}
+
+std::string ReleaseRepo::apiBase() const {
+  std::string base = "https://api.github.com";
+  if (const char *env = getenv("CIQ_GITHUB_API_URL"); env && *env)
+    base = env;
+  while (!base.empty() && base.back() == '/')
+    base.pop_back();
+  return base;
+}
+
+static std::optional<Release> parseRelease(const json &j, std::string &error) {
+  if (!j.is_object() || !j.contains("tag_name") || !j["tag_name"].is_string()) {
+    error = "release has no tag_name";
+    return std::nullopt;
+  }
+  Release r;
+  r.tag = j["tag_name"].get<std::string>();
+  r.draft = j.value("draft", false);
+  r.prerelease = j.value("prerelease", false);
+  if (j.contains("published_at") && j["published_at"].is_string())
+    r.publishedAt = j["published_at"].get<std::string>();
+  if (j.contains("assets") && j["assets"].is_array())
+    for (const auto &a : j["assets"]) {
+      if (!a.is_object() || !a.contains("name") || !a.contains("browser_download_url"))
+        continue;
+      ReleaseAsset asset;
+      asset.name = a["name"].get<std::string>();
+      asset.url = a["browser_download_url"].get<std::string>();
+      if (a.contains("size") && a["size"].is_number_integer())
+        asset.size = a["size"].get<int64_t>();
+      r.assets.push_back(std::move(asset));
+    }
+  return r;
+}
+
+std::optional<Release> ReleaseRepo::getRelease(const std::string &url, std::string &error) const {
+  std::string body;
+  HttpResponse resp = httpGet(url, body, http_);
+  if (!resp.ok) {
+    error = resp.error;
+    return std::nullopt;
+  }
+  json j = json::parse(body, nullptr, false);
+  std::string why;
+  auto r = j.is_discarded() ? std::nullopt : parseRelease(j, why);
+  if (!r)
+    error = "unexpected answer from " + url + ": " + (j.is_discarded() ? "not JSON" : why);
+  return r;
+}
+
+std::optional<Release> ReleaseRepo::byTag(const std::string &tag, std::string &error) const {
+  std::string url = apiBase() + "/repos/" + repo_ + "/releases/tags/" + tag;
+  auto r = getRelease(url, error);
+  if (!r && error.find("HTTP 404") != std::string::npos)
+    error = "no release tagged '" + tag + "' in " + repo_ + " (" + url +
+            " answered 404); check the tag, or use tag: latest";
+  return r;
+}
+
+std::optional<Release> ReleaseRepo::latestWithPrefix(const std::string &prefix,
+                                                     std::string &error) const {
+  // The repository's own "latest" release is the cheap answer when it
+  // carries our prefix; otherwise walk the release list.
+  std::string latestError;
+  if (auto r = getRelease(apiBase() + "/repos/" + repo_ + "/releases/latest", latestError);
+      r && !r->draft && !r->prerelease && r->tag.rfind(prefix, 0) == 0)
+    return r;
+  else if (!r && latestError.find("HTTP 404") == std::string::npos) {
+    error = latestError;   // the network, not the repository, failed
+    return std::nullopt;
+  }
+  std::optional<Release> best;
+  for (int page = 1; page <= 20; ++page) {
+    std::string url = apiBase() + "/repos/" + repo_ + "/releases?per_page=100&page=" +
+                      std::to_string(page);
+    std::string body;
+    HttpResponse resp = httpGet(url, body, http_);
+    if (!resp.ok) {
+      error = resp.error;
+      return std::nullopt;
+    }
+    json list = json::parse(body, nullptr, false);
+    if (list.is_discarded() || !list.is_array()) {
+      error = "unexpected answer from " + url + ": not a JSON list of releases";
+      return std::nullopt;
+    }
+    for (const auto &item : list) {
+      std::string why;
+      auto r = parseRelease(item, why);
+      if (!r || r->draft || r->prerelease || r->tag.rfind(prefix, 0) != 0)
+        continue;
+      if (!best || r->publishedAt > best->publishedAt)
+        best = std::move(r);
+    }
+    if (list.size() < 100)
+      break;
+  }
+  if (!best)
+    error = "no published release of " + repo_ + " has a tag starting with '" + prefix +
+            "' (" + apiBase() + "); check the repository and the tag prefix";
+  return best;
+}
+
+static std::string tagCachePath() { return cacheDir() + "/latest-tags.json"; }
+
+std::optional<std::string> resolveLatestTag(const ReleaseRepo &repo, const std::string &prefix,
+                                            double ttlDays, std::string &warning,
+                                            std::string &error) {
+  const std::string key = repo.apiBase() + "/" + repo.repo() + "|" + prefix;
+  json cache = json::object();
+  if (auto text = readWholeFile(tagCachePath())) {
+    cache = json::parse(*text, nullptr, false);
+    if (!cache.is_object())
+      cache = json::object();
+  }
+  auto now = std::chrono::duration_cast<std::chrono::seconds>(
+                 std::chrono::system_clock::now().time_since_epoch()).count();
+  std::optional<std::string> cached;
+  double ageDays = 0;
+  if (cache.contains(key) && cache[key].is_object() && cache[key].contains("tag")) {
+    cached = cache[key]["tag"].get<std::string>();
+    ageDays = (now - cache[key].value("resolved_at", (int64_t)0)) / 86400.0;
+    if (ageDays < ttlDays)
+      return cached;
+  }
+  std::string lookupError;
+  auto release = repo.latestWithPrefix(prefix, lookupError);
+  if (!release) {
+    if (cached) {
+      warning = "could not look up the latest release of " + repo.repo() + " (" + lookupError +
+                "); using the cached tag '" + *cached + "' resolved " +
+                std::to_string((int)ageDays) + " days ago";
+      return cached;
+    }
+    error = lookupError;
+    return std::nullopt;
+  }
+  cache[key] = {{"tag", release->tag}, {"resolved_at", now}};
+  std::string ignored;
+  writeFileAtomically(tagCachePath(), cache.dump(2) + "\n", ignored);   // a cache: best effort
+  return release->tag;
+}
+
+} // namespace ciq

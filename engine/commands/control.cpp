@@ -1,0 +1,40 @@
+// `ciq status` and `ciq stop`: talk to a running engine over its socket.
+#include "Command.h"
+#include "Config.h"
+#include "Daemon.h"
+#include "Protocol.h"
+#include "Socket.h"
+
+using namespace llvm;
+
+namespace {
+
+cl::SubCommand StatusCmd("status", "Show the progress of the search running for a ciq.yaml");
+cl::SubCommand StopCmd("stop", "Ask a running search to stop after its current evaluation (resumable)");
+cl::opt<std::string> Config("config", cl::desc("ciq.yaml of the search"), cl::init("ciq.yaml"), cl::sub(StatusCmd),
+                            cl::sub(StopCmd));
+
+int talk(const std::string &op) {
+  std::string err;
+  auto cfg = ciq::loadConfig(Config, err);
+  if (!cfg)
+    return ciq::reportError(err);
+  std::string path = ciq::socketPathFor(cfg->runDir);
+  auto sock = ciq::connectUnix(path, 0.5, err);
+  if (!sock)
+    return ciq::reportError("no search is running for " + cfg->target + " (socket " + path + ": " + err +
+                            "); results so far: " + cfg->runDir + "/results.csv");
+  sock->send(ciq::makeMessage(op));
+  auto reply = sock->receive(5);
+  if (!reply)
+    return ciq::reportError("the engine did not answer on " + path + ": " + sock->error());
+  reply->erase("v");
+  reply->erase("op");
+  printf("%s\n", reply->dump(2).c_str());
+  return 0;
+}
+
+ciq::RegisterCommand regStatus(StatusCmd, [] { return talk("status"); });
+ciq::RegisterCommand regStop(StopCmd, [] { return talk("stop"); });
+
+} // namespace

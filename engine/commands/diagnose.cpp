@@ -1,0 +1,39 @@
+// `ciq diagnose [results.csv | run dir]`: names the pathologies of a finished
+// or running search (engine/analysis/Diagnose). Exit status: 0 clean,
+// 3 when something was found, 1 when the run cannot be read.
+#include "Command.h"
+#include "Diagnose.h"
+
+#include <llvm/Support/raw_ostream.h>
+
+namespace {
+
+using namespace ciq;
+namespace cl = llvm::cl;
+
+cl::SubCommand DiagnoseCmd("diagnose",
+                           "Name what went wrong in a search (results.csv + journal.jsonl)");
+cl::opt<std::string> RunPath(cl::Positional, cl::sub(DiagnoseCmd), cl::init("."),
+                             cl::desc("<run dir | results.csv | journal.jsonl> (default: .)"));
+cl::opt<bool> SelfTest("self-test", cl::sub(DiagnoseCmd),
+                       cl::desc("classify synthetic runs of every pathology and a clean one"));
+cl::opt<double> CvThreshold("cv-threshold", cl::sub(DiagnoseCmd), cl::init(5.0),
+                            cl::desc("median CV% above which measurements are too noisy (%)"));
+
+int run() {
+  if (SelfTest)
+    return diagnoseSelfTest(llvm::outs()) ? 1 : 0;
+  std::string error;
+  auto data = loadRun(RunPath, error);
+  if (!data)
+    return reportError(error);
+  DiagnoseThresholds t;
+  t.highCvPercent = CvThreshold;
+  auto findings = diagnose(*data, t);
+  printFindings(*data, findings, llvm::outs());
+  return findings.empty() ? 0 : 3;
+}
+
+RegisterCommand reg(DiagnoseCmd, run);
+
+} // namespace

@@ -1,0 +1,54 @@
+// `ciq doctor [--config ciq.yaml]`: one line per environment check with its
+// fix (engine/analysis/Doctor). Exit status = number of failed checks.
+#include "Command.h"
+#include "Config.h"
+#include "Doctor.h"
+#include "Paths.h"
+
+#include <llvm/Support/raw_ostream.h>
+
+namespace {
+
+using namespace ciq;
+namespace cl = llvm::cl;
+
+cl::SubCommand DoctorCmd("doctor", "Check the environment before a search (exit status = failed checks)");
+cl::opt<std::string> ConfigPath("config", cl::sub(DoctorCmd),
+                                cl::desc("ciq.yaml whose build dir and search space to check"));
+
+DoctorCheck checkConfig(const std::optional<TuneConfig> &cfg, const std::string &error) {
+  DoctorCheck c{"search space"};
+  if (!cfg) {
+    c.status = DoctorCheck::Fail;
+    c.detail = error;
+    c.fix = "fix ciq.yaml at the place named (docs/config.md)";
+    return c;
+  }
+  char size[32];
+  snprintf(size, sizeof size, "%.6g", cfg->space.size());
+  c.detail = ConfigPath + ": target " + cfg->target + ", " +
+             std::to_string(cfg->space.controls.size()) + " controls, " + size + " points";
+  if (cfg->space.controls.empty()) {
+    c.status = DoctorCheck::Fail;
+    c.fix = "declare controls under `space:` (ciq spaces list shows curated ones)";
+  }
+  return c;
+}
+
+int run() {
+  std::vector<DoctorCheck> checks = {checkNvcc(), checkPtxas(), checkApplyControls()};
+  std::optional<TuneConfig> cfg;
+  std::string error;
+  if (!ConfigPath.empty())
+    cfg = loadConfig(ConfigPath, error);
+  checks.push_back(checkCmake(cfg ? cfg->buildDir : ""));
+  checks.push_back(checkGpu(cfg && cfg->benchmark.enabled));
+  checks.push_back(checkWritableDir("cache dir", cacheDir()));
+  if (!ConfigPath.empty())
+    checks.push_back(checkConfig(cfg, error));
+  return printChecks(checks, llvm::outs());
+}
+
+RegisterCommand reg(DoctorCmd, run);
+
+} // namespace

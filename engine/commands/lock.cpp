@@ -1,0 +1,109 @@
+// `ciq lock show|verify`: read a lockfile, or prove a build matches it.
+#include "BuildDriver.h"
+#include "Command.h"
+#include "Config.h"
+#include "DeviceCode.h"
+#include "LockWriter.h"
+#include "Lockfile.h"
+#include "Sha256.h"
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
+using namespace llvm;
+
+namespace {
+
+cl::SubCommand LockCmd("lock", "Show a lockfile, or verify that a build produces its device code\n"
+                               "  ciq lock show [ciq.lock]\n"
+                               "  ciq lock verify [ciq.lock] --build-dir DIR [--target T]");
+cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify"), cl::Required, cl::sub(LockCmd));
+cl::opt<std::string> LockPath(cl::Positional, cl::desc("[lockfile]"), cl::init("ciq.lock"), cl::sub(LockCmd));
+cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock"), cl::sub(LockCmd));
+cl::opt<std::string> Target("target", cl::desc("verify: the target (default: the lock's)"), cl::sub(LockCmd));
+
+int show(const ciq::Lockfile &l) {
+  printf("target:        %s\n", l.target.c_str());
+  printf("winner:        %s (candidate hash %s)\n", l.candidateId.c_str(), l.candidateHash.substr(0, 16).c_str());
+  std::string opts;
+  for (const auto &o : l.ptxasOptions) opts += " -Xptxas " + o;
+  for (const auto &o : l.nvccOptions) opts += " " + o;
+  for (const auto &d : l.defines) opts += " -D" + d;
+  for (const auto &a : l.acfs) opts += " --apply-controls(" + a.stage + ") " + a.file;
+  printf("options:      %s\n", opts.empty() ? " (none)" : opts.c_str());
+  printf("nvcc:          %s (%s)\nptxas:         %s (%s)\n", l.nvccVersion.c_str(), l.nvccPath.c_str(),
+         l.ptxasVersion.c_str(), l.ptxasPath.c_str());
+  std::string archs;
+  for (const auto &a : l.architectures) archs += a + " ";
+  printf("architectures: %s\n", archs.c_str());
+  printf("device code:   %s\n", l.deviceCodeSha256.c_str());
+  printf("score:         %s\n", l.score.dump().c_str());
+  printf("created:       %s by ciq %s\n", l.createdAt.c_str(), l.engineVersion.c_str());
+  return 0;
+}
+
+int verify(const ciq::Lockfile &l) {
+  int bad = 0;
+  std::string lockDir = sys::path::parent_path(LockPath).str();
+  if (lockDir.empty())
+    lockDir = ".";
+  for (const auto &a : l.acfs) {
+    std::string p = lockDir + "/" + a.file;
+    auto h = ciq::sha256File(p);
+    if (!h || *h != a.sha256) {
+      ciq::reportError(LockPath + ": ACF " + p + (h ? " has SHA-256 " + *h + ", the lock says " + a.sha256 : " is missing") +
+                       "; restore it from version control or tune again");
+      ++bad;
+    }
+  }
+  if (BuildDir.empty())
+    return bad;
+  ciq::TuneConfig cfg;
+  SmallString<256> dir(BuildDir);
+  sys::fs::make_absolute(dir);
+  cfg.buildDir = dir.str().str();
+  cfg.target = Target.empty() ? l.target : Target;
+  cfg.path = cfg.buildDir + "/CMakeCache.txt";
+  std::string ver = ciq::compilerVersion(ciq::cudaCompilerOf(cfg.buildDir));
+  if (!l.nvccVersion.empty() && ver != l.nvccVersion) {
+    ciq::reportError("the build tree's nvcc is " + ver + ", the lock was frozen with " + l.nvccVersion +
+                     "; tune again with this compiler");
+    ++bad;
+  }
+  ciq::BuildDriver driver(cfg);
+  std::string err;
+  if (!driver.discover(err))
+    return ciq::reportError(err);
+  std::vector<std::string> hashes;
+  for (const auto &o : driver.objects()) {
+    auto dc = ciq::readDeviceCode(o.object, err);
+    if (!dc)
+      return ciq::reportError(err + " (build the target first: cmake --build " + cfg.buildDir + ")");
+    hashes.push_back(dc->sha256);
+  }
+  std::string got = ciq::combineDeviceCodeHashes(hashes);
+  if (got != l.deviceCodeSha256) {
+    ciq::reportError("device code of " + cfg.target + " in " + cfg.buildDir + " is " + got + ", the lock's winner is " +
+                     l.deviceCodeSha256 + "; is ciq_apply_lock(" + cfg.target + ") in the CMakeLists and the build up to date?");
+    return bad + 1;
+  }
+  printf("device code matches %s: %s (%zu CUDA object%s)\n", LockPath.c_str(), got.c_str(), hashes.size(),
+         hashes.size() == 1 ? "" : "s");
+  return bad;
+}
+
+int run() {
+  std::string err;
+  auto l = ciq::readLockfile(LockPath, err);
+  if (!l)
+    return ciq::reportError(err);
+  if (Action == "show")
+    return show(*l);
+  if (Action == "verify")
+    return verify(*l) ? 1 : 0;
+  return ciq::reportError("lock: unknown action '" + Action + "'; expected show or verify");
+}
+
+ciq::RegisterCommand reg(LockCmd, run);
+
+} // namespace

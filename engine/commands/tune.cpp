@@ -1,0 +1,41 @@
+// `ciq tune` and `ciq resume`: run (or continue) a search and freeze the winner.
+#include "Command.h"
+#include "Config.h"
+#include "Tune.h"
+
+using namespace llvm;
+
+namespace {
+
+cl::SubCommand TuneCmd("tune", "Search for the best compiler configuration of a target and freeze it in ciq.lock");
+cl::SubCommand ResumeCmd("resume", "Continue a search that was stopped or killed, from its journal");
+
+cl::opt<std::string> Config("config", cl::desc("ciq.yaml to read (default: ./ciq.yaml)"), cl::init("ciq.yaml"),
+                            cl::sub(TuneCmd), cl::sub(ResumeCmd));
+cl::opt<bool> Fresh("fresh", cl::desc("Discard an unfinished earlier search in the run directory"), cl::sub(TuneCmd));
+cl::opt<bool> NoCanary("no-canary", cl::desc("Skip the canary build that proves controls reach the compiler"),
+                       cl::sub(TuneCmd));
+cl::opt<int> MaxEvals("max-evaluations", cl::desc("Stop after this many evaluations, the baseline included"),
+                      cl::init(0), cl::sub(TuneCmd), cl::sub(ResumeCmd));
+cl::opt<bool> Quiet("quiet", cl::desc("No line per evaluation"), cl::sub(TuneCmd), cl::sub(ResumeCmd));
+cl::opt<bool> NoLock("no-lock", cl::desc("Do not write ciq.lock"), cl::sub(TuneCmd), cl::sub(ResumeCmd));
+
+int run(bool resume) {
+  std::string err;
+  auto cfg = ciq::loadConfig(Config, err);
+  if (!cfg)
+    return ciq::reportError(err);
+  ciq::TuneOptions o;
+  o.resume = resume;
+  o.fresh = Fresh;
+  o.canary = !NoCanary;
+  o.maxEvaluations = MaxEvals;
+  o.quiet = Quiet;
+  o.writeLock = !NoLock;
+  return ciq::runTune(*cfg, o);
+}
+
+ciq::RegisterCommand regTune(TuneCmd, [] { return run(false); });
+ciq::RegisterCommand regResume(ResumeCmd, [] { return run(true); });
+
+} // namespace

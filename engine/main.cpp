@@ -1,0 +1,43 @@
+// ciq: the engine's command-line entry point. The work lives in the engine
+// library and in engine/commands/*.cpp; this file only dispatches.
+#include "Command.h"
+#include "Version.h"
+
+#include <llvm/Support/InitLLVM.h>
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
+
+namespace ciq {
+
+std::vector<CommandEntry> &commandRegistry() {
+  static std::vector<CommandEntry> entries;
+  return entries;
+}
+
+int reportError(const std::string &message) {
+  llvm::WithColor::error(llvm::errs(), "ciq") << message << "\n";
+  return 1;
+}
+void reportWarning(const std::string &message) {
+  llvm::WithColor::warning(llvm::errs(), "ciq") << message << "\n";
+}
+void reportNote(const std::string &message) {
+  llvm::WithColor::note(llvm::errs(), "ciq") << message << "\n";
+}
+
+} // namespace ciq
+
+int main(int argc, char **argv) {
+  llvm::InitLLVM init(argc, argv);
+  llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "ciq " << CIQ_VERSION << "\n"; });
+  llvm::cl::ParseCommandLineOptions(
+      argc, argv,
+      "ciq: tunes NVIDIA's CUDA compilers (ptxas, nvcc) to one workload.\n\n"
+      "  ciq tune [--config ciq.yaml]     search, then freeze the winner in ciq.lock\n"
+      "  ciq <subcommand> --help          options of one subcommand\n");
+  for (auto &entry : ciq::commandRegistry())
+    if (*entry.sub)
+      return entry.run();
+  llvm::errs() << "ciq: no subcommand given; run 'ciq --help' for the list\n";
+  return 2;
+}

@@ -1,0 +1,24 @@
+// A kernel with a per-thread accumulator array: real register pressure.
+#include "kern.h"
+
+__global__ void __launch_bounds__(256) accumulate(const float *x, float *y, int n) {
+  float acc[16];
+#pragma unroll
+  for (int k = 0; k < 16; ++k)
+    acc[k] = 0.f;
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  for (int j = i; j < n; j += gridDim.x * blockDim.x)
+#pragma unroll
+    for (int k = 0; k < 16; ++k)
+      acc[k] += x[j] * (k + 1);
+  float s = 0.f;
+#pragma unroll
+  for (int k = 0; k < 16; ++k)
+    s += acc[k] * acc[(k * 7) % 16];
+  if (i < n)
+    y[i] = s;
+}
+
+void launchAccumulate(const float *x, float *y, int n) {
+  accumulate<<<(n + 255) / 256, 256>>>(x, y, n);
+}

@@ -1,0 +1,11 @@
+#include "kern.h"
+
+__global__ void saxpy(float a, const float *x, float *y, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n)
+    y[i] = a * x[i] + y[i];
+}
+
+void launchSaxpy(float a, const float *x, float *y, int n) {
+  saxpy<<<(n + 127) / 128, 128>>>(a, x, y, n);
+}

@@ -1,0 +1,39 @@
+# lit configuration shared by every suite under tests/lit/. Tests run against
+# the real nvcc and ptxas of this machine; there is no fake compiler.
+import os
+import lit.formats
+
+site = lit_config.params.get("ciq_site_config")
+if site:
+    lit_config.load_config(config, site)
+
+config.name = "ciq"
+config.test_format = lit.formats.ShTest(execute_external=True)
+config.suffixes = [".test", ".sh"]
+config.excludes = ["Inputs", "inputs"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.ciq_build_dir, "tests", "lit-out")
+
+bin_dir = config.ciq_bin_dir
+cuda_bin = os.path.dirname(config.nvcc)
+config.environment["PATH"] = os.pathsep.join(
+    [bin_dir, config.llvm_tools_dir, cuda_bin, os.environ.get("PATH", "")])
+for var in ["HOME", "TMPDIR", "XDG_CACHE_HOME", "CUDA_PATH", "LANG"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+# Nothing of a developer's own ciq setup may leak into a test.
+for var in ["CIQ_SOCKET", "CIQ_LOCK", "CIQ_REAL_PTXAS", "CIQ_REAL_NVCC",
+            "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CIQ_SEARCH_SPACES_DIR"]:
+    config.environment.pop(var, None)
+
+config.substitutions.append(("%ciq-ptxas", os.path.join(bin_dir, "ciq-ptxas")))
+config.substitutions.append(("%ciq", os.path.join(bin_dir, "ciq")))
+config.substitutions.append(("%FileCheck", config.filecheck))
+config.substitutions.append(("%nvcc", config.nvcc))
+config.substitutions.append(("%ptxas", config.ptxas))
+config.substitutions.append(("%cmake", config.cmake))
+config.substitutions.append(("%python", config.python))
+config.substitutions.append(("%src_root", config.ciq_source_dir))
+config.substitutions.append(("%build_root", config.ciq_build_dir))
+config.substitutions.append(("%examples", os.path.join(config.ciq_source_dir, "examples")))
+config.substitutions.append(("%module_dir", os.path.join(config.ciq_build_dir, "lib", "cmake", "CompileIQ")))

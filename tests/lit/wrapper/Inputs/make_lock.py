@@ -1,0 +1,46 @@
+#!/usr/bin/env python3
+"""Writes a ciq.lock (docs/lockfile.md) for the wrapper's lock-mode tests, with
+the winner of Inputs/candidate.json; ACFs are copied to ciq-acf/<sha256>.acf.
+
+  make_lock.py OUT --version 13.0.88 --arch sm_90 [--acf FILE]...
+"""
+import argparse
+import hashlib
+import json
+import os
+import shutil
+
+p = argparse.ArgumentParser()
+p.add_argument("out")
+p.add_argument("--version", required=True)
+p.add_argument("--arch", action="append", default=[])
+p.add_argument("--acf", action="append", default=[])
+a = p.parse_args()
+here = os.path.dirname(os.path.abspath(__file__))
+cand = json.load(open(os.path.join(here, "candidate.json")))
+acfs = []
+for f in a.acf:
+    sha = hashlib.sha256(open(f, "rb").read()).hexdigest()
+    d = os.path.join(os.path.dirname(os.path.abspath(a.out)), "ciq-acf")
+    os.makedirs(d, exist_ok=True)
+    shutil.copy(f, os.path.join(d, sha + ".acf"))
+    acfs.append({"stage": "ptxas", "file": "ciq-acf/" + sha + ".acf", "sha256": sha})
+lock = {
+    "schema_version": 1,
+    "engine_version": "0.1.0",
+    "created_at": "2026-01-01T00:00:00Z",
+    "target": "kernels",
+    "compiler": {"nvcc": {"path": "/usr/local/cuda/bin/nvcc", "version": a.version},
+                 "ptxas": {"path": "/usr/local/cuda/bin/ptxas", "version": a.version}},
+    "architectures": a.arch,
+    "gpu": {},
+    "search_space": {},
+    "winner": {"candidate_id": cand["candidate_id"], "candidate_hash": cand["candidate_hash"],
+               "controls": {},
+               "rendered": {"ptxas": cand["ptxas_options"], "nvcc": cand["nvcc_options"],
+                            "defines": cand["defines"]},
+               "acfs": acfs, "device_code_sha256": ""},
+    "score": {},
+}
+with open(a.out, "w") as f:
+    json.dump(lock, f, indent=2, sort_keys=True)

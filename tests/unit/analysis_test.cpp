@@ -1,0 +1,334 @@
+// Unit tests of engine/analysis: statistics against known values, the metric
+// parsers against the real output formats (NVBench CSV/JSON), the occupancy
+// calculator against NVIDIA's occupancy rules, and the results.csv reader.
+#include "CsvTable.h"
+#include "Diagnose.h"
+#include "MetricParser.h"
+#include "Occupancy.h"
+#include "RunData.h"
+#include "Stats.h"
+
+#include <gtest/gtest.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/raw_ostream.h>
+
+using namespace ciq;
+
+// --- Stats -----------------------------------------------------------------
+
+TEST(Stats, SummaryOfKnownSample) {
+  // mean 5, sample variance 32/7 (population variance 4).
+  Summary s = summarize({2, 4, 4, 4, 5, 5, 7, 9});
+  EXPECT_EQ(s.n, 8u);
+  EXPECT_DOUBLE_EQ(s.mean, 5.0);
+  EXPECT_DOUBLE_EQ(s.median, 4.5);
+  EXPECT_NEAR(s.stddev, std::sqrt(32.0 / 7.0), 1e-12);
+  EXPECT_NEAR(s.cvPercent, 100 * std::sqrt(32.0 / 7.0) / 5.0, 1e-10);
+  EXPECT_DOUBLE_EQ(s.min, 2);
+  EXPECT_DOUBLE_EQ(s.max, 9);
+}
+
+TEST(Stats, SummaryEdgeCases) {
+  EXPECT_EQ(summarize({}).n, 0u);
+  Summary one = summarize({3.5});
+  EXPECT_DOUBLE_EQ(one.median, 3.5);
+  EXPECT_DOUBLE_EQ(one.stddev, 0);
+  EXPECT_DOUBLE_EQ(median({5, 1, 3}), 3);
+}
+
+// Wikipedia, "Welch's t-test", example 1: t = -2.46, df = 24.99, p = 0.021.
+// t and df recomputed by hand to more digits (-2.4553564, 24.988529); p by
+// numerical integration of the t density (0.0213780).
+TEST(Stats, WelchMatchesTextbookExample) {
+  std::vector<double> a = {27.5, 21.0, 19.0, 23.6, 17.0, 17.9, 16.9, 20.1,
+                           21.9, 22.6, 23.1, 19.6, 19.0, 21.7, 21.4};
+  std::vector<double> b = {27.1, 22.0, 20.8, 23.4, 23.4, 23.5, 25.8, 22.0,
+                           24.8, 20.2, 21.9, 22.1, 22.9, 20.5, 24.4};
+  WelchResult r = welchTTest(a, b);
+  EXPECT_NEAR(r.t, -2.4553564, 1e-6);
+  EXPECT_NEAR(r.df, 24.988529, 1e-5);
+  EXPECT_NEAR(r.pValue, 0.0213780, 2e-6);
+  // Symmetric in its arguments except for the sign of t.
+  WelchResult s = welchTTest(b, a);
+  EXPECT_NEAR(s.t, -r.t, 1e-12);
+  EXPECT_NEAR(s.pValue, r.pValue, 1e-12);
+}
+
+TEST(Stats, WelchDegenerateInputs) {
+  EXPECT_DOUBLE_EQ(welchTTest({1}, {1, 2, 3}).pValue, 1.0);
+  EXPECT_DOUBLE_EQ(welchTTest({2, 2, 2}, {2, 2, 2}).pValue, 1.0);
+  EXPECT_DOUBLE_EQ(welchTTest({2, 2, 2}, {3, 3, 3}).pValue, 0.0);
+  // Identical distributions: no evidence of a difference.
+  EXPECT_GT(welchTTest({1, 2, 3, 4}, {1, 2, 3, 4}).pValue, 0.99);
+}
+
+// --- Metric parsers ----------------------------------------------------------
+
+namespace {
+MetricSource src(const std::string &kind, const std::string &pattern = "") {
+  MetricSource s;
+  s.kind = kind;
+  s.pattern = pattern;
+  return s;
+}
+std::optional<double> parse(const MetricSource &s, const std::string &text, std::string &err) {
+  return parseMetric(s, text, "", err);
+}
+} // namespace
+
+TEST(MetricParser, RegexFirstCaptureGroup) {
+  std::string err;
+  auto v = parse(src("regex", "time_ms=([0-9.eE+-]+)"), "warmup\ntime_ms=1.25e-1 ok\ntime_ms=9\n", err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_DOUBLE_EQ(*v, 0.125);
+  MetricSource scaled = src("regex", "elapsed ([0-9.]+) s");
+  scaled.scale = 1e3;
+  v = parse(scaled, "elapsed 0.5 s", err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_DOUBLE_EQ(*v, 500);
+}
+
+TEST(MetricParser, RegexErrorsShowPatternAndExcerpt) {
+  std::string err;
+  EXPECT_FALSE(parse(src("regex", "time=([0-9.]+)"), "Segmentation fault\n", err));
+  EXPECT_NE(err.find("time=([0-9.]+)"), std::string::npos) << err;
+  EXPECT_NE(err.find("Segmentation fault"), std::string::npos) << err;
+  EXPECT_EQ(err.find('\n'), std::string::npos) << "one line: " << err;
+  EXPECT_FALSE(parse(src("regex", "time=[0-9]+"), "time=3", err));
+  EXPECT_NE(err.find("capture group"), std::string::npos) << err;
+  EXPECT_FALSE(parse(src("regex", "time=(["), "time=3", err));
+  EXPECT_NE(err.find("not a valid regular expression"), std::string::npos) << err;
+  EXPECT_FALSE(parse(src("wall_time"), "", err));
+}
+
+TEST(MetricParser, JsonPointerWholeTextAndJsonLines) {
+  std::string err;
+  auto v = parse(src("json_pointer", "/results/0/ms"), R"({"results":[{"ms":3.5}]})", err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_DOUBLE_EQ(*v, 3.5);
+  v = parse(src("json_pointer", "/ms"), "starting\n{\"ms\": 1}\n{\"ms\": \"2.5\"}\n", err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_DOUBLE_EQ(*v, 2.5);
+  EXPECT_FALSE(parse(src("json_pointer", "/missing"), R"({"ms":1})", err));
+  EXPECT_NE(err.find("/missing"), std::string::npos);
+  EXPECT_FALSE(parse(src("json_pointer", "/ms"), R"({"ms":"fast"})", err));
+}
+
+// The shape NVBench's csv_printer writes: durations as "<name> (sec)" in
+// seconds, power-of-two axes as "Elements (pow2)" plus the plain value.
+TEST(MetricParser, NvbenchCsv) {
+  const std::string csv =
+      "# Devices\nsome markdown\n\n"
+      "Benchmark,Device,Device Name,Elements (pow2),Elements,Skipped,Samples,CPU Time (sec),"
+      "Noise (%),GPU Time (sec),Noise (%),Elem/s (elem/sec)\n"
+      "reduce,0,NVIDIA H200,2^20,1048576,No,1000,2.1e-05,1.5,1.234e-05,0.8,8.5e10\n"
+      "reduce,0,NVIDIA H200,2^24,16777216,No,800,0.00021,1.1,0.0002,0.5,8.4e10\n";
+  std::string err;
+  MetricSource s = src("nvbench_csv");
+  auto v = parse(s, csv, err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_NEAR(*v, 1.234e-02, 1e-12);   // seconds -> ms
+  s.nvbenchState = "reduce Elements=2^24";
+  v = parse(s, csv, err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_NEAR(*v, 0.2, 1e-12);
+  s.nvbenchState = "Elements=16777216";
+  s.unit = "us";
+  v = parse(s, csv, err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_NEAR(*v, 200, 1e-9);
+  s.nvbenchState = "Elements=2^30";
+  EXPECT_FALSE(parse(s, csv, err));
+  s.nvbenchState = "";
+  s.nvbenchColumn = "Batch GPU";
+  EXPECT_FALSE(parse(s, csv, err));
+  EXPECT_NE(err.find("Batch GPU"), std::string::npos);
+}
+
+TEST(MetricParser, NvbenchCsvCellsWithUnits) {
+  const std::string csv = "Benchmark,Skipped,GPU Time\nk,No,12.5 us\n";
+  std::string err;
+  auto v = parse(src("nvbench_csv"), csv, err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_NEAR(*v, 0.0125, 1e-12);
+}
+
+// The shape of NVBench's json_printer (file version 1): summaries as an array
+// of {tag, name, hint, data: [{name: "value", type, value as a string}]}.
+TEST(MetricParser, NvbenchJson) {
+  const std::string json = R"({
+    "meta": {"version": {"json": {"string": "1.0.0"}}},
+    "benchmarks": [{
+      "name": "transpose", "index": 0,
+      "states": [
+        {"name": "Device=0 N=2^10", "axis_values": [{"name": "N", "type": "int64", "value": "1024"}],
+         "summaries": [], "is_skipped": true, "skip_reason": "too small"},
+        {"name": "Device=0 N=2^12", "axis_values": [{"name": "N", "type": "int64", "value": "4096"}],
+         "summaries": [
+           {"tag": "nv/cold/time/cpu/mean", "name": "CPU Time", "hint": "duration",
+            "data": [{"name": "value", "type": "float64", "value": "0.0031"}]},
+           {"tag": "nv/cold/time/gpu/mean", "name": "GPU Time", "hint": "duration",
+            "data": [{"name": "value", "type": "float64", "value": "0.0025"}]},
+           {"tag": "nv/cold/bw/global/utilization", "name": "BWUtil", "hint": "percentage",
+            "data": [{"name": "value", "type": "float64", "value": "0.75"}]}
+         ], "is_skipped": false}
+      ]}]})";
+  std::string err;
+  MetricSource s = src("nvbench_json");
+  auto v = parse(s, json, err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_NEAR(*v, 2.5, 1e-12);   // first non-skipped state, seconds -> ms
+  s.nvbenchColumn = "nv/cold/time/cpu/mean";
+  s.nvbenchState = "transpose N=4096";
+  v = parse(s, json, err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_NEAR(*v, 3.1, 1e-12);
+  s.nvbenchColumn = "BWUtil";
+  v = parse(s, json, err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_NEAR(*v, 0.75, 1e-12);   // not a duration: unchanged
+  s.nvbenchState = "N=2^10";
+  EXPECT_FALSE(parse(s, json, err));
+  EXPECT_NE(err.find("skipped"), std::string::npos) << err;
+  EXPECT_FALSE(parse(src("nvbench_json"), "not json", err));
+}
+
+TEST(MetricParser, ReadsMetricFile) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ciq-metric", dir));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os((dir + "/out.json").str(), ec);
+    os << R"({"t": 7})";
+  }
+  MetricSource s = src("json_pointer", "/t");
+  s.file = "out.json";
+  std::string err;
+  auto v = parseMetric(s, "ignored stdout", std::string(dir), err);
+  ASSERT_TRUE(v) << err;
+  EXPECT_DOUBLE_EQ(*v, 7);
+  s.file = "absent.json";
+  EXPECT_FALSE(parseMetric(s, "", std::string(dir), err));
+  EXPECT_NE(err.find("absent.json"), std::string::npos);
+  llvm::sys::fs::remove_directories(dir);
+}
+
+// --- Occupancy ---------------------------------------------------------------
+// Expected values follow NVIDIA's CUDA Occupancy Calculator rules: registers
+// are allocated per warp in units of 256 within 4 sub-partitions of 16K
+// registers; shared memory per block adds the driver's 1 KiB reservation
+// (sm_80+) and rounds to 128 bytes.
+
+namespace {
+OccupancyResult occ(const std::string &arch, int regs, int threads, long smem = 0) {
+  std::string err;
+  auto limits = archLimits(arch);
+  EXPECT_TRUE(limits) << arch;
+  OccupancyInput in;
+  in.registersPerThread = regs;
+  in.threadsPerBlock = threads;
+  in.staticSharedBytes = smem;
+  auto r = computeOccupancy(*limits, in, err);
+  EXPECT_TRUE(r) << err;
+  return r.value_or(OccupancyResult{});
+}
+} // namespace
+
+TEST(Occupancy, Sm90RegisterLimited) {
+  // 64 regs x 32 = 2048 per warp; 16384 per sub-partition -> 8 warps x 4 = 32
+  // warps = 4 blocks of 8 warps; 32 of 64 warps = 50%.
+  auto r = occ("sm_90", 64, 256);
+  EXPECT_EQ(r.activeBlocksPerSM, 4);
+  EXPECT_DOUBLE_EQ(r.occupancyPercent, 50.0);
+  EXPECT_EQ(r.limitedBy, "registers");
+}
+
+TEST(Occupancy, Sm90FullAndSharedMemoryLimited) {
+  EXPECT_DOUBLE_EQ(occ("sm_90", 32, 256).occupancyPercent, 100.0);
+  // 48 KiB + 1 KiB reserved = 50176 bytes per block; 228 KiB / 50176 = 4 blocks.
+  auto r = occ("sm_90", 32, 256, 48 * 1024);
+  EXPECT_EQ(r.activeBlocksPerSM, 4);
+  EXPECT_EQ(r.allocatedSharedPerBlock, 50176);
+  EXPECT_EQ(r.limitedBy, "shared memory");
+}
+
+TEST(Occupancy, RegisterGranularityAndOtherArchitectures) {
+  // 40 regs -> 1280 per warp (a multiple of 256); 16384/1280 = 12 warps per
+  // sub-partition = 48 warps; 256-thread blocks (8 warps): 6 blocks = 75%.
+  EXPECT_DOUBLE_EQ(occ("sm_80", 40, 256).occupancyPercent, 75.0);
+  // 33 regs -> 1056 rounded to 1280: the same 75%.
+  EXPECT_DOUBLE_EQ(occ("sm_80", 33, 256).occupancyPercent, 75.0);
+  // sm_86: 48 warps per SM, 16 blocks: 128 threads x 32 regs -> 12 blocks by
+  // warps but 16 by registers and blocks -> 48/48 = 100%.
+  EXPECT_DOUBLE_EQ(occ("sm_86", 32, 128).occupancyPercent, 100.0);
+  // sm_75: 32 warps per SM; 255 regs -> 8192 per warp, 2 warps per sub-partition.
+  auto t = occ("sm_75", 255, 64);
+  EXPECT_EQ(t.activeWarpsPerSM, 8);
+  EXPECT_DOUBLE_EQ(t.occupancyPercent, 25.0);
+  // Small blocks hit the blocks-per-SM limit: sm_90, 32 threads -> 32 blocks = 50%.
+  auto b = occ("sm_90", 16, 32);
+  EXPECT_EQ(b.activeBlocksPerSM, 32);
+  EXPECT_NE(b.limitedBy.find("blocks"), std::string::npos);
+}
+
+TEST(Occupancy, ArchNamesAndImpossibleLaunch) {
+  EXPECT_TRUE(archLimits("sm_90a"));
+  EXPECT_TRUE(archLimits("compute_120"));
+  EXPECT_FALSE(archLimits("sm_60"));
+  std::string err;
+  OccupancyInput in;
+  in.registersPerThread = 255;
+  in.threadsPerBlock = 1024;   // 255 x 1024 registers > 64K: cannot launch
+  auto r = computeOccupancy(*archLimits("sm_90"), in, err);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->activeBlocksPerSM, 0);
+  EXPECT_NE(err.find("does not fit"), std::string::npos);
+}
+
+// --- results.csv ---------------------------------------------------------------
+
+TEST(RunData, ReadsQuotedResultsCsv) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ciq-run", dir));
+  {
+    std::error_code ec;
+    llvm::raw_fd_ostream os((dir + "/results.csv").str(), ec);
+    os << "candidate_id,generation,status,reason,baseline,pareto,duplicate_of,duplicate_kind,"
+          "score,score_unit,cv_percent,candidate_hash,device_code_sha256,controls,rendered,"
+          "build_ms,measure_ms,evaluated_at,log,time_ms\n"
+          "c0000,0,OK,,1,0,,,2.5,ms,1.2,aa,bb,{},,100,200,2025-01-01T00:00:00Z,l0,2.5\n"
+          "c0001,1,OK,,0,1,,,2.0,ms,0.9,cc,dd,\"{\"\"opt-level\"\":\"\"2\"\"}\","
+          "\"-Xptxas --opt-level=2, -DX=1\",90,210,2025-01-01T00:00:01Z,l1,2.0\n"
+          "c0002,1,INVALID,compile_error,0,0,,,,ms,,ee,,{},,50,0,2025-01-01T00:00:02Z,l2,\n";
+  }
+  std::string err;
+  auto run = loadRun(std::string(dir), err);
+  ASSERT_TRUE(run) << err;
+  ASSERT_EQ(run->evals.size(), 3u);
+  EXPECT_EQ(run->evals[1].controls, "{\"opt-level\":\"2\"}");
+  EXPECT_EQ(run->evals[1].rendered, "-Xptxas --opt-level=2, -DX=1");
+  EXPECT_DOUBLE_EQ(*run->evals[1].score, 2.0);
+  EXPECT_FALSE(run->evals[2].score);
+  EXPECT_EQ(run->evals[2].reason, "compile_error");
+  EXPECT_EQ(run->baseline()->id, "c0000");
+  ASSERT_EQ(run->objectiveNames.size(), 1u);
+  EXPECT_EQ(run->objectiveNames[0], "time_ms");
+  // And a round trip through the writer the self-test uses.
+  auto again = parseCsv(writeResultsCsv(*run), err);
+  ASSERT_TRUE(again) << err;
+  EXPECT_EQ(again->rows.size(), 3u);
+  EXPECT_EQ(again->cell(1, "rendered"), "-Xptxas --opt-level=2, -DX=1");
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(RunData, BadInputsNameTheFile) {
+  std::string err;
+  EXPECT_FALSE(loadRun("/nonexistent/ciq/run", err));
+  EXPECT_NE(err.find("/nonexistent/ciq/run"), std::string::npos);
+}
+
+TEST(Diagnose, SelfTestClassifiesEveryPathology) {
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  EXPECT_EQ(diagnoseSelfTest(os), 0) << os.str();
+}

@@ -1,0 +1,37 @@
+#include "Protocol.h"
+#include "Sha256.h"
+#include "Subprocess.h"
+
+#include <gtest/gtest.h>
+
+using namespace ciq;
+
+TEST(Sha256, KnownVector) {
+  EXPECT_EQ(sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");
+}
+
+TEST(Subprocess, CapturesOutputAndStatus) {
+  auto r = runSubprocess({"sh", "-c", "echo out; echo err >&2; exit 3"});
+  EXPECT_EQ(r.exitCode, 3);
+  EXPECT_EQ(r.out, "out\n");
+  EXPECT_EQ(r.err, "err\n");
+}
+
+TEST(Subprocess, TimeoutKillsTheWholeGroup) {
+  // The grandchild holds the pipe open; the group kill must end it too.
+  SubprocessOptions o;
+  o.timeoutSeconds = 0.5;
+  auto r = runSubprocess({"sh", "-c", "sleep 30 & sleep 30"}, o);
+  EXPECT_TRUE(r.timedOut);
+  EXPECT_LT(r.wallMs, 3000);
+}
+
+TEST(Protocol, ReceiptRoundTrip) {
+  Receipt r;
+  r.candidateId = "c0001";
+  r.kernels.push_back({"_Z1kv", "k()", "sm_90", 64, 0, 8, 12, 40, 0, 0, 1.5});
+  nlohmann::json j = r;
+  Receipt back = j.get<Receipt>();
+  EXPECT_EQ(back.kernels.at(0).spillLoads, 12);
+  EXPECT_EQ(back.candidateId, "c0001");
+}

@@ -1,0 +1,73 @@
+#include "CompilerVersion.h"
+
+#include "Sha256.h"
+#include "Subprocess.h"
+
+#include <cstdlib>
+#include <fstream>
+#include <regex>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <climits>
+
+namespace ciq::wrapper {
+namespace {
+
+std::string cacheDir() {
+  const char *x = std::getenv("XDG_CACHE_HOME");
+  if (x && *x)
+    return std::string(x) + "/ciq/compiler-version";
+  const char *h = std::getenv("HOME");
+  return std::string(h && *h ? h : "/tmp") + "/.cache/ciq/compiler-version";
+}
+
+void mkdirs(const std::string &dir) {
+  for (size_t p = 1; p <= dir.size(); ++p)
+    if (p == dir.size() || dir[p] == '/')
+      mkdir(dir.substr(0, p).c_str(), 0755);
+}
+
+} // namespace
+
+std::string parseCompilerVersion(const std::string &text) {
+  static const std::regex v(R"(V(\d+\.\d+\.\d+))");
+  std::smatch m;
+  return std::regex_search(text, m, v) ? m[1].str() : "";
+}
+
+std::optional<std::string> compilerVersion(const std::string &path, std::string &error) {
+  char buf[PATH_MAX];
+  std::string real = realpath(path.c_str(), buf) ? buf : path;
+  struct stat st;
+  if (stat(real.c_str(), &st) != 0) {
+    error = "cannot find the compiler '" + path + "' to check its version";
+    return std::nullopt;
+  }
+  std::string key = sha256Hex(real + "\n" + std::to_string(st.st_mtim.tv_sec) + "." +
+                              std::to_string(st.st_mtim.tv_nsec) + "\n" + std::to_string(st.st_size));
+  std::string file = cacheDir() + "/" + key;
+  {
+    std::ifstream in(file);
+    std::string cached;
+    if (in && std::getline(in, cached) && !cached.empty())
+      return cached;
+  }
+  auto r = runSubprocess({real, "--version"});
+  std::string version = parseCompilerVersion(r.out);
+  if (r.exitCode != 0 || version.empty()) {
+    error = "'" + real + " --version' printed no release (exit status " + std::to_string(r.exitCode) + ")";
+    return std::nullopt;
+  }
+  // Write beside and rename: concurrent compiles never read half a line.
+  mkdirs(cacheDir());
+  std::string tmp = file + ".tmp." + std::to_string(getpid());
+  {
+    std::ofstream out(tmp);
+    out << version << "\n";
+  }
+  std::rename(tmp.c_str(), file.c_str());
+  return version;
+}
+
+} // namespace ciq::wrapper

@@ -1,0 +1,483 @@
+#include "Driver.h"
+
+#include "CommandLine.h"
+#include "DeviceCode.h"
+#include "EngineClient.h"
+#include "Inject.h"
+#include "LockMode.h"
+#include "Stats.h"
+#include "Subprocess.h"
+
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <functional>
+#include <optional>
+#include <string>
+#include <unistd.h>
+#include <vector>
+
+namespace ciq::wrapper {
+namespace {
+
+int fail(const std::string &msg, int status = 1) {
+  llvm::WithColor::error(llvm::errs(), "ciq-ptxas") << msg << "\n";
+  return status;
+}
+
+void warn(const std::string &msg) {
+  llvm::WithColor::warning(llvm::errs(), "ciq-ptxas") << msg << "\n";
+}
+
+std::string baseName(const std::string &p) {
+  auto s = p.rfind('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+std::string getEnv(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::string currentDir() {
+  char buf[PATH_MAX];
+  return getcwd(buf, sizeof buf) ? buf : ".";
+}
+
+std::string absolute(const std::string &p, const std::string &cwd) {
+  if (p.empty() || p[0] == '/')
+    return p;
+  return cwd + "/" + p;
+}
+
+// The file the user ran (the front, ciq-ptxas or a link/copy of it), which a
+// stand-in must never find as "the real compiler".
+std::string selfExe() {
+  if (const char *front = std::getenv("CIQ_FRONT_EXE"); front && *front)
+    return front;
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, n) : "";
+}
+
+void writeAll(int fd, const std::string &s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return;
+    off += n;
+  }
+}
+
+// What this process was asked to do.
+struct Invocation {
+  std::string mode;                  // "launcher", "ptxas-standin", "nvcc-standin"
+  std::string kind;                  // "nvcc", "ptxas", or "" (a compiler ciq does not know)
+  std::vector<std::string> prefix;   // launchers and the compiler, as they will run
+  std::string compilerPath;          // the real compiler, resolved
+  std::vector<std::string> args;     // the user's arguments after the compiler
+  std::string lockPath;
+  std::string lockPolicy = "error";
+};
+
+std::string kindOf(const std::string &name) {
+  std::string b = baseName(name);
+  if (b == "nvcc" || b == "ptxas")
+    return b;
+  return "";
+}
+
+bool isCompilerCache(const std::string &name) {
+  std::string b = baseName(name);
+  return b == "ccache" || b == "sccache" || b == "buildcache";
+}
+
+// Stand-ins: the real compiler comes from CIQ_REAL_<TOOL> or PATH minus this file.
+std::optional<std::string> findReal(const std::string &tool, std::string &error) {
+  std::string var = tool == "ptxas" ? "CIQ_REAL_PTXAS" : "CIQ_REAL_NVCC";
+  std::string self = selfExe();
+  std::string wanted = getEnv(var.c_str());
+  auto found = findExecutable(wanted.empty() ? tool : wanted, self);
+  if (!found) {
+    error = wanted.empty()
+                ? "no real " + tool + " on PATH other than this stand-in (" + self + "); set " + var +
+                      " to the real " + tool
+                : var + "=" + wanted + " is not an executable file (or is this stand-in); point it at the real " + tool;
+  }
+  return found;
+}
+
+// Stand-ins mark the environment so a real compiler that turns out to be
+// another copy of ciq-ptxas is caught instead of recursing forever.
+bool enterStandin(const std::string &tool, std::string &error) {
+  std::string var = tool == "ptxas" ? "CIQ_STANDIN_PTXAS_DEPTH" : "CIQ_STANDIN_NVCC_DEPTH";
+  int depth = std::atoi(getEnv(var.c_str()).c_str());
+  if (depth >= 1) {
+    error = "the " + tool + " stand-in called itself again (through PATH or " +
+            (tool == "ptxas" ? "CIQ_REAL_PTXAS" : "CIQ_REAL_NVCC") + "); set " +
+            (tool == "ptxas" ? "CIQ_REAL_PTXAS" : "CIQ_REAL_NVCC") + " to the real " + tool;
+    return false;
+  }
+  setenv(var.c_str(), std::to_string(depth + 1).c_str(), 1);
+  return true;
+}
+
+// Launcher argv: [ciq options] [launchers...] compiler args...
+bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
+  int i = 1;
+  for (; i < argc; ++i) {
+    std::string a = argv[i];
+    auto value = [&](const std::string &opt, std::string &out) {
+      if (a == opt && i + 1 < argc) {
+        out = argv[++i];
+        return true;
+      }
+      if (a.rfind(opt + "=", 0) == 0) {
+        out = a.substr(opt.size() + 1);
+        return true;
+      }
+      return false;
+    };
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (value("--lock", inv.lockPath) || value("--lock-policy", inv.lockPolicy))
+      continue;
+    if (a.rfind("--", 0) == 0) {
+      error = "unknown option '" + a + "' (ciq-ptxas takes --lock FILE and --lock-policy error|warn before the compiler)";
+      return false;
+    }
+    break;
+  }
+  if (i >= argc) {
+    error = "no compiler to run; usage: ciq-ptxas [--lock FILE] [--lock-policy error|warn] [launcher...] <nvcc|ptxas> args...";
+    return false;
+  }
+  int compiler = -1;
+  for (int k = i; k < argc; ++k)
+    if (!kindOf(argv[k]).empty()) {
+      compiler = k;
+      break;
+    }
+  int end = compiler >= 0 ? compiler + 1 : i + 1;
+  for (int k = i; k < end; ++k)
+    inv.prefix.push_back(argv[k]);
+  for (int k = end; k < argc; ++k)
+    inv.args.push_back(argv[k]);
+  if (compiler >= 0) {
+    inv.kind = kindOf(argv[compiler]);
+    auto p = findExecutable(argv[compiler], selfExe());
+    inv.compilerPath = p ? *p : argv[compiler];
+  }
+  return true;
+}
+
+int execArgv(const std::vector<std::string> &argv) {
+  std::vector<char *> c;
+  for (const auto &a : argv)
+    c.push_back(const_cast<char *>(a.c_str()));
+  c.push_back(nullptr);
+  execvp(c[0], c.data());
+  return fail("cannot run '" + argv[0] + "': " + std::strerror(errno), 127);
+}
+
+double compileTimeout(const CandidateMessage &c) {
+  if (c.compileTimeoutSeconds > 0)
+    return c.compileTimeoutSeconds;
+  return std::strtod(getEnv("CIQ_COMPILE_TIMEOUT").c_str(), nullptr);
+}
+
+// A parent compiler cache would hash ciq-ptxas, not the candidate, and serve
+// objects built with other controls: refuse instead of measuring the wrong binary.
+std::string cacheParentProblem() {
+  std::ifstream in("/proc/" + std::to_string(getppid()) + "/comm");
+  std::string comm;
+  std::getline(in, comm);
+  if (!isCompilerCache(comm))
+    return "";
+  return comm + " runs ciq-ptxas as its compiler, so its cache cannot see the candidate or lock; "
+                "put ciq-ptxas first (CMAKE_CUDA_COMPILER_LAUNCHER=\"ciq-ptxas;" + comm + "\")";
+}
+
+// The default output names nvcc and ptxas use when there is no -o.
+std::string defaultOutput(const NvccCommand &cmd) {
+  std::string src = baseName(cmd.source());
+  std::string stem = src.substr(0, src.rfind('.'));
+  for (const auto &a : cmd.argv) {
+    if (a == "-cubin" || a == "--cubin")
+      return stem + ".cubin";
+    if (a == "-fatbin" || a == "--fatbin")
+      return stem + ".fatbin";
+    if (a == "-c" || a == "--compile" || a == "-dc" || a == "--device-c")
+      return stem + ".o";
+  }
+  return "a.out";
+}
+
+struct Outcome {
+  SubprocessResult run;
+  std::vector<KernelStats> kernels;
+  bool timedOut = false;
+};
+
+// Runs the final command: stdout and stdin are the user's; stderr is read so
+// the ptxas -v report can be parsed and, when ciq asked for it, removed.
+Outcome runCompiler(const Injection &inj, double timeout, bool wantStats) {
+  SubprocessOptions o;
+  o.captureStdout = false;
+  o.captureStderr = true;
+  o.inheritStdin = true;
+  o.timeoutSeconds = timeout;
+  o.setEnv["CIQ_WRAPPED"] = "1";
+  Outcome out;
+  out.run = runSubprocess(inj.argv, o);
+  out.timedOut = out.run.timedOut;
+  if (wantStats)
+    out.kernels = parsePtxasVerbose(out.run.err);
+  writeAll(2, inj.addedVerbose ? stripPtxasVerbose(out.run.err) : out.run.err);
+  return out;
+}
+
+int timeoutError(const std::string &source, const CandidateMessage &c, double limit) {
+  return fail("the compile of " + (source.empty() ? std::string("this invocation") : source) + " for candidate " +
+                  c.candidateId + " ran past the compile timeout of " + std::to_string((int)limit) +
+                  " s and was killed with its whole process group; raise compile_timeout_s in ciq.yaml "
+                  "or CIQ_COMPILE_TIMEOUT (seconds)",
+              124);
+}
+
+// The parts of one invocation that differ between nvcc and ptxas.
+struct Prepared {
+  bool ptxasRuns = false;
+  bool versionQuery = false;     // ptxas --version in a tuning run
+  std::string source, output;    // absolute
+  std::vector<std::string> sassArchs;
+  std::string nvccPath, ptxasPath;
+  std::function<Injection(const CandidateMessage &, bool)> inject;
+  std::string error;
+};
+
+// Keeps the parsed command alive for the injection closure.
+struct Parsed {
+  NvccCommand nvcc;
+  PtxasCommand ptxas;
+};
+
+Prepared prepare(const Invocation &inv, Parsed &p, const std::string &cwd) {
+  Prepared r;
+  if (inv.kind == "nvcc") {
+    p.nvcc = parseNvcc(inv.args, getEnv("NVCC_PREPEND_FLAGS"), getEnv("NVCC_APPEND_FLAGS"), cwd);
+    r.error = p.nvcc.error;
+    r.ptxasRuns = p.nvcc.ptxasRuns;
+    r.source = absolute(p.nvcc.source(), cwd);
+    r.output = absolute(p.nvcc.output.empty() ? defaultOutput(p.nvcc) : p.nvcc.output, cwd);
+    r.sassArchs = p.nvcc.sassArchs();
+    r.nvccPath = inv.compilerPath;
+    std::string dir = inv.compilerPath.substr(0, inv.compilerPath.rfind('/') + 1);
+    char buf[PATH_MAX];
+    if (realpath(inv.compilerPath.c_str(), buf)) {
+      std::string real = buf;
+      dir = real.substr(0, real.rfind('/') + 1);
+    }
+    r.ptxasPath = dir.empty() ? "" : dir + "ptxas";
+    r.inject = [&p, &inv](const CandidateMessage &c, bool v) { return injectNvcc(p.nvcc, c, inv.prefix, v); };
+  } else {
+    p.ptxas = parsePtxas(inv.args, cwd);
+    r.error = p.ptxas.error;
+    r.ptxasRuns = p.ptxas.ptxasRuns;
+    r.versionQuery = p.ptxas.versionQuery;
+    r.source = absolute(p.ptxas.input, cwd);
+    r.output = absolute(p.ptxas.output, cwd);
+    if (p.ptxas.arch.rfind("sm_", 0) == 0)
+      r.sassArchs = {p.ptxas.arch};
+    r.ptxasPath = inv.compilerPath;
+    r.inject = [&p, &inv](const CandidateMessage &c, bool v) { return injectPtxas(p.ptxas, c, inv.prefix, v); };
+  }
+  return r;
+}
+
+// ptxas --version in a tuning run: the real text, plus a line naming the
+// candidate, so caches keyed on this text (Triton's) compile per candidate.
+int versionWithCandidate(const Invocation &inv, const CandidateMessage &c) {
+  std::vector<std::string> argv = inv.prefix;
+  argv.insert(argv.end(), inv.args.begin(), inv.args.end());
+  SubprocessOptions o;
+  o.captureStderr = false;
+  auto r = runSubprocess(argv, o);
+  writeAll(1, r.out);
+  if (r.exitCode == 0)
+    writeAll(1, "ciq candidate " + c.candidateHash + " (" + c.candidateId + ")\n");
+  return r.exitCode;
+}
+
+int tuningRun(const Invocation &inv, const std::string &socket) {
+  std::string cwd = currentDir();
+  Parsed parsed;
+  Prepared prep = prepare(inv, parsed, cwd);
+  if (!prep.error.empty())
+    return fail(prep.error);
+  if (!prep.ptxasRuns && !prep.versionQuery)
+    return execArgv([&] { auto a = inv.prefix; a.insert(a.end(), inv.args.begin(), inv.args.end()); return a; }());
+  if (std::string p = cacheParentProblem(); !p.empty())
+    return fail(p);
+
+  CompileRequest req;
+  req.compiler = inv.kind;
+  req.mode = inv.mode;
+  req.cwd = cwd;
+  req.source = prep.source;
+  req.output = prep.output;
+  req.argv = inv.prefix;
+  req.argv.insert(req.argv.end(), inv.args.begin(), inv.args.end());
+  req.pid = getpid();
+  EngineClient engine(socket, socketTimeoutFromEnv());
+  auto cand = engine.requestCandidate(req);
+  if (!cand)
+    return fail(engine.error());
+
+  Receipt rc;
+  rc.candidateId = cand->candidateId;
+  rc.candidateHash = cand->candidateHash;
+  rc.source = prep.source;
+  rc.output = prep.output;
+  int status = 0;
+  if (prep.versionQuery) {
+    status = versionWithCandidate(inv, *cand);
+    rc.exitStatus = status;
+    rc.status = status == 0 ? "ok" : "compile_error";
+    rc.finalArgv = req.argv;
+  } else {
+    Injection inj = prep.inject(*cand, true);
+    if (!inj.error.empty())
+      return fail(inj.error);
+    double limit = compileTimeout(*cand);
+    Outcome out = runCompiler(inj, limit, true);
+    rc.exitStatus = out.run.exitCode;
+    rc.status = out.timedOut ? "compile_timeout" : out.run.exitCode == 0 ? "ok" : "compile_error";
+    rc.wallMs = out.run.wallMs;
+    rc.ptxasRan = true;
+    rc.kernels = out.kernels;
+    rc.finalArgv = inj.argv;
+    rc.overriddenUserOptions = inj.overridden;
+    rc.skippedControls = inj.skipped;
+    if (out.run.spawnFailed)
+      return fail(out.run.errorMessage, 127);
+    if (rc.status == "ok") {
+      std::string err;
+      if (auto dc = readDeviceCode(prep.output, err)) {
+        rc.deviceCodeSha256 = dc->sha256;
+        rc.deviceCodeBytes = dc->bytes;
+      }
+    }
+    status = out.timedOut ? timeoutError(prep.source, *cand, limit) : out.run.exitCode;
+  }
+  if (!engine.sendReceipt(rc))
+    return fail(engine.error());
+  return status;
+}
+
+int lockRun(const Invocation &inv) {
+  auto policy = parseLockPolicy(inv.lockPolicy);
+  if (!policy)
+    return fail("lock policy '" + inv.lockPolicy + "' is not one of error, warn (--lock-policy or CIQ_LOCK_POLICY)");
+  std::string cwd = currentDir();
+  Parsed parsed;
+  Prepared prep = prepare(inv, parsed, cwd);
+  auto passThrough = [&] {
+    auto a = inv.prefix;
+    a.insert(a.end(), inv.args.begin(), inv.args.end());
+    return execArgv(a);
+  };
+  if (!prep.error.empty())
+    return fail(prep.error);
+  if (!prep.ptxasRuns)
+    return passThrough();
+  LockDecision d = checkLock(absolute(inv.lockPath, cwd), *policy, prep.nvccPath, prep.ptxasPath, prep.sassArchs);
+  if (d.fail)
+    return fail(d.message);
+  if (!d.apply) {
+    warn(d.message + " (CIQ_LOCK_POLICY=warn: compiling without the lock)");
+    return passThrough();
+  }
+  if (std::string p = cacheParentProblem(); !p.empty())
+    return fail(p);
+  // Same rendering as the tuning run (with -v), so the device code matches the lock's.
+  Injection inj = prep.inject(d.candidate, true);
+  if (!inj.error.empty())
+    return fail(inj.error);
+  double limit = compileTimeout(d.candidate);
+  Outcome out = runCompiler(inj, limit, false);
+  if (out.run.spawnFailed)
+    return fail(out.run.errorMessage, 127);
+  if (out.timedOut)
+    return timeoutError(prep.source, d.candidate, limit);
+  return out.run.exitCode;
+}
+
+} // namespace
+
+int execCompiler(char **argv) {
+  execvp(argv[0], argv);
+  return fail(std::string("cannot run '") + argv[0] + "': " + std::strerror(errno) +
+                  " (check the compiler path given to ciq-ptxas)",
+              127);
+}
+
+int runWrapper(int argc, char **argv) {
+  Invocation inv;
+  std::string self = baseName(argv[0]);
+  std::string error;
+  if (self == "ptxas" || self == "nvcc") {
+    inv.mode = self + "-standin";
+    inv.kind = self;
+    if (!enterStandin(self, error))
+      return fail(error, 127);
+    auto real = findReal(self, error);
+    if (!real)
+      return fail(error, 127);
+    inv.compilerPath = *real;
+    inv.prefix = {*real};
+    for (int i = 1; i < argc; ++i)
+      inv.args.push_back(argv[i]);
+  } else {
+    inv.mode = "launcher";
+    if (argc == 2 && (std::string(argv[1]) == "--help" || std::string(argv[1]) == "-h")) {
+      llvm::outs() << "usage: ciq-ptxas [--lock FILE] [--lock-policy error|warn] [launcher...] <nvcc|ptxas> args...\n"
+                      "Runs the compiler unchanged, or with the candidate of a tuning run (CIQ_SOCKET) or a\n"
+                      "lockfile's winner (--lock/CIQ_LOCK). See docs/wrapper.md.\n";
+      return 0;
+    }
+    if (!parseLauncher(argc, argv, inv, error))
+      return fail(error, 2);
+  }
+  // Inside a command ciq-ptxas already injected (a stand-in reached through a launcher): pass through.
+  bool wrapped = getEnv("CIQ_WRAPPED") == "1" && inv.mode != "launcher";
+  std::string socket = getEnv("CIQ_SOCKET");
+  if (inv.lockPath.empty())
+    inv.lockPath = getEnv("CIQ_LOCK");
+  if (getEnv("CIQ_LOCK_POLICY").size() && inv.lockPolicy == "error")
+    inv.lockPolicy = getEnv("CIQ_LOCK_POLICY");
+  auto passThrough = [&] {
+    auto a = inv.prefix;
+    a.insert(a.end(), inv.args.begin(), inv.args.end());
+    return execArgv(a);
+  };
+  if (wrapped || inv.kind.empty())
+    return passThrough();
+  if (!socket.empty())
+    return tuningRun(inv, socket);
+  if (!inv.lockPath.empty())
+    return lockRun(inv);
+  return passThrough();
+}
+
+} // namespace ciq::wrapper

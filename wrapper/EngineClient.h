@@ -1,0 +1,35 @@
+// The wrapper's side of the tuning-run protocol (docs/protocol.md): one
+// connection per compiler invocation, every wait bounded by CIQ_SOCKET_TIMEOUT.
+#pragma once
+#include "Protocol.h"
+#include "Socket.h"
+
+#include <optional>
+#include <string>
+
+namespace ciq::wrapper {
+
+class EngineClient {
+public:
+  // socketPath: CIQ_SOCKET; timeoutSeconds: CIQ_SOCKET_TIMEOUT (default 20 s).
+  EngineClient(std::string socketPath, double timeoutSeconds)
+      : path_(std::move(socketPath)), timeout_(timeoutSeconds) {}
+  // hello -> candidate. nullopt with error() set when the engine is unreachable,
+  // silent past the timeout, or answers {"op":"error"}.
+  std::optional<CandidateMessage> requestCandidate(const CompileRequest &req);
+  // receipt -> ack.
+  bool sendReceipt(const Receipt &r);
+  const std::string &error() const { return error_; }
+
+private:
+  std::string unreachable(const std::string &why) const;
+  std::string path_;
+  double timeout_;
+  std::optional<LineSocket> sock_;
+  std::string error_;
+};
+
+// CIQ_SOCKET_TIMEOUT in seconds (default 20); a malformed value gives the default.
+double socketTimeoutFromEnv();
+
+} // namespace ciq::wrapper

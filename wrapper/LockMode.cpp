@@ -1,0 +1,95 @@
+#include "LockMode.h"
+
+#include "CompilerVersion.h"
+#include "Lockfile.h"
+#include "Sha256.h"
+
+#include <algorithm>
+
+namespace ciq::wrapper {
+
+std::optional<LockPolicy> parseLockPolicy(const std::string &s) {
+  if (s == "error")
+    return LockPolicy::Error;
+  if (s == "warn")
+    return LockPolicy::Warn;
+  return std::nullopt;
+}
+
+namespace {
+
+// Every ACF present with the recorded bytes; "" or the first problem.
+std::string checkAcfs(const CandidateMessage &c, const std::string &lockPath) {
+  for (const auto &a : c.acfs) {
+    auto sha = sha256File(a.path);
+    if (!sha)
+      return lockPath + ": ACF " + a.path + " is missing; restore ciq-acf/ from version control beside the lockfile";
+    if (*sha != a.sha256)
+      return lockPath + ": ACF " + a.path + " has SHA-256 " + *sha + " but the lock recorded " + a.sha256 +
+             "; the file was changed: restore it, or tune again";
+  }
+  return "";
+}
+
+// "" or why this compiler is not the one the lock was frozen with.
+std::string checkVersion(const std::string &tool, const std::string &path, const std::string &locked,
+                         const std::string &lockPath) {
+  if (path.empty() || locked.empty())
+    return "";
+  std::string err;
+  auto v = compilerVersion(path, err);
+  if (!v)
+    return err;
+  if (*v != locked)
+    return lockPath + ": frozen with " + tool + " " + locked + " but " + path + " is " + *v +
+           "; tune again with this compiler (or use --lock-policy=warn to build without the lock)";
+  return "";
+}
+
+std::string checkArchs(const std::vector<std::string> &archs, const std::vector<std::string> &locked,
+                       const std::string &lockPath) {
+  for (const auto &a : archs)
+    if (std::find(locked.begin(), locked.end(), a) == locked.end()) {
+      std::string list;
+      for (const auto &l : locked)
+        list += (list.empty() ? "" : ", ") + l;
+      return lockPath + ": this compile targets " + a + " but the lock was frozen for " +
+             (list.empty() ? "no architecture" : list) +
+             "; tune again for " + a + " (or use --lock-policy=warn to build without the lock)";
+    }
+  return "";
+}
+
+} // namespace
+
+LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std::string &nvccPath,
+                       const std::string &ptxasPath, const std::vector<std::string> &sassArchs) {
+  LockDecision d;
+  std::string err;
+  auto lock = readLockfile(lockPath, err);
+  if (!lock) {
+    d.fail = true;
+    d.message = err;
+    return d;
+  }
+  d.candidate = lockToCandidate(*lock, lockPath);
+  if (std::string e = checkAcfs(d.candidate, lockPath); !e.empty()) {
+    d.fail = true;
+    d.message = e;
+    return d;
+  }
+  std::string problem = checkVersion("nvcc", nvccPath, lock->nvccVersion, lockPath);
+  if (problem.empty())
+    problem = checkVersion("ptxas", ptxasPath, lock->ptxasVersion, lockPath);
+  if (problem.empty())
+    problem = checkArchs(sassArchs, lock->architectures, lockPath);
+  if (problem.empty()) {
+    d.apply = true;
+    return d;
+  }
+  d.message = problem;
+  d.fail = policy == LockPolicy::Error;
+  return d;
+}
+
+} // namespace ciq::wrapper

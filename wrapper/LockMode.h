@@ -1,0 +1,35 @@
+// Lock mode (--lock FILE or CIQ_LOCK): the lockfile's winner is injected only
+// after checking that it applies here.
+//
+// Integrity (always an error, whatever the policy): the lockfile reads and has
+// the shape of docs/lockfile.md; every ACF exists and has the SHA-256 recorded.
+// Applicability (policy `error`, the default, refuses; `warn` prints one
+// warning and compiles without the lock): the nvcc/ptxas release equals the one
+// the lock was frozen with, and every SASS architecture of this invocation is
+// one of the lock's architectures.
+#pragma once
+#include "Protocol.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ciq::wrapper {
+
+enum class LockPolicy { Error, Warn };
+
+// "error"/"warn"; nullopt for anything else.
+std::optional<LockPolicy> parseLockPolicy(const std::string &s);
+
+struct LockDecision {
+  bool apply = false;            // inject `candidate`
+  bool fail = false;             // refuse the compile with `message`
+  std::string message;           // the error, or the warning when neither apply nor fail
+  CandidateMessage candidate;
+};
+
+// nvccPath / ptxasPath: the compilers of this invocation ("" when not involved).
+LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std::string &nvccPath,
+                       const std::string &ptxasPath, const std::vector<std::string> &sassArchs);
+
+} // namespace ciq::wrapper
