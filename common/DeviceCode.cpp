@@ -7,6 +7,57 @@
 #include <llvm/Support/MemoryBuffer.h>
 
 namespace ciq {
+namespace {
+
+// One cubin's SASS and its resource tables, hashed section by section. The
+// `.note.nv.tkinfo` note is left out: it records the ptxas command line
+// (options, -v), which changes with every spelling of the same code.
+void hashCubin(const llvm::object::ObjectFile &cubin, std::string &acc) {
+  for (const auto &sec : cubin.sections()) {
+    auto name = sec.getName();
+    if (!name) {
+      llvm::consumeError(name.takeError());
+      continue;
+    }
+    if (*name == ".note.nv.tkinfo")
+      continue;
+    acc += name->str() + ":" + std::to_string(sec.getSize()) + ":";
+    if (sec.isBSS())
+      continue;
+    auto contents = sec.getContents();
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      continue;
+    }
+    acc += sha256Hex(*contents) + "\n";
+  }
+}
+
+// The cubins embedded in a fatbin: every ELF image for the CUDA machine.
+// ciq never interprets the fatbin container itself, it only finds the ELFs.
+// Returns false when there is none (e.g. a compressed fatbin).
+bool hashEmbeddedCubins(llvm::StringRef fatbin, std::string &acc) {
+  bool found = false;
+  size_t pos = 0;
+  while ((pos = fatbin.find("\x7f" "ELF", pos)) != llvm::StringRef::npos) {
+    llvm::MemoryBufferRef ref(fatbin.substr(pos), "cubin");
+    auto obj = llvm::object::ObjectFile::createObjectFile(ref);
+    if (!obj) {
+      llvm::consumeError(obj.takeError());
+      pos += 4;
+      continue;
+    }
+    auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(obj->get());
+    if (elf && elf->getEMachine() == llvm::ELF::EM_CUDA) {
+      hashCubin(**obj, acc);
+      found = true;
+    }
+    pos += 4;
+  }
+  return found;
+}
+
+} // namespace
 
 std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &error) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
@@ -28,7 +79,9 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
   // A cubin is an ELF for the CUDA machine: the whole file is device code.
   if (auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(obj->get());
       elf && elf->getEMachine() == llvm::ELF::EM_CUDA) {
-    dc.sha256 = sha256Hex(bytes);
+    std::string acc;
+    hashCubin(**obj, acc);
+    dc.sha256 = sha256Hex(acc);
     dc.bytes = (long)bytes.size();
     dc.section = "file";
     return dc;
@@ -39,16 +92,24 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
       llvm::consumeError(name.takeError());
       continue;
     }
-    if (*name != ".nv_fatbin")
+    // -rdc=true (CUDA_SEPARABLE_COMPILATION) objects keep their relocatable
+    // device code in __nv_relfatbin instead.
+    if (*name != ".nv_fatbin" && *name != "__nv_relfatbin")
       continue;
     auto contents = sec.getContents();
     if (!contents) {
       error = path + ": " + llvm::toString(contents.takeError());
       return std::nullopt;
     }
-    dc.sha256 = sha256Hex(*contents);
+    std::string acc;
     dc.bytes = (long)contents->size();
-    dc.section = ".nv_fatbin";
+    if (hashEmbeddedCubins(*contents, acc)) {
+      dc.sha256 = sha256Hex(acc);
+      dc.section = name->str() + " cubins";
+    } else {
+      dc.sha256 = sha256Hex(*contents);
+      dc.section = name->str();
+    }
     return dc;
   }
   return dc;

@@ -1,6 +1,10 @@
-// The device code of one compiler output, for hashing: the `.nv_fatbin`
-// section of a host object (nvcc -c), or the whole file for a cubin, fatbin
-// or ptxas output. Read with LLVM's ELF reader.
+// The device code of one compiler output, for hashing: the SASS of every
+// cubin in the `.nv_fatbin` section of a host object (nvcc -c), or of a cubin
+// (ptxas -o). Read with LLVM's ELF reader. Each cubin's sections are hashed
+// except `.note.nv.tkinfo`, where ptxas records its own command line: two
+// spellings of the same options (or an added -v) give the same hash, and
+// only a change of the generated code changes it. Without a cubin to find
+// (a compressed fatbin, a PTX-only target) the raw bytes are hashed.
 #pragma once
 #include <optional>
 #include <string>

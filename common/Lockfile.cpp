@@ -153,4 +153,27 @@ CandidateMessage lockToCandidate(const Lockfile &l, const std::string &lockPath)
   return c;
 }
 
+std::vector<std::string> lockCompileArgs(const Lockfile &l, const std::string &lockPath) {
+  auto escapeCommas = [](const std::string &s) {
+    std::string o;
+    for (char c : s) {
+      if (c == '\\' || c == ',')
+        o += '\\';
+      o += c;
+    }
+    return o;
+  };
+  std::vector<std::string> args;
+  for (const auto &o : l.ptxasOptions)
+    args.push_back("-Xptxas=" + escapeCommas(o));
+  for (const auto &o : l.nvccOptions)
+    args.push_back(o);
+  CandidateMessage c = lockToCandidate(l, lockPath);
+  for (const auto &a : c.acfs)
+    args.push_back(a.stage == "nvcc" ? "--apply-controls=" + a.path : "-Xptxas=--apply-controls=" + escapeCommas(a.path));
+  for (const auto &d : l.defines)
+    args.push_back("-D" + d);
+  return args;
+}
+
 } // namespace ciq

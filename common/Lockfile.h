@@ -49,4 +49,9 @@ bool writeLockfile(const std::string &path, const Lockfile &l, std::string &erro
 // absolute against the lockfile's folder.
 CandidateMessage lockToCandidate(const Lockfile &l, const std::string &lockPath);
 
+// The compiler arguments ciq_apply_lock() adds to a target for this lock, token
+// for token as cmake-module/CompileIQ.cmake renders them (-Xptxas=<opt> with
+// commas escaped, nvcc options, -D<define>, --apply-controls=<abs ACF path>).
+std::vector<std::string> lockCompileArgs(const Lockfile &l, const std::string &lockPath);
+
 } // namespace ciq

@@ -27,13 +27,15 @@ void to_json(json &j, const CandidateMessage &v) {
   j = json{{"candidate_id", v.candidateId}, {"candidate_hash", v.candidateHash},
            {"ptxas_options", v.ptxasOptions}, {"nvcc_options", v.nvccOptions},
            {"defines", v.defines}, {"acfs", v.acfs},
-           {"compile_timeout_s", v.compileTimeoutSeconds}, {"want_stats", v.wantStats}};
+           {"compile_timeout_s", v.compileTimeoutSeconds}, {"want_stats", v.wantStats},
+           {"strip_args", v.stripArgs}};
 }
 void from_json(const json &j, CandidateMessage &v) {
   GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash");
   GET(ptxasOptions, "ptxas_options"); GET(nvccOptions, "nvcc_options"); GET(defines, "defines");
   GET(acfs, "acfs"); GET(compileTimeoutSeconds, "compile_timeout_s");
   v.wantStats = j.value("want_stats", true);
+  GET(stripArgs, "strip_args");
 }
 
 void to_json(json &j, const KernelStats &v) {

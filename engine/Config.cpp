@@ -2,6 +2,7 @@
 #include "SpaceLoader.h"
 #include "YamlUtil.h"
 
+#include <algorithm>
 #include <fstream>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -151,6 +152,10 @@ SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
   if (n["exit_on_failure"]) s.exitOnFailure = r.boolean(n["exit_on_failure"], "search.exit_on_failure");
   if (n["exhaustive_limit"]) s.exhaustiveLimit = r.integer(n["exhaustive_limit"], "search.exhaustive_limit", 1, LONG_MAX);
   if (n["canary"]) s.canary = r.boolean(n["canary"], "search.canary");
+  // The default cull_size must not turn a small pool_size into an error the
+  // user never wrote: it shrinks to fit; an explicit one is checked.
+  if (!n["cull_size"])
+    s.cullSize = std::min(s.cullSize, std::max(0, s.poolSize - 1));
   if (s.cullSize >= s.poolSize && s.poolSize > 1)
     r.fail(n["cull_size"], "search.cull_size", "must be smaller than pool_size (" + std::to_string(s.poolSize) + ")");
   if (s.elitism > s.poolSize)
@@ -171,7 +176,7 @@ TuneConfig parse(const std::string &path) {
   YAML::Node root = loadYamlFile(path);
   YamlReader r(path);
   if (!root.IsMap())
-    throw ConfigError(path + ": expected a mapping at the top (target:, space:, ...); see docs/config.md");
+    r.fail(root, "(top level)", "expected a mapping at the top (target:, space:, ...); see docs/config.md");
   r.onlyKeys(root, "", {"target", "build_dir", "config", "lockfile", "run_dir", "tune_targets",
                         "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs",
                         "keep_invalid"});
@@ -179,7 +184,7 @@ TuneConfig parse(const std::string &path) {
   c.path = path;
   std::string base = llvm::sys::path::parent_path(path).str();
   if (!root["target"])
-    throw ConfigError(path + ": target: missing; name the CMake target to tune");
+    r.fail(root, "target", "missing; name the CMake target to tune");
   c.target = r.str(root["target"], "target");
   c.buildDir = absolute(root["build_dir"] ? r.str(root["build_dir"], "build_dir") : ".", base);
   if (!llvm::sys::fs::exists(c.buildDir + "/CMakeCache.txt"))

@@ -130,10 +130,11 @@ Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string
     r.fail(n, key, "missing 'name'");
   c.name = r.str(n["name"], key + ".name");
   std::string k = key + "(" + c.name + ")";
-  c.origin = r.where(n, "");
+  c.origin = r.where(n, k);
   int renders = 0;
-  if (n["ptxas"]) { c.render = RenderKind::Ptxas; c.option = r.str(n["ptxas"], k + ".ptxas"); ++renders; }
-  if (n["nvcc"]) { c.render = RenderKind::Nvcc; c.option = r.str(n["nvcc"], k + ".nvcc"); ++renders; }
+  // An option's origin points at its own line: checkOptionsKnown reports there.
+  if (n["ptxas"]) { c.render = RenderKind::Ptxas; c.option = r.str(n["ptxas"], k + ".ptxas"); c.origin = r.where(n["ptxas"], k + ".ptxas"); ++renders; }
+  if (n["nvcc"]) { c.render = RenderKind::Nvcc; c.option = r.str(n["nvcc"], k + ".nvcc"); c.origin = r.where(n["nvcc"], k + ".nvcc"); ++renders; }
   if (n["define"]) { c.render = RenderKind::Define; c.option = r.str(n["define"], k + ".define"); ++renders; }
   if (n["acf"]) { c.render = RenderKind::Acf; ++renders; }
   if (renders != 1)
@@ -189,6 +190,9 @@ void merge(SearchSpace &into, const SearchSpace &from) {
 SearchSpace includeEntry(const YAML::Node &e, const YamlReader &r, const std::string &key,
                          const std::string &baseDir);
 
+// "space" + "controls" -> "space.controls"; a space file's top level has no prefix.
+std::string child(const std::string &key, const std::string &name) { return key.empty() ? name : key + "." + name; }
+
 void loadOne(SearchSpace &space, const YAML::Node &n, const YamlReader &r, const std::string &key,
              const std::string &baseDir) {
   r.onlyKeys(n, key, {"include", "controls", "exclude", "provider", "version", "variant", "tag",
@@ -198,28 +202,28 @@ void loadOne(SearchSpace &space, const YAML::Node &n, const YamlReader &r, const
   if (n["include"]) {
     YAML::Node inc = n["include"];
     if (inc.IsScalar() || inc.IsMap())
-      merge(space, includeEntry(inc, r, key + ".include", baseDir));
+      merge(space, includeEntry(inc, r, child(key, "include"), baseDir));
     else if (inc.IsSequence())
       for (size_t i = 0; i < inc.size(); ++i)
-        merge(space, includeEntry(inc[i], r, key + ".include[" + std::to_string(i) + "]", baseDir));
+        merge(space, includeEntry(inc[i], r, child(key, "include[" + std::to_string(i) + "]"), baseDir));
     else
-      r.fail(inc, key + ".include", "expected a space name, a file or a list of them");
+      r.fail(inc, child(key, "include"), "expected a space name, a file or a list of them");
   }
   if (n["controls"]) {
     YAML::Node cs = n["controls"];
     if (!cs.IsSequence())
-      r.fail(cs, key + ".controls", "expected a list of controls (lines starting with '- name:')");
+      r.fail(cs, child(key, "controls"), "expected a list of controls (lines starting with '- name:')");
     for (size_t i = 0; i < cs.size(); ++i)
-      addControl(space, parseControl(cs[i], r, key + ".controls[" + std::to_string(i) + "]", baseDir), r, cs[i]);
+      addControl(space, parseControl(cs[i], r, child(key, "controls[" + std::to_string(i) + "]"), baseDir), r, cs[i]);
   }
   if (n["exclude"]) {
-    for (const auto &name : r.strings(n["exclude"], key + ".exclude")) {
+    for (const auto &name : r.strings(n["exclude"], child(key, "exclude"))) {
       int i = space.find(name);
       if (i < 0) {
         std::string known;
         for (const auto &c : space.controls)
           known += (known.empty() ? "" : ", ") + c.name;
-        r.fail(n["exclude"], key + ".exclude", "unknown control '" + name + "'; known controls: " + known);
+        r.fail(n["exclude"], child(key, "exclude"), "unknown control '" + name + "'; known controls: " + known);
       }
       space.controls.erase(space.controls.begin() + i);
     }
@@ -331,7 +335,14 @@ std::set<std::string> documentedOptions(const std::string &tool) {
   if (it != cache.end())
     return it->second;
   std::set<std::string> names;
+  // The CUDA bin folder is often not on PATH (CMake finds nvcc by itself):
+  // fall back to where CUDA installs so a misspelt option is still caught.
   auto exe = findExecutable(tool);
+  for (const char *var : {"CUDA_PATH", "CUDA_HOME"})
+    if (!exe && getenv(var) && *getenv(var))
+      exe = findExecutable(std::string(getenv(var)) + "/bin/" + tool);
+  if (!exe)
+    exe = findExecutable("/usr/local/cuda/bin/" + tool);
   if (exe) {
     auto res = runSubprocess({*exe, "--help"});
     std::string text = res.out;

@@ -1,16 +1,16 @@
 #include "Tune.h"
 #include "Benchmark.h"
-#include "BuildDriver.h"
+#include "CandidateBuild.h"
 #include "Command.h"
-#include "Daemon.h"
-#include "DeviceCode.h"
+#include "Interleave.h"
 #include "Journal.h"
 #include "LockWriter.h"
 #include "Objectives.h"
-#include "Paths.h"
+#include "Progress.h"
 #include "ResultsCsv.h"
 #include "Search.h"
 #include "Sha256.h"
+#include "Stats.h"
 #include "Summary.h"
 #include "Version.h"
 
@@ -19,7 +19,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <map>
-#include <unistd.h>
+#include <set>
 
 namespace ciq {
 namespace {
@@ -30,49 +30,52 @@ std::string candidateName(size_t index) {
   return buf;
 }
 
+nlohmann::json startLine(const TuneConfig &cfg) {
+  nlohmann::json objectives = nlohmann::json::array();
+  for (const auto &o : cfg.objectives)
+    objectives.push_back({{"metric", o.metric}, {"direction", o.direction}, {"unit", o.unit}});
+  return {{"op", "start"}, {"version", 1}, {"engine_version", CIQ_VERSION}, {"config_path", cfg.path},
+          {"space_identity", cfg.space.identity()}, {"space_size", cfg.space.size()}, {"seed", cfg.search.seed},
+          {"strategy", cfg.search.strategy}, {"pool_size", cfg.search.poolSize},
+          {"generations", cfg.search.generations}, {"mutate_rate", cfg.search.mutateRate},
+          {"target", cfg.target}, {"objectives", objectives}, {"started_at", nowIso8601()}};
+}
+
 class TuneRun {
 public:
-  TuneRun(TuneConfig cfg, TuneOptions opts) : cfg_(std::move(cfg)), opts_(opts), driver_(cfg_) {}
-  ~TuneRun() { restoreBuildTree(); }
+  TuneRun(TuneConfig cfg, TuneOptions opts) : cfg_(std::move(cfg)), opts_(opts), builder_(cfg_) {}
   int run();
 
 private:
   bool prepare();
-  bool copyAcfs();
+  bool openJournal();
   bool evaluateBaseline();
   int searchGenerations();
   Evaluation evaluate(const Point &p, int generation);
-  void buildAndCheck(Evaluation &e);
   void measure(Evaluation &e);
   void record(Evaluation &e);
   bool runCanary();
+  int runFinalists(WinnerChoice &w);
   int finish();
+  int failFirstGeneration();
+  void keepArtifacts(const Evaluation &e);
   bool budgetLeft() const { return (int)evals_.size() < budget_; }
   std::vector<ScoredPoint> history(int beforeGeneration) const;
-  CandidateMessage messageFor(const Evaluation &e) const;
   std::string logPath(const std::string &id) const { return cfg_.runDir + "/logs/" + id + ".log"; }
-  void restoreBuildTree();
-  void printLine(const Evaluation &e) const;
-  int failFirstGeneration();
 
   TuneConfig cfg_;
   TuneOptions opts_;
-  BuildDriver driver_;
-  Daemon daemon_;
+  CandidateBuilder builder_;
   Journal journal_;
+  Progress progress_;
   std::unique_ptr<Strategy> strategy_;
   std::unique_ptr<BenchmarkRunner> bench_;
   std::vector<Evaluation> evals_;
   std::map<std::string, size_t> byHash_, byDevice_;
-  std::map<std::string, std::string> acfCopy_;   // sha256 -> path under run/acf
   int budget_ = 0;
-  bool fatal_ = false;
-  std::string fatalMessage_;
 };
 
-bool TuneRun::prepare() {
-  for (const char *sub : {"", "/logs", "/acf"})
-    llvm::sys::fs::create_directories(cfg_.runDir + sub);
+bool TuneRun::openJournal() {
   std::string jpath = cfg_.runDir + "/journal.jsonl";
   JournalContents prior = readJournal(jpath);
   bool unfinished = !prior.evaluations.empty() && !prior.done;
@@ -88,37 +91,34 @@ bool TuneRun::prepare() {
       return false;
     }
     evals_ = prior.evaluations;
-  } else if (unfinished && !opts_.fresh) {
+  } else if (unfinished && !opts_.fresh && !opts_.canaryOnly) {
     reportError(cfg_.runDir + " holds an unfinished search (" + std::to_string(prior.evaluations.size()) +
                 " evaluations); continue it with `ciq resume --config " + cfg_.path +
-                "` or start over with `ciq tune --fresh`");
+                "`, or start over with `ciq tune --fresh`");
     return false;
   } else if (llvm::sys::fs::exists(jpath)) {
-    // A finished (or discarded) search is kept beside, never overwritten.
-    std::string old = jpath + ".previous";
-    llvm::sys::fs::rename(jpath, old);
+    // A finished or discarded search is kept beside, never overwritten.
+    llvm::sys::fs::rename(jpath, jpath + ".previous");
   }
   std::string err;
   if (!journal_.open(jpath, err))
     return reportError(err), false;
   if (!opts_.resume)
-    journal_.append({{"op", "start"}, {"version", 1}, {"engine_version", CIQ_VERSION},
-                     {"config_path", cfg_.path}, {"space_identity", cfg_.space.identity()},
-                     {"space_size", cfg_.space.size()}, {"seed", cfg_.search.seed},
-                     {"strategy", cfg_.search.strategy}, {"pool_size", cfg_.search.poolSize},
-                     {"generations", cfg_.search.generations}, {"target", cfg_.target},
-                     {"objectives", [&] {
-                        nlohmann::json a = nlohmann::json::array();
-                        for (const auto &o : cfg_.objectives)
-                          a.push_back({{"metric", o.metric}, {"direction", o.direction}, {"unit", o.unit}});
-                        return a;
-                      }()},
-                     {"started_at", nowIso8601()}});
+    journal_.append(startLine(cfg_));
   for (size_t i = 0; i < evals_.size(); ++i) {
     byHash_.emplace(evals_[i].candidateHash, i);
     if (evals_[i].ok && !evals_[i].deviceCodeSha256.empty())
       byDevice_.emplace(evals_[i].deviceCodeSha256, i);
   }
+  return true;
+}
+
+bool TuneRun::prepare() {
+  if (opts_.canaryOnly)
+    cfg_.runDir += "/canary";
+  llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
+  if (!openJournal())
+    return false;
   budget_ = opts_.maxEvaluations > 0        ? opts_.maxEvaluations
             : cfg_.search.maxEvaluations > 0 ? cfg_.search.maxEvaluations
                                              : 1 + cfg_.search.poolSize * cfg_.search.generations;
@@ -127,110 +127,13 @@ bool TuneRun::prepare() {
   } catch (const std::exception &e) {
     return reportError(cfg_.path + ": search.strategy: " + e.what()), false;
   }
-  if (!copyAcfs() || !driver_.discover(err))
-    return reportError(err.empty() ? "cannot copy ACF files into " + cfg_.runDir + "/acf" : err), false;
-  if (!daemon_.start(socketPathFor(cfg_.runDir), err))
+  std::string err;
+  if (!builder_.start(socketPathFor(cfg_.runDir), err))
     return reportError(err), false;
   if (cfg_.benchmark.enabled)
     bench_ = std::make_unique<BenchmarkRunner>(cfg_);
+  progress_.begin(budget_, !opts_.quiet);
   return true;
-}
-
-// ACFs travel under their content hash: a path with no comma (nvcc splits
-// -Xptxas values on commas) that also keys compiler caches on the bytes.
-bool TuneRun::copyAcfs() {
-  for (const auto &c : cfg_.space.controls) {
-    if (c.render != RenderKind::Acf)
-      continue;
-    for (size_t i = 0; i < c.values.size(); ++i) {
-      std::string dst = cfg_.runDir + "/acf/" + c.acfSha256[i] + ".acf";
-      if (!llvm::sys::fs::exists(dst) && llvm::sys::fs::copy_file(c.values[i], dst))
-        return false;
-      acfCopy_[c.acfSha256[i]] = dst;
-    }
-  }
-  return true;
-}
-
-CandidateMessage TuneRun::messageFor(const Evaluation &e) const {
-  CandidateMessage m;
-  m.candidateId = e.candidateId;
-  m.candidateHash = e.candidateHash;
-  m.ptxasOptions = e.rendered.ptxas;
-  m.nvccOptions = e.rendered.nvcc;
-  m.defines = e.rendered.defines;
-  for (const auto &a : e.rendered.acfs) {
-    auto it = acfCopy_.find(a.sha256);
-    m.acfs.push_back({a.stage, it == acfCopy_.end() ? a.path : it->second, a.sha256});
-  }
-  m.compileTimeoutSeconds = cfg_.timeouts.compileSeconds;
-  return m;
-}
-
-// Rebuilds the target with the candidate and checks every CUDA translation
-// unit reported back for it.
-void TuneRun::buildAndCheck(Evaluation &e) {
-  daemon_.setCandidate(messageFor(e));
-  driver_.clean();
-  e.log = logPath(e.candidateId);
-  std::map<std::string, std::string> env = {{"CIQ_SOCKET", daemon_.socketPath()},
-                                            {"CIQ_RUN_DIR", cfg_.runDir},
-                                            {"CIQ_SOCKET_TIMEOUT", std::to_string((int)cfg_.timeouts.socketSeconds)}};
-  e.replay = "CIQ_LOCK= " + shellJoin(driver_.buildCommand()) + "  # with the candidate: ciq replay " + e.candidateId;
-  auto r = driver_.build(env, e.log);
-  e.buildMs = r.wallMs;
-  auto receipts = daemon_.receipts();
-  daemon_.clearCandidate();
-  std::map<std::string, const Receipt *> byOutput;
-  for (const auto &rc : receipts) {
-    byOutput[rc.output] = &rc;
-    for (const auto &k : rc.kernels)
-      e.kernels.push_back(k);
-  }
-  bool compileFailed = false, timedOut = false;
-  for (const auto &rc : receipts) {
-    compileFailed = compileFailed || rc.status == "compile_error";
-    timedOut = timedOut || rc.status == "compile_timeout";
-  }
-  if (r.timedOut || timedOut) {
-    e.reason = reason::CompileTimeout;
-    e.message = timedOut ? "a compile ran past timeouts.compile_s; log: " + e.log
-                         : "the build ran past timeouts.build_s; log: " + e.log;
-    return;
-  }
-  if (r.exitCode != 0 || r.spawnFailed) {
-    bool allCompiled = true;
-    for (const auto &o : driver_.objects())
-      allCompiled = allCompiled && byOutput.count(o.object) && byOutput[o.object]->exitStatus == 0;
-    e.reason = (compileFailed || !allCompiled) ? reason::CompileError : reason::LinkError;
-    e.message = std::string(e.reason == reason::CompileError ? "the compile failed" : "the link failed") +
-                " (cmake --build exit " + std::to_string(r.exitCode) + "); log: " + e.log;
-    return;
-  }
-  std::vector<std::string> missing, hashes;
-  for (const auto &o : driver_.objects()) {
-    auto it = byOutput.find(o.object);
-    if (it == byOutput.end()) {
-      missing.push_back(o.source);
-      continue;
-    }
-    const Receipt &rc = *it->second;
-    e.objects.push_back({o.source, o.object, rc.deviceCodeSha256, rc.status, rc.deviceCodeBytes, rc.wallMs});
-    hashes.push_back(rc.deviceCodeSha256);
-  }
-  if (!missing.empty()) {
-    std::string files;
-    for (const auto &m : missing)
-      files += (files.empty() ? "" : ", ") + m;
-    e.reason = reason::StaleBuild;
-    e.message = "the configuration did not reach the compiler: no receipt from ciq-ptxas for " + files +
-                " (is the target's CUDA_COMPILER_LAUNCHER ciq-ptxas? see `ciq canary`); log: " + e.log;
-    fatal_ = true;
-    fatalMessage_ = e.message;
-    return;
-  }
-  e.deviceCodeSha256 = combineDeviceCodeHashes(hashes);
-  e.ok = true;
 }
 
 void TuneRun::measure(Evaluation &e) {
@@ -246,7 +149,6 @@ void TuneRun::measure(Evaluation &e) {
   }
   e.runs = m.values;
   e.cvPercent = m.cvPercent;
-  e.scores["time_ms"] = m.median;
   for (const auto &o : cfg_.objectives)
     if (!isCompileMetric(o.metric))
       e.scores[o.metric] = m.median;
@@ -261,69 +163,60 @@ Evaluation TuneRun::evaluate(const Point &p, int generation) {
   e.candidateHash = e.rendered.hash();
   // Same command lines and ACF bytes as an earlier candidate: not rebuilt.
   if (auto it = byHash_.find(e.candidateHash); it != byHash_.end()) {
-    const Evaluation &d = evals_[it->second];
-    Evaluation copy = d;
+    Evaluation copy = evals_[it->second];
+    copy.duplicateOf = copy.duplicateOf.empty() ? copy.candidateId : copy.duplicateOf;
+    copy.duplicateKind = "config";
     copy.candidateId = e.candidateId;
     copy.generation = generation;
     copy.point = p;
     copy.rendered = e.rendered;
-    copy.duplicateOf = d.duplicateOf.empty() ? d.candidateId : d.duplicateOf;
-    copy.duplicateKind = "config";
     copy.buildMs = copy.measureMs = 0;
     copy.evaluatedAt = nowIso8601();
     return copy;
   }
-  buildAndCheck(e);
+  progress_.building(e.candidateId);
+  builder_.build(e, logPath(e.candidateId));
   if (e.ok) {
     scoreCompileMetrics(cfg_, e);
     // Same device code as an earlier candidate: built, but not re-measured.
     auto it = byDevice_.find(e.deviceCodeSha256);
-    if (it != byDevice_.end() && bench_) {
+    if (it != byDevice_.end()) {
       const Evaluation &d = evals_[it->second];
       e.duplicateOf = d.duplicateOf.empty() ? d.candidateId : d.duplicateOf;
       e.duplicateKind = "device_code";
-      e.ok = d.ok;
-      e.reason = d.reason;
-      e.scores = d.scores;
-      e.runs = d.runs;
-      e.cvPercent = d.cvPercent;
-    } else {
-      if (it != byDevice_.end()) {
-        e.duplicateOf = evals_[it->second].candidateId;
-        e.duplicateKind = "device_code";
+      if (bench_) {
+        e.ok = d.ok;
+        e.reason = d.reason;
+        e.scores = d.scores;
+        e.runs = d.runs;
+        e.cvPercent = d.cvPercent;
       }
+    } else {
+      progress_.measuring(e.candidateId);
       measure(e);
     }
   }
   e.evaluatedAt = nowIso8601();
+  if (!e.ok && (opts_.keepInvalid || cfg_.keepInvalid))
+    keepArtifacts(e);
   return e;
 }
 
-void TuneRun::printLine(const Evaluation &e) const {
-  if (opts_.quiet)
-    return;
-  std::string scores;
-  for (const auto &o : cfg_.objectives)
-    if (e.scores.count(o.metric)) {
-      char buf[96];
-      snprintf(buf, sizeof buf, "%s%s=%g %s", scores.empty() ? "" : " ", o.metric.c_str(), e.scores.at(o.metric),
-               o.unit.c_str());
-      scores += buf;
-    }
-  if (e.cvPercent >= 0) {
-    char buf[32];
-    snprintf(buf, sizeof buf, " cv=%.1f%%", e.cvPercent);
-    scores += buf;
+// INVALID candidates keep what `ciq replay` and a human need: objects and the
+// benchmark executable, beside the log.
+void TuneRun::keepArtifacts(const Evaluation &e) {
+  std::string dir = cfg_.runDir + "/invalid/" + e.candidateId;
+  llvm::sys::fs::create_directories(dir);
+  for (const auto &o : builder_.driver().objects())
+    if (llvm::sys::fs::exists(o.object))
+      llvm::sys::fs::copy_file(o.object, dir + "/" + llvm::sys::path::filename(o.object).str());
+  if (cfg_.benchmark.enabled) {
+    std::string err;
+    snapshotBenchmark(cfg_, dir, err);
   }
-  std::string dup = e.duplicateOf.empty() ? "" : " (same " + std::string(e.duplicateKind == "config" ? "configuration" : "device code") + " as " + e.duplicateOf + ")";
-  printf("[%d/%d] gen %d %s %s %s%s  %s\n", (int)evals_.size() + 1, budget_, e.generation, e.candidateId.c_str(),
-         e.ok ? "OK     " : "INVALID", e.ok ? scores.c_str() : (e.reason + ": " + e.message).c_str(), dup.c_str(),
-         e.generation == 0 ? "(default compile)" : e.rendered.summary().c_str());
-  fflush(stdout);
 }
 
 void TuneRun::record(Evaluation &e) {
-  printLine(e);
   journal_.append(evaluationToJson(e));
   evals_.push_back(e);
   size_t i = evals_.size() - 1;
@@ -334,8 +227,9 @@ void TuneRun::record(Evaluation &e) {
   std::string err;
   if (!writeResultsCsv(cfg_.runDir + "/results.csv", cfg_, evals_, err))
     reportWarning(err);
-  daemon_.setStatus({{"evaluations", evals_.size()}, {"budget", budget_}, {"generation", e.generation},
-                     {"last", e.candidateId}, {"run_dir", cfg_.runDir}});
+  WinnerChoice w = chooseWinner(cfg_, evals_);
+  progress_.evaluated(cfg_, e, evals_, w.index >= 0 ? &evals_[w.index] : nullptr);
+  builder_.daemon().setStatus(progress_.status(cfg_, evals_));
 }
 
 std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {
@@ -351,44 +245,63 @@ bool TuneRun::evaluateBaseline() {
     return true; // resumed: the baseline is the journal's first evaluation
   Evaluation b = evaluate(cfg_.space.baseline(), 0);
   record(b);
-  if (fatal_)
-    return false;
   if (!b.ok) {
     reportError("the baseline (your build with no control applied) is INVALID: " + b.reason + ": " + b.message +
-                "; fix the build or benchmark first (replay: " + b.replay + ")");
+                "; fix the build or benchmark first (" + b.replay + ")");
     return false;
   }
   return true;
 }
 
 // The proof that controls reach the compiler: a deliberately degrading
-// configuration must change the device code or the score.
+// configuration must change the device code (and, with a benchmark, should
+// regress the score).
 bool TuneRun::runCanary() {
-  if (!opts_.canary || !cfg_.search.canary || opts_.resume)
+  if (!opts_.canaryOnly && (!opts_.canary || !cfg_.search.canary || opts_.resume))
     return true;
   Evaluation c;
   c.candidateId = "canary";
-  c.rendered.ptxas = {"--opt-level=0"};
+  if (opts_.canaryAcf.empty())
+    c.rendered.ptxas = {"--opt-level=0"};
+  else {
+    auto h = sha256File(opts_.canaryAcf);
+    if (!h)
+      return reportError("canary: cannot read ACF " + opts_.canaryAcf), false;
+    c.rendered.acfs.push_back({opts_.canaryAcfStage, opts_.canaryAcf, *h});
+  }
   c.candidateHash = c.rendered.hash();
-  buildAndCheck(c);
+  std::string what = c.rendered.summary();
+  progress_.building("canary");
+  builder_.build(c, logPath("canary"));
   const Evaluation &b = evals_.front();
-  if (c.ok && c.deviceCodeSha256 != b.deviceCodeSha256) {
-    journal_.append({{"op", "canary"}, {"ok", true}, {"device_code_sha256", c.deviceCodeSha256}});
-    if (!opts_.quiet)
-      printf("canary: -Xptxas --opt-level=0 changed the device code (%s -> %s): controls reach the compiler\n",
-             b.deviceCodeSha256.substr(0, 12).c_str(), c.deviceCodeSha256.substr(0, 12).c_str());
+  bool changed = c.ok && c.deviceCodeSha256 != b.deviceCodeSha256;
+  if (changed && bench_ && opts_.canaryOnly) {
+    scoreCompileMetrics(cfg_, c);
+    measure(c);
+    std::string metric = cfg_.objectives.front().metric;
+    if (c.ok && c.scores.count(metric) && b.scores.count(metric) &&
+        normalizedObjectives(cfg_, c) <= normalizedObjectives(cfg_, b))
+      reportWarning("canary: " + what + " changed the device code but did not regress " + metric + " (" +
+                    std::to_string(b.scores.at(metric)) + " -> " + std::to_string(c.scores.at(metric)) +
+                    "): does the benchmark time the tuned kernels? is the measurement noisy (CV%)?");
+  }
+  journal_.append({{"op", "canary"}, {"ok", changed}, {"device_code_sha256", c.deviceCodeSha256},
+                   {"baseline_device_code_sha256", b.deviceCodeSha256}, {"reason", c.reason}});
+  if (changed) {
+    progress_.note("canary: " + what + " changed the device code (" + b.deviceCodeSha256.substr(0, 12) + " -> " +
+                   c.deviceCodeSha256.substr(0, 12) + "): controls reach the compiler");
     return true;
   }
   if (!c.ok && c.reason != reason::StaleBuild) {
-    reportWarning("canary: the degrading build failed (" + c.reason + "), so it proves nothing; continuing");
-    return true;
+    reportWarning("canary: the degrading build failed (" + c.reason + ": " + c.message + "), so it proves nothing");
+    return !opts_.canaryOnly;
   }
-  reportError("canary: " + (c.ok ? "-Xptxas --opt-level=0 produced the same device code (" +
-                                       b.deviceCodeSha256.substr(0, 12) + ") as the default compile"
-                                 : c.message) +
-              "; the configuration did not reach the compiler: a compiler cache or stale objects hide it "
-              "(see docs/troubleshooting.md); search.canary: false skips this check");
-  fatal_ = true;
+  reportError("canary: " +
+              (c.ok ? what + " produced the same device code (" + b.deviceCodeSha256.substr(0, 12) +
+                          ") as the default compile"
+                    : c.message) +
+              "; the configuration did not reach the compiler: a compiler cache, stale objects or a missing "
+              "launcher hide it (docs/troubleshooting.md); search.canary: false skips this check");
   return false;
 }
 
@@ -409,9 +322,8 @@ int TuneRun::failFirstGeneration() {
   for (const auto &[n, r] : top)
     list += (list.empty() ? "" : ", ") + r + " x" + std::to_string(n);
   return reportError("every candidate of generation 1 is INVALID (" + list + "); e.g. " + example->candidateId +
-                     " (" + example->rendered.summary() + "): " + example->message +
-                     "; replay it with `ciq replay " + example->candidateId + " --config " + cfg_.path +
-                     "` (search.exit_on_failure: false searches on)");
+                     " (" + example->rendered.summary() + "): " + example->message + "; replay it with `" +
+                     example->replay + "` (search.exit_on_failure: false searches on)");
 }
 
 int TuneRun::searchGenerations() {
@@ -420,6 +332,7 @@ int TuneRun::searchGenerations() {
     std::vector<Point> pool = strategy_->pool(g, history(g));
     if (pool.empty())
       break;
+    progress_.generation(g, cfg_.search.generations);
     for (const auto &p : pool) {
       if (!budgetLeft())
         break;
@@ -429,31 +342,99 @@ int TuneRun::searchGenerations() {
         continue; // evaluated before the engine was killed
       Evaluation e = evaluate(p, g);
       record(e);
-      if (fatal_)
-        return reportError(fatalMessage_);
-      if (daemon_.stopRequested()) {
-        printf("stopped after %s; continue with `ciq resume --config %s`\n", e.candidateId.c_str(), cfg_.path.c_str());
+      if (e.reason == reason::StaleBuild)
+        return reportError(e.message);
+      if (builder_.daemon().stopRequested()) {
+        progress_.note("stopped after " + e.candidateId + "; continue with `ciq resume --config " + cfg_.path + "`");
         return 3;
       }
     }
     if (std::find(j.completedGenerations.begin(), j.completedGenerations.end(), g) == j.completedGenerations.end())
       journal_.append({{"op", "generation"}, {"generation", g}});
     bool anyOk = std::any_of(evals_.begin(), evals_.end(), [&](const Evaluation &e) { return e.generation == 1 && e.ok; });
-    if (g == 1 && !anyOk && cfg_.search.exitOnFailure)
+    bool anyGen1 = std::any_of(evals_.begin(), evals_.end(), [&](const Evaluation &e) { return e.generation == 1; });
+    if (g == 1 && anyGen1 && !anyOk && cfg_.search.exitOnFailure)
       return failFirstGeneration();
   }
   return 0;
 }
 
-int TuneRun::finish() {
+// Before a runtime winner is declared, the best few candidates are measured
+// again interleaved with the baseline, so that one lucky sample cannot win.
+int TuneRun::runFinalists(WinnerChoice &w) {
+  if (!bench_ || cfg_.benchmark.finalists <= 0 || w.index < 0)
+    return 0;
+  std::vector<ScoredPoint> pts;
+  for (const auto &e : evals_)
+    pts.push_back({e.point, e.ok, normalizedObjectives(cfg_, e), e.generation});
+  std::vector<size_t> finalists;
+  std::set<std::string> devices = {evals_[0].deviceCodeSha256};
+  for (size_t i : rankOrder(pts, false)) {
+    if ((int)finalists.size() >= cfg_.benchmark.finalists || !evals_[i].ok)
+      break;
+    if (devices.insert(evals_[i].deviceCodeSha256).second)
+      finalists.push_back(i);
+  }
+  if (finalists.empty())
+    return 0;
+  progress_.note("re-measuring " + std::to_string(finalists.size()) + " finalists interleaved with the baseline");
+  std::vector<std::vector<std::string>> commands;
+  std::vector<size_t> order = {0};
+  order.insert(order.end(), finalists.begin(), finalists.end());
   std::string err;
+  for (size_t i : order) {
+    Evaluation e = evals_[i];
+    e.kernels.clear();
+    e.objects.clear();
+    e.ok = false;
+    builder_.build(e, logPath(evals_[i].candidateId + ".final"));
+    if (!e.ok)
+      return reportError("finalist " + evals_[i].candidateId + " no longer builds: " + e.message);
+    auto cmd = snapshotBenchmark(cfg_, cfg_.runDir + "/finalists/" + evals_[i].candidateId, err);
+    if (!cmd)
+      return reportError(err);
+    commands.push_back(*cmd);
+  }
+  auto res = runInterleaved(*bench_, commands, std::max(cfg_.benchmark.repeats, 5), logPath("finalists"));
+  if (!res.ok)
+    return reportError("finalists: " + res.reason + ": " + res.message);
+  const Objective &o = cfg_.objectives.front();
+  bool minimize = o.direction == "minimize";
+  nlohmann::json rows = nlohmann::json::array();
+  size_t best = 0;
+  for (size_t k = 0; k < order.size(); ++k) {
+    Summary s = summarize(res.values[k]);
+    rows.push_back({{"candidate_id", evals_[order[k]].candidateId}, {"median", s.median}, {"cv_percent", s.cvPercent},
+                    {"values", res.values[k]}});
+    double bestMedian = median(res.values[best]);
+    if (k > 0 && (best == 0 || (minimize ? s.median < bestMedian : s.median > bestMedian)))
+      best = k;
+  }
+  journal_.append({{"op", "finalists"}, {"rows", rows}});
+  Verdict v = judge(res.values[0], res.values[best], minimize);
+  progress_.note("finalists: best " + evals_[order[best]].candidateId + " median " + std::to_string(v.winner.median) +
+                 " vs baseline " + std::to_string(v.baseline.median) + " " + o.unit +
+                 (v.significant ? "" : " (not significant: " + v.reason + ")"));
+  w.index = (int)order[best];
+  w.improved = v.significant;
+  Evaluation &win = evals_[w.index];
+  win.scores[o.metric] = v.winner.median;
+  win.cvPercent = v.winner.cvPercent;
+  evals_[0].scores[o.metric] = v.baseline.median;
+  return 0;
+}
+
+int TuneRun::finish() {
   WinnerChoice w = chooseWinner(cfg_, evals_);
-  const Evaluation &base = evals_.front();
+  if (int rc = runFinalists(w))
+    return rc;
+  progress_.end();
   printSummary(cfg_, evals_, w, stdout);
   journal_.append({{"op", "winner"}, {"candidate_id", w.index >= 0 ? evals_[w.index].candidateId : ""},
                    {"improved", w.improved}});
   if (w.index >= 0 && w.improved && opts_.writeLock) {
-    if (!writeLock(cfg_, base, evals_[w.index], err))
+    std::string err;
+    if (!writeLock(cfg_, evals_.front(), evals_[w.index], err))
       return reportError(err);
     printf("lockfile: %s\n", cfg_.lockfile.c_str());
   } else if (!w.improved) {
@@ -463,26 +444,21 @@ int TuneRun::finish() {
   return 0;
 }
 
-void TuneRun::restoreBuildTree() {
-  // The last candidate's objects must not survive into the user's next plain
-  // build (the build system would think them up to date): remove them.
-  daemon_.stop();
-  driver_.clean();
-}
-
 int TuneRun::run() {
   if (!prepare())
     return 1;
-  if (!opts_.quiet)
-    printf("ciq: tuning %s (%zu CUDA object%s), space of %.0f points, %s search, budget %d evaluations\n",
-           cfg_.target.c_str(), driver_.objects().size(), driver_.objects().size() == 1 ? "" : "s",
-           cfg_.space.size(), strategy_->name().c_str(), budget_);
+  progress_.note("ciq: tuning " + cfg_.target + " (" + std::to_string(builder_.driver().objects().size()) +
+                 " CUDA object(s)), space of " + std::to_string((long long)cfg_.space.size()) + " points, " +
+                 strategy_->name() + " search, budget " + std::to_string(budget_) + " evaluations");
   if (!evaluateBaseline())
     return 1;
   if (!runCanary())
     return 1;
-  int rc = searchGenerations();
-  if (rc != 0)
+  if (opts_.canaryOnly) {
+    journal_.append({{"op", "done"}});
+    return 0;
+  }
+  if (int rc = searchGenerations())
     return rc;
   return finish();
 }
@@ -496,6 +472,42 @@ int runTune(TuneConfig cfg, const TuneOptions &opts) {
 
 std::vector<Evaluation> loadEvaluations(const TuneConfig &cfg) {
   return readJournal(cfg.runDir + "/journal.jsonl").evaluations;
+}
+
+int replayCandidate(TuneConfig cfg, const std::string &candidateId) {
+  auto evals = loadEvaluations(cfg);
+  auto it = std::find_if(evals.begin(), evals.end(), [&](const Evaluation &e) { return e.candidateId == candidateId; });
+  if (it == evals.end())
+    return reportError("no candidate '" + candidateId + "' in " + cfg.runDir + "/journal.jsonl; see results.csv for the ids");
+  Evaluation e = *it;
+  e.kernels.clear();
+  e.objects.clear();
+  e.ok = false;
+  e.reason.clear();
+  CandidateBuilder builder(cfg);
+  std::string err;
+  if (!builder.start(cfg.runDir + "/replay.sock", err))
+    return reportError(err);
+  printf("replaying %s: %s\n", e.candidateId.c_str(), e.generation == 0 ? "(default compile)" : e.rendered.summary().c_str());
+  CandidateMessage m = builder.messageFor(e);
+  printf("environment: CIQ_SOCKET=%s (serves the candidate to ciq-ptxas)\ncommand: %s\n", builder.daemon().socketPath().c_str(),
+         shellJoin(builder.driver().buildCommand()).c_str());
+  std::string log = cfg.runDir + "/logs/" + e.candidateId + ".replay.log";
+  builder.build(e, log);
+  auto out = runSubprocess({"cat", log});
+  fputs(out.out.c_str(), stdout);
+  if (!e.ok)
+    return reportError(e.candidateId + ": " + e.reason + ": " + e.message);
+  printf("device code: %s (journal: %s)\n", e.deviceCodeSha256.c_str(), it->deviceCodeSha256.c_str());
+  if (cfg.benchmark.enabled) {
+    BenchmarkRunner bench(cfg);
+    auto m2 = bench.measure(log);
+    if (!m2.ok)
+      return reportError(e.candidateId + ": " + m2.reason + ": " + m2.message);
+    printf("benchmark: median %g %s, CV %.1f%% over %zu runs\n", m2.median, cfg.benchmark.metric.unit.c_str(),
+           m2.cvPercent, m2.values.size());
+  }
+  return 0;
 }
 
 } // namespace ciq

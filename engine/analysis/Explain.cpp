@@ -43,7 +43,7 @@ std::string occupancyText(const KernelStats &k, const ExplainOptions &o) {
   std::string s;
   llvm::raw_string_ostream os(s);
   os << llvm::format("%.1f%%", r->occupancyPercent) << " (" << r->activeWarpsPerSM << "/"
-     << r->maxWarpsPerSM << " warps, limited by " << r->limitedBy << ")";
+     << r->maxWarpsPerSM << " warps, " << r->limitedBy << ")";
   return os.str();
 }
 
@@ -131,7 +131,7 @@ bool explainCandidates(const RecordedEval &cand, const RecordedEval &against,
     row(os, "total", std::to_string(ta), std::to_string(tc), delta(ta, tc));
   }
   if (cand.score && against.score)
-    os << "\nscore: " << *against.score << " -> " << *cand.score << " " << cand.unit << "\n";
+    os << "\nscore: " << llvm::format("%g", *against.score) << " -> " << llvm::format("%g", *cand.score) << " " << cand.unit << "\n";
   return true;
 }
 

@@ -61,7 +61,7 @@ std::string num(double v) {
 
 const char *kTerminal =
     "set terminal svg size 860,460 dynamic noenhanced font 'sans,12' background rgb 'white'\n"
-    "set grid\nset key top right\n";
+    "set grid\nset key top right\nset offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\n";
 
 struct Plotter {
   const RunData &run;

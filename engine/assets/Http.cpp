@@ -124,8 +124,11 @@ HttpResponse transfer(const std::string &url, const std::string &accept, const H
 
     r.status = status;
     bool httpOk = code == CURLE_OK && (status == 0 || (status >= 200 && status < 300));
-    bool shortBody = httpOk && expectedBytes >= 0 && got < expectedBytes;
-    if (httpOk && !shortBody) {
+    // A body shorter than the asset is a size mismatch the caller reports;
+    // a connection cut before the server's own Content-Length is
+    // CURLE_PARTIAL_FILE (truncated), and worth a retry.
+    bool shortBody = false;
+    if (httpOk) {
       r.ok = true;
       r.error.clear();
       return r;

@@ -124,6 +124,7 @@ int verify() {
       ++bad;
     }
   }
+  llvm::outs().flush();
   if (bad)
     return reportError(std::to_string(bad) + " search space file(s) of " + m->where +
                        " do not match the manifest; fetch them again (the cache) or repair the mirror");

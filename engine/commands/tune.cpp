@@ -18,6 +18,8 @@ cl::opt<bool> NoCanary("no-canary", cl::desc("Skip the canary build that proves 
 cl::opt<int> MaxEvals("max-evaluations", cl::desc("Stop after this many evaluations, the baseline included"),
                       cl::init(0), cl::sub(TuneCmd), cl::sub(ResumeCmd));
 cl::opt<bool> Quiet("quiet", cl::desc("No line per evaluation"), cl::sub(TuneCmd), cl::sub(ResumeCmd));
+cl::opt<bool> Keep("keep", cl::desc("Keep objects and benchmark executables of INVALID candidates for `ciq replay`"),
+                    cl::sub(TuneCmd), cl::sub(ResumeCmd));
 cl::opt<bool> NoLock("no-lock", cl::desc("Do not write ciq.lock"), cl::sub(TuneCmd), cl::sub(ResumeCmd));
 
 int run(bool resume) {
@@ -32,6 +34,7 @@ int run(bool resume) {
   o.maxEvaluations = MaxEvals;
   o.quiet = Quiet;
   o.writeLock = !NoLock;
+  o.keepInvalid = Keep;
   return ciq::runTune(*cfg, o);
 }
 

@@ -332,3 +332,21 @@ TEST(Diagnose, SelfTestClassifiesEveryPathology) {
   llvm::raw_string_ostream os(out);
   EXPECT_EQ(diagnoseSelfTest(os), 0) << os.str();
 }
+
+// --- GPU state ------------------------------------------------------------------
+
+#include "GpuState.h"
+
+TEST(GpuState, ReportsGpusOrSaysWhyNot) {
+  nlohmann::json s = queryGpuState();
+  ASSERT_TRUE(s.contains("gpus"));
+  ASSERT_TRUE(s["gpus"].is_array());
+  EXPECT_TRUE(s.contains("queried_at"));
+  if (s["gpus"].empty()) {
+    ASSERT_TRUE(s.contains("note"));
+    EXPECT_NE(s["note"].get<std::string>().find("no GPU"), std::string::npos);
+  } else {
+    EXPECT_TRUE(s["gpus"][0]["name"].is_string());
+    EXPECT_TRUE(s["gpus"][0].contains("clocks_sm_mhz"));
+  }
+}

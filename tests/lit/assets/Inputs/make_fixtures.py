@@ -103,7 +103,8 @@ broken_files = [("ptxas", "13.0", v, f"ptxas-13.0-{v}.yaml", SPACE_DEFAULT.repla
                 for v in ["corrupt", "missing", "stall", "trunc", "flaky"]]
 space_release(f"{srv}/acme/spaces/{BROKEN}", BROKEN, broken_files)
 write(f"{srv}/acme/spaces/{BROKEN}.release.json", json.dumps({"published_at": "2024-01-01T00:00:00Z"}))
-write(f"{srv}/acme/spaces/{BROKEN}/ptxas-13.0-corrupt.yaml", "tampered bytes of the same length?")
+# Same size, other bytes: only the SHA-256 tells.
+write(f"{srv}/acme/spaces/{BROKEN}/ptxas-13.0-corrupt.yaml", broken_files[0][4].replace(b"[1, 2, 3]", b"[1, 2, 4]"))
 faults = {f"acme/spaces/{BROKEN}/ptxas-13.0-missing.yaml": "404",
           f"acme/spaces/{BROKEN}/ptxas-13.0-stall.yaml": "stall",
           f"acme/spaces/{BROKEN}/ptxas-13.0-trunc.yaml": "truncate",

@@ -138,11 +138,15 @@ def main():
     p = argparse.ArgumentParser()
     p.add_argument("--root", required=True)
     p.add_argument("--port-file", required=True)
+    p.add_argument("--pid-file", help="where to write this process's id (for kill)")
     p.add_argument("--lifetime", type=float, default=300, help="seconds before the server exits by itself")
     p.add_argument("--stall-seconds", type=float, default=60)
     ARGS = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if ARGS.pid_file:
+        with open(ARGS.pid_file, "w") as f:
+            f.write(str(os.getpid()))
     tmp = ARGS.port_file + ".tmp"
     with open(tmp, "w") as f:
         f.write(str(server.server_address[1]))

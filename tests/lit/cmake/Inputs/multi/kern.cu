@@ -1,7 +1,7 @@
 // A kernel with a per-thread accumulator array: real register pressure.
 #include "kern.h"
 
-__global__ void __launch_bounds__(256) accumulate(const float *x, float *y, int n) {
+__global__ void accumulate(const float *x, float *y, int n) {
   float acc[16];
 #pragma unroll
   for (int k = 0; k < 16; ++k)

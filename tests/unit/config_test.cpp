@@ -1,0 +1,337 @@
+// ciq.yaml errors: each names the file, the line and the key, and says what
+// was expected (docs/config.md). Every case loads a real file through
+// loadConfig; the option check asks the real `ptxas --help`.
+#include "engine_test_util.h"
+
+#include <gmock/gmock.h>
+
+using namespace ciq;
+using ciq::test::TempProject;
+using ::testing::HasSubstr;
+
+namespace {
+
+// "<dir>/ciq.yaml:<line>: <key>" — the location every error starts with.
+std::string at(const TempProject &p, int line, const std::string &key) {
+  return p.dir() + "/ciq.yaml:" + std::to_string(line) + ": " + key;
+}
+
+const char *kSpace = "space:\n"
+                     "  controls:\n"
+                     "    - name: opt-level\n"
+                     "      ptxas: \"--opt-level={}\"\n"
+                     "      choice: [1, 2, 3]\n";
+
+} // namespace
+
+TEST(Config, MinimalFileGetsDefaults) {
+  TempProject p;
+  TuneConfig c = p.loadOk("target: app\n");
+  EXPECT_EQ(c.target, "app");
+  EXPECT_EQ(c.buildDir, p.dir());
+  EXPECT_EQ(c.lockfile, p.dir() + "/ciq.lock");
+  EXPECT_EQ(c.runDir, p.dir() + "/ciq/app");
+  ASSERT_EQ(c.objectives.size(), 2u);
+  EXPECT_EQ(c.objectives[0].metric, "spill_bytes");
+  EXPECT_EQ(c.objectives[1].metric, "registers");
+  EXPECT_EQ(c.search.strategy, "genetic");
+  // No space: the curated ptxas 13.0 space.
+  EXPECT_GE(c.space.find("opt-level"), 0);
+  EXPECT_GE(c.space.find("register-usage-level"), 0);
+  ASSERT_EQ(c.space.sources.size(), 1u);
+  EXPECT_EQ(c.space.sources[0].name, "ptxas-13.0-default");
+}
+
+TEST(Config, BrokenYamlNamesLineAndColumn) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nsearch:\n  pool_size: [1, 2\n  seed: 3\n");
+  EXPECT_THAT(e, HasSubstr(p.dir() + "/ciq.yaml:"));
+  EXPECT_THAT(e, HasSubstr("YAML syntax error"));
+  EXPECT_THAT(e, HasSubstr("fix the indentation or quoting"));
+}
+
+TEST(Config, MissingFileSaysSo) {
+  std::string err;
+  EXPECT_FALSE(loadConfig("/nonexistent/ciq.yaml", err));
+  EXPECT_THAT(err, HasSubstr("/nonexistent/ciq.yaml: cannot read the file"));
+}
+
+TEST(Config, UnknownTopLevelKey) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nserach:\n  seed: 2\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 2, "serach")));
+  EXPECT_THAT(e, HasSubstr("unknown key; expected one of: target, build_dir"));
+}
+
+TEST(Config, UnknownNestedKey) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nsearch:\n  seed: 2\n  mutation_rate: 0.3\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 4, "search.mutation_rate")));
+  EXPECT_THAT(e, HasSubstr("mutate_rate"));
+}
+
+TEST(Config, MissingTargetNamesTheKey) {
+  TempProject p;
+  std::string e = p.loadError("search:\n  seed: 2\n");
+  EXPECT_THAT(e, HasSubstr(p.dir() + "/ciq.yaml:1: target"));
+  EXPECT_THAT(e, HasSubstr("missing"));
+}
+
+TEST(Config, TopLevelMustBeAMapping) {
+  TempProject p;
+  std::string e = p.loadError("- target: app\n");
+  EXPECT_THAT(e, HasSubstr(p.dir() + "/ciq.yaml:1:"));
+  EXPECT_THAT(e, HasSubstr("expected a mapping"));
+}
+
+TEST(Config, BadIntegerType) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nsearch:\n  pool_size: many\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 3, "search.pool_size")));
+  EXPECT_THAT(e, HasSubstr("expected an integer, got 'many'"));
+}
+
+TEST(Config, NumberOutOfRange) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nsearch:\n  mutate_rate: 1.5\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 3, "search.mutate_rate")));
+  EXPECT_THAT(e, HasSubstr("expected a number from 0 to 1, got 1.5"));
+}
+
+TEST(Config, BadBoolean) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nsearch:\n  exit_on_failure: maybe\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 3, "search.exit_on_failure")));
+  EXPECT_THAT(e, HasSubstr("expected true or false"));
+}
+
+TEST(Config, UnknownStrategy) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nsearch:\n  strategy: annealing\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 3, "search.strategy")));
+  EXPECT_THAT(e, HasSubstr("expected genetic, random or exhaustive, got 'annealing'"));
+}
+
+TEST(Config, SmallPoolClampsTheDefaultCull) {
+  // cull_size defaults to 2: a pool of 2 must not be an error the user never wrote.
+  TempProject p;
+  TuneConfig c = p.loadOk("target: app\nsearch:\n  pool_size: 2\n");
+  EXPECT_EQ(c.search.poolSize, 2);
+  EXPECT_LT(c.search.cullSize, 2);
+}
+
+TEST(Config, CullNotSmallerThanPoolIsAnError) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nsearch:\n  pool_size: 4\n  cull_size: 4\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 4, "search.cull_size")));
+  EXPECT_THAT(e, HasSubstr("must be smaller than pool_size (4)"));
+}
+
+TEST(Config, UnknownMetric) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nobjectives:\n  - metric: spil_bytes\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 3, "objectives[0]")));
+  EXPECT_THAT(e, HasSubstr("unknown metric 'spil_bytes'; expected one of"));
+  EXPECT_THAT(e, HasSubstr("spill_bytes"));
+}
+
+TEST(Config, RuntimeMetricNeedsABenchmark) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nobjectives: [time_ms]\n");
+  EXPECT_THAT(e, HasSubstr("objectives[0]"));
+  EXPECT_THAT(e, HasSubstr("metric 'time_ms' needs a benchmark"));
+  // With one it is fine.
+  TuneConfig c = p.loadOk("target: app\nbenchmark:\n  command: [./app]\nobjectives: [time_ms]\n");
+  EXPECT_EQ(c.objectives.at(0).metric, "time_ms");
+  EXPECT_EQ(c.objectives.at(0).unit, "ms");
+}
+
+TEST(Config, BadDirection) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nobjectives:\n  - metric: registers\n    direction: lower\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 4, "objectives[0].direction")));
+  EXPECT_THAT(e, HasSubstr("expected minimize or maximize"));
+}
+
+TEST(Config, BuildDirWithoutCache) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nbuild_dir: nowhere\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 2, "build_dir")));
+  EXPECT_THAT(e, HasSubstr("not a configured CMake build tree"));
+}
+
+TEST(Config, UnknownControlInExclude) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  include: [ptxas-13.0-default]\n  exclude: [fmadd]\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 4, "space.exclude")));
+  EXPECT_THAT(e, HasSubstr("unknown control 'fmadd'; known controls: opt-level"));
+}
+
+TEST(Config, ExcludeRemovesAnIncludedControl) {
+  TempProject p;
+  TuneConfig c = p.loadOk("target: app\nspace:\n  include: [ptxas-13.0-default]\n  exclude: [fmad]\n");
+  EXPECT_LT(c.space.find("fmad"), 0);
+  EXPECT_GE(c.space.find("opt-level"), 0);
+}
+
+TEST(Config, UnknownBuiltinSpace) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  include: [ptxas-13.0-defualt]\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 3, "space.include[0]")));
+  EXPECT_THAT(e, HasSubstr("unknown built-in space 'ptxas-13.0-defualt'; built-in spaces:"));
+  EXPECT_THAT(e, HasSubstr("ptxas-13.0-default"));
+}
+
+TEST(Config, MisspeltPtxasOptionCaughtFromPtxasHelp) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: ol\n"
+                              "      ptxas: \"--opt-levle={}\"\n      choice: [1, 2]\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 5, "space.controls[0](ol).ptxas")));
+  EXPECT_THAT(e, HasSubstr("'--opt-levle' is not an option of ptxas (not in `ptxas --help`)"));
+}
+
+TEST(Config, MisspeltNvccOptionCaughtFromNvccHelp) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: v\n"
+                              "      nvcc: \"--extra-device-vectorisation\"\n      literal: on\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 5, "space.controls[0](v).nvcc")));
+  EXPECT_THAT(e, HasSubstr("is not an option of nvcc"));
+}
+
+TEST(Config, ShortOptionNamesAreKnown) {
+  TempProject p;
+  TuneConfig c = p.loadOk("target: app\nspace:\n  controls:\n    - name: o\n      ptxas: \"-O{}\"\n"
+                          "      choice: [1, 2]\n");
+  EXPECT_EQ(c.space.controls.size(), 1u);
+}
+
+TEST(Config, ControlNeedsOneRendering) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: x\n      choice: [1]\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 4, "space.controls[0](x)")));
+  EXPECT_THAT(e, HasSubstr("needs exactly one of ptxas, nvcc, define, acf"));
+}
+
+TEST(Config, ControlNeedsOneDomain) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: x\n      define: X\n");
+  EXPECT_THAT(e, HasSubstr("space.controls[0](x)"));
+  EXPECT_THAT(e, HasSubstr("needs exactly one domain: choice, range, literal or log_sampling"));
+}
+
+TEST(Config, OptionWithoutPlaceholderNeedsLiteral) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: x\n"
+                              "      ptxas: \"--opt-level\"\n      choice: [1, 2]\n");
+  EXPECT_THAT(e, HasSubstr("has no '{}' for the value; use literal"));
+}
+
+TEST(Config, RangeEndBeforeStart) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: t\n      define: T\n"
+                              "      range: {start: 8, end: 4, step: 1}\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 6, "space.controls[0](t).range")));
+  EXPECT_THAT(e, HasSubstr("end is smaller than start"));
+}
+
+TEST(Config, RangeStepMustBePositive) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: t\n      define: T\n"
+                              "      range: {start: 1, end: 4, step: 0}\n");
+  EXPECT_THAT(e, HasSubstr("space.controls[0](t).range.step"));
+  EXPECT_THAT(e, HasSubstr("expected a number from"));
+}
+
+TEST(Config, RangeMissingEnd) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: t\n      define: T\n"
+                              "      range: {start: 1}\n");
+  EXPECT_THAT(e, HasSubstr("space.controls[0](t).range"));
+  EXPECT_THAT(e, HasSubstr("missing 'end'"));
+}
+
+TEST(Config, LogSamplingNeedsTwoPoints) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: t\n      define: T\n"
+                              "      log_sampling: {start: 1, end: 64, points: 1}\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 6, "space.controls[0](t).log_sampling.points")));
+  EXPECT_THAT(e, HasSubstr("expected an integer from 2"));
+}
+
+TEST(Config, KnockoutProbIsAProbability) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: t\n      define: T\n"
+                              "      literal: 1\n      knockout_prob: 2\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 7, "space.controls[0](t).knockout_prob")));
+  EXPECT_THAT(e, HasSubstr("expected a number from 0 to 1"));
+}
+
+TEST(Config, DefineNameWithoutEquals) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: t\n      define: T=1\n"
+                              "      choice: [1]\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 5, "space.controls[0](t).define")));
+  EXPECT_THAT(e, HasSubstr("expected a macro name without spaces or '='"));
+}
+
+TEST(Config, AcfWithoutMatchingFile) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: a\n"
+                              "      acf: {files: [\"acfs/*.acf\"]}\n");
+  EXPECT_THAT(e, HasSubstr("space.controls[0](a).acf.files"));
+  EXPECT_THAT(e, HasSubstr("acfs/*.acf"));
+}
+
+TEST(Config, ControlsMustBeAList) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nspace:\n  controls:\n    name: x\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 4, "space.controls")));
+  EXPECT_THAT(e, HasSubstr("expected a list of controls"));
+}
+
+TEST(Config, EmptySpaceIsAnError) {
+  TempProject p;
+  std::string e = p.loadError(std::string("target: app\nspace:\n  include: [ptxas-13.0-override-directives]\n") +
+                              "  exclude: [override-directive-values]\n");
+  EXPECT_THAT(e, HasSubstr(at(p, 2, "space")));
+  EXPECT_THAT(e, HasSubstr("no controls"));
+}
+
+TEST(Config, UserControlReplacesIncludedOne) {
+  TempProject p;
+  TuneConfig c = p.loadOk(std::string("target: app\nspace:\n  include: [ptxas-13.0-default]\n") +
+                          "  controls:\n    - name: opt-level\n      ptxas: \"--opt-level={}\"\n      choice: [2]\n");
+  int i = c.space.find("opt-level");
+  ASSERT_GE(i, 0);
+  EXPECT_EQ(c.space.controls[i].values, std::vector<std::string>{"2"});
+  // Replaced in place, not added twice.
+  int n = 0;
+  for (const auto &ctl : c.space.controls)
+    n += ctl.name == "opt-level";
+  EXPECT_EQ(n, 1);
+}
+
+TEST(Config, ListOfSpacesMixesBuiltinAndUserControls) {
+  TempProject p;
+  TuneConfig c = p.loadOk(std::string("target: app\nspace:\n  - ptxas-13.0-default\n") +
+                          "  - controls:\n      - name: tile\n        define: TILE\n        choice: [8, 16]\n");
+  EXPECT_GE(c.space.find("opt-level"), 0);
+  EXPECT_GE(c.space.find("tile"), 0);
+}
+
+TEST(Config, SearchSettingsAreRead) {
+  TempProject p;
+  TuneConfig c = p.loadOk(std::string("target: app\nsearch:\n  strategy: random\n  pool_size: 5\n"
+                                      "  generations: 3\n  mutate_rate: 0.5\n  cull_size: 1\n  elitism: 2\n"
+                                      "  seed: 42\n  exit_on_failure: false\n  exhaustive_limit: 99\n") +
+                          kSpace);
+  EXPECT_EQ(c.search.strategy, "random");
+  EXPECT_EQ(c.search.poolSize, 5);
+  EXPECT_EQ(c.search.generations, 3);
+  EXPECT_DOUBLE_EQ(c.search.mutateRate, 0.5);
+  EXPECT_EQ(c.search.cullSize, 1);
+  EXPECT_EQ(c.search.elitism, 2);
+  EXPECT_EQ(c.search.seed, 42u);
+  EXPECT_FALSE(c.search.exitOnFailure);
+  EXPECT_EQ(c.search.exhaustiveLimit, 99);
+}
