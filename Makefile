@@ -21,8 +21,11 @@ configure: deps
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
+# The demo: examples/spill, an ordinary CMake CUDA project whose only ciq
+# lines are the module's, tuned for fewer spill bytes (compile-only: no GPU).
 demo: build
-	$(BUILD)/bin/ciq demo --build-root $(BUILD)/demo
+	cmake -S examples/spill -B $(BUILD)/demo -G Ninja -DCompileIQ_DIR=$(CURDIR)/$(BUILD)/lib/cmake/CompileIQ
+	cmake --build $(BUILD)/demo --target ciq-tune-spill_bench
 
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)

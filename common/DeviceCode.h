@@ -15,7 +15,7 @@ namespace ciq {
 struct DeviceCode {
   std::string sha256;   // of the device code bytes
   long bytes = 0;
-  std::string section;  // ".nv_fatbin", or "file" when the whole file is device code
+  std::string section;  // ".nv_fatbin", "__nv_relfatbin" (-rdc objects), or "file" when the whole file is device code
 };
 
 // nullopt (with error) when the file cannot be read; a host object without

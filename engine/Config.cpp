@@ -227,6 +227,16 @@ TuneConfig parse(const std::string &path) {
   if (c.space.controls.empty())
     r.fail(root["space"], "space", "the search space has no controls");
   checkOptionsKnown(c.space);
+  // Refused here, where the line of `strategy:` is known, rather than once
+  // the search has started.
+  if (c.search.strategy == "exhaustive" && c.space.size() > (double)c.search.exhaustiveLimit) {
+    char size[64];
+    snprintf(size, sizeof size, "%.0f", c.space.size());
+    r.fail(root["search"]["strategy"], "search.strategy",
+           "exhaustive search over a space of " + std::string(size) + " points, over search.exhaustive_limit " +
+               std::to_string(c.search.exhaustiveLimit) +
+               "; use strategy genetic or random, exclude controls, or raise search.exhaustive_limit");
+  }
   return c;
 }
 

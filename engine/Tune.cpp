@@ -38,6 +38,9 @@ nlohmann::json startLine(const TuneConfig &cfg) {
           {"space_identity", cfg.space.identity()}, {"space_size", cfg.space.size()}, {"seed", cfg.search.seed},
           {"strategy", cfg.search.strategy}, {"pool_size", cfg.search.poolSize},
           {"generations", cfg.search.generations}, {"mutate_rate", cfg.search.mutateRate},
+          {"search", {{"strategy", cfg.search.strategy}, {"pool_size", cfg.search.poolSize},
+                      {"generations", cfg.search.generations}, {"mutate_rate", cfg.search.mutateRate},
+                      {"cull_size", cfg.search.cullSize}, {"elitism", cfg.search.elitism}, {"seed", cfg.search.seed}}},
           {"target", cfg.target}, {"objectives", objectives}, {"started_at", nowIso8601()}};
 }
 
@@ -164,7 +167,9 @@ Evaluation TuneRun::evaluate(const Point &p, int generation) {
   // Same command lines and ACF bytes as an earlier candidate: not rebuilt.
   if (auto it = byHash_.find(e.candidateHash); it != byHash_.end()) {
     Evaluation copy = evals_[it->second];
-    copy.duplicateOf = copy.duplicateOf.empty() ? copy.candidateId : copy.duplicateOf;
+    // The twin with these command lines (the built one if the twin was itself a
+    // configuration duplicate), not whatever that twin shared its device code with.
+    copy.duplicateOf = copy.duplicateKind == "config" ? copy.duplicateOf : copy.candidateId;
     copy.duplicateKind = "config";
     copy.candidateId = e.candidateId;
     copy.generation = generation;
@@ -447,7 +452,10 @@ int TuneRun::finish() {
 int TuneRun::run() {
   if (!prepare())
     return 1;
-  progress_.note("ciq: tuning " + cfg_.target + " (" + std::to_string(builder_.driver().objects().size()) +
+  if (opts_.canaryOnly)
+    progress_.note("ciq: canary for " + cfg_.target + ": the default compile, then a deliberately degrading one");
+  else
+    progress_.note("ciq: tuning " + cfg_.target + " (" + std::to_string(builder_.driver().objects().size()) +
                  " CUDA object(s)), space of " + std::to_string((long long)cfg_.space.size()) + " points, " +
                  strategy_->name() + " search, budget " + std::to_string(budget_) + " evaluations");
   if (!evaluateBaseline())

@@ -1,11 +1,13 @@
 #include "Driver.h"
 
+#include <set>
+
 #include "CommandLine.h"
 #include "DeviceCode.h"
 #include "EngineClient.h"
 #include "Inject.h"
 #include "LockMode.h"
-#include "Stats.h"
+#include "PtxasStats.h"
 #include "Subprocess.h"
 
 #include <llvm/Support/WithColor.h>
@@ -343,6 +345,22 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
   auto cand = engine.requestCandidate(req);
   if (!cand)
     return fail(engine.error());
+
+  // The tokens ciq_apply_lock() added for an earlier winner are not part of
+  // this candidate (the baseline must be the default compile): parse the
+  // command again without them.
+  Invocation stripped = inv;
+  if (!cand->stripArgs.empty()) {
+    std::set<std::string> drop(cand->stripArgs.begin(), cand->stripArgs.end());
+    stripped.args.clear();
+    for (const auto &a : inv.args)
+      if (!drop.count(a))
+        stripped.args.push_back(a);
+    parsed = Parsed{};
+    prep = prepare(stripped, parsed, cwd);
+    if (!prep.error.empty())
+      return fail(prep.error);
+  }
 
   Receipt rc;
   rc.candidateId = cand->candidateId;

@@ -1,9 +1,13 @@
 // `ciq sample N`: what the search would try, rendered, without building.
+//
+// The candidates are the strategy's own first generation, asked for with a
+// pool of N: with N = pool_size they are exactly the candidates `ciq tune`
+// builds first for the same seed (after the baseline, which is never sampled).
 #include "Command.h"
 #include "Config.h"
 #include "Search.h"
 
-#include <set>
+#include <map>
 
 using namespace llvm;
 
@@ -19,18 +23,37 @@ int run() {
   auto cfg = ciq::loadConfig(Config, err);
   if (!cfg)
     return ciq::reportError(err);
-  uint64_t seed = Seed >= 0 ? (uint64_t)Seed : cfg->search.seed;
-  ciq::SearchRng rng(seed, 1, /*stream=*/7);
-  printf("# space: %zu controls, %.0f points, identity %s\n", cfg->space.controls.size(), cfg->space.size(),
-         cfg->space.identity().substr(0, 16).c_str());
-  std::set<ciq::Point> seen = {cfg->space.baseline()};
-  unsigned printed = 0;
-  for (unsigned tries = 0; printed < Count && tries < Count * 100 + 100; ++tries) {
-    ciq::Point p = ciq::randomPoint(cfg->space, rng);
-    if (!seen.insert(p).second)
-      continue;
+  if (Count == 0 || Count > 100000)
+    return ciq::reportError("sample: N must be from 1 to 100000, got " + std::to_string(Count));
+  ciq::SearchConfig sc = cfg->search;
+  sc.seed = Seed >= 0 ? (uint64_t)Seed : cfg->search.seed;
+  sc.poolSize = (int)Count;
+  sc.cullSize = 0;
+  sc.elitism = 0;
+  std::unique_ptr<ciq::Strategy> strategy;
+  try {
+    strategy = ciq::makeStrategy(sc, cfg->space, cfg->pareto);
+  } catch (const std::exception &e) {
+    return ciq::reportError(cfg->path + ": search.strategy: " + e.what());
+  }
+  // The history a search has when it asks for generation 1: the baseline.
+  std::vector<ciq::ScoredPoint> history = {{cfg->space.baseline(), true, {}, 0}};
+  std::vector<ciq::Point> pool = strategy->pool(1, history);
+  printf("# space: %zu controls, %.0f points, identity %s; %s strategy, seed %llu\n", cfg->space.controls.size(),
+         cfg->space.size(), cfg->space.identity().substr(0, 16).c_str(), strategy->name().c_str(),
+         (unsigned long long)sc.seed);
+  if (pool.size() < Count)
+    printf("# the space has only %zu candidates besides the baseline\n", pool.size());
+  // Distinct points may render alike (two controls, one option): the search
+  // evaluates those once, so say so.
+  std::map<std::string, unsigned> firstWithHash;
+  unsigned n = 0;
+  for (const auto &p : pool) {
     ciq::Rendered r = ciq::render(cfg->space, p);
-    printf("%3u  %s  %s\n", ++printed, r.hash().substr(0, 12).c_str(), r.summary().c_str());
+    std::string hash = r.hash();
+    auto [it, fresh] = firstWithHash.emplace(hash, ++n);
+    printf("%3u  %s  %s%s\n", n, hash.substr(0, 12).c_str(), r.summary().c_str(),
+           fresh ? "" : ("  (same command line as " + std::to_string(it->second) + ": not rebuilt)").c_str());
   }
   return 0;
 }

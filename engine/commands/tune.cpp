@@ -3,6 +3,8 @@
 #include "Config.h"
 #include "Tune.h"
 
+#include <cstdlib>
+
 using namespace llvm;
 
 namespace {
@@ -15,7 +17,8 @@ cl::opt<std::string> Config("config", cl::desc("ciq.yaml to read (default: ./ciq
 cl::opt<bool> Fresh("fresh", cl::desc("Discard an unfinished earlier search in the run directory"), cl::sub(TuneCmd));
 cl::opt<bool> NoCanary("no-canary", cl::desc("Skip the canary build that proves controls reach the compiler"),
                        cl::sub(TuneCmd));
-cl::opt<int> MaxEvals("max-evaluations", cl::desc("Stop after this many evaluations, the baseline included"),
+cl::opt<int> MaxEvals("max-evaluations", cl::desc("Stop after this many evaluations, the baseline included "
+                                                  "(default: $CIQ_MAX_EVALUATIONS, else search.max_evaluations)"),
                       cl::init(0), cl::sub(TuneCmd), cl::sub(ResumeCmd));
 cl::opt<bool> Quiet("quiet", cl::desc("No line per evaluation"), cl::sub(TuneCmd), cl::sub(ResumeCmd));
 cl::opt<bool> Keep("keep", cl::desc("Keep objects and benchmark executables of INVALID candidates for `ciq replay`"),
@@ -32,6 +35,9 @@ int run(bool resume) {
   o.fresh = Fresh;
   o.canary = !NoCanary;
   o.maxEvaluations = MaxEvals;
+  // The environment caps a search without editing CMakeLists (CI, quick looks).
+  if (const char *env = getenv("CIQ_MAX_EVALUATIONS"); env && !MaxEvals.getNumOccurrences())
+    o.maxEvaluations = atoi(env);
   o.quiet = Quiet;
   o.writeLock = !NoLock;
   o.keepInvalid = Keep;

@@ -293,7 +293,8 @@ TEST(Config, EmptySpaceIsAnError) {
   TempProject p;
   std::string e = p.loadError(std::string("target: app\nspace:\n  include: [ptxas-13.0-override-directives]\n") +
                               "  exclude: [override-directive-values]\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 2, "space")));
+  // The line of the `space:` mapping's first key.
+  EXPECT_THAT(e, HasSubstr(at(p, 3, "space")));
   EXPECT_THAT(e, HasSubstr("no controls"));
 }
 
@@ -334,4 +335,14 @@ TEST(Config, SearchSettingsAreRead) {
   EXPECT_EQ(c.search.seed, 42u);
   EXPECT_FALSE(c.search.exitOnFailure);
   EXPECT_EQ(c.search.exhaustiveLimit, 99);
+}
+
+TEST(Config, ExhaustiveOverTheLimitIsRefusedWithTheSize) {
+  TempProject p;
+  std::string e = p.loadError("target: app\nsearch:\n  strategy: exhaustive\n  exhaustive_limit: 3\n" +
+                              std::string(kSpace));
+  EXPECT_THAT(e, HasSubstr(at(p, 3, "search.strategy")));
+  EXPECT_THAT(e, HasSubstr("exhaustive search over a space of 4 points, over search.exhaustive_limit 3"));
+  TuneConfig c = p.loadOk("target: app\nsearch:\n  strategy: exhaustive\n  exhaustive_limit: 4\n" + std::string(kSpace));
+  EXPECT_EQ(c.search.strategy, "exhaustive");
 }

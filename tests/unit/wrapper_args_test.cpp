@@ -3,7 +3,7 @@
 // `nvcc --dryrun` of CUDA 13.0.
 #include "CommandLine.h"
 #include "Inject.h"
-#include "Stats.h"
+#include "PtxasStats.h"
 
 #include <gtest/gtest.h>
 

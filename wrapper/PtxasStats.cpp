@@ -1,4 +1,4 @@
-#include "Stats.h"
+#include "PtxasStats.h"
 
 #include <llvm/Demangle/Demangle.h>
 
