@@ -127,6 +127,8 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     return r;
   }
   setpgid(pid, pid); // also from the parent, so a kill at once cannot miss the group
+  if (o.onStart)
+    o.onStart(pid);
   int childErrno = 0;
   if (read(exP[0], &childErrno, sizeof childErrno) == sizeof childErrno) {
     r.spawnFailed = true;

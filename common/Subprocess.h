@@ -4,6 +4,7 @@
 // (nvcc -> cicc -> ptxas) or a benchmark that forks must die as a whole group,
 // leaving nothing behind, so ciq owns this small piece.
 #pragma once
+#include <functional>
 #include <map>
 #include <optional>
 #include <string>
@@ -22,6 +23,8 @@ struct SubprocessOptions {
   std::string stdoutFile;                        // write stdout here instead (truncate)
   std::string stdinData;                         // fed to the child; empty: /dev/null
   bool inheritStdin = false;
+  // Called with the child's pid (= its process group id) once it runs.
+  std::function<void(int)> onStart;
 };
 
 struct SubprocessResult {

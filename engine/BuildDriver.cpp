@@ -1,6 +1,8 @@
 #include "BuildDriver.h"
 
+#include <csignal>
 #include <fstream>
+#include <unistd.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/StringSaver.h>
 #include <llvm/Support/FileSystem.h>
@@ -106,6 +108,21 @@ bool BuildDriver::discover(std::string &error) {
   return true;
 }
 
+void BuildDriver::endOrphanedBuild() {
+  std::ifstream in(cfg_.runDir + "/build.pgid");
+  int pgid = 0;
+  if (!(in >> pgid) || pgid <= 1)
+    return;
+  // Still alive: the build of an engine that was killed. Its compiles would
+  // race ours (objects written after our clean, receipts to our socket).
+  if (kill(-pgid, 0) == 0) {
+    kill(-pgid, SIGKILL);
+    for (int i = 0; i < 100 && kill(-pgid, 0) == 0; ++i)
+      usleep(20000);
+  }
+  llvm::sys::fs::remove(cfg_.runDir + "/build.pgid");
+}
+
 void BuildDriver::clean() {
   for (const auto &o : objects_)
     llvm::sys::fs::remove(o.object);
@@ -131,7 +148,15 @@ SubprocessResult BuildDriver::build(const std::map<std::string, std::string> &en
   o.stdoutFile = logPath;
   // A tuning run's settings never leak from the user's shell into the build.
   o.unsetEnv = {"CIQ_LOCK"};
-  return runSubprocess(buildCommand(), o);
+  // The build's process group is written down while it runs, so that an
+  // engine started after a kill -9 can end a build its predecessor left.
+  std::string pgidFile = cfg_.runDir + "/build.pgid";
+  o.onStart = [&](int pgid) {
+    std::ofstream(pgidFile) << pgid << "\n";
+  };
+  auto r = runSubprocess(buildCommand(), o);
+  llvm::sys::fs::remove(pgidFile);
+  return r;
 }
 
 } // namespace ciq

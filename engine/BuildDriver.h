@@ -26,6 +26,8 @@ public:
   bool discover(std::string &error);
   const std::vector<CudaObject> &objects() const { return objects_; }
 
+  // Kills the build a killed engine left running in this run directory.
+  void endOrphanedBuild();
   // Deletes the target's CUDA objects so the next build recompiles exactly them.
   void clean();
   // `cmake --build <dir> --target <target> [--config C] -j N`, output to logPath.

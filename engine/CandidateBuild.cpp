@@ -26,6 +26,7 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   }
   if (!driver_.discover(error))
     return false;
+  driver_.endOrphanedBuild();
   // A frozen winner applied by ciq_apply_lock() must not leak into the
   // candidates, or the "baseline" would be the old winner.
   if (llvm::sys::fs::exists(cfg_.lockfile)) {

@@ -66,6 +66,9 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
     l.acfs.push_back({a.stage, rel, a.sha256});
   }
   l.deviceCodeSha256 = win.deviceCodeSha256;
+  // The device code covers the CUDA objects of these targets too.
+  if (!cfg.tuneTargets.empty())
+    l.extra["tune_targets"] = cfg.tuneTargets;
   const auto &o = cfg.objectives.front();
   nlohmann::json score = {{"objective", o.metric}, {"unit", o.unit}, {"direction", o.direction}};
   if (base.scores.count(o.metric))

@@ -64,6 +64,8 @@ int verify(const ciq::Lockfile &l) {
   cfg.buildDir = dir.str().str();
   cfg.target = Target.empty() ? l.target : Target;
   cfg.path = cfg.buildDir + "/CMakeCache.txt";
+  if (l.extra.contains("tune_targets"))
+    cfg.tuneTargets = l.extra["tune_targets"].get<std::vector<std::string>>();
   std::string ver = ciq::compilerVersion(ciq::cudaCompilerOf(cfg.buildDir));
   if (!l.nvccVersion.empty() && ver != l.nvccVersion) {
     ciq::reportError("the build tree's nvcc is " + ver + ", the lock was frozen with " + l.nvccVersion +
