@@ -1,4 +1,5 @@
 #include "Lockfile.h"
+#include "NvccList.h"
 
 #include <cstdio>
 #include <fstream>
@@ -154,23 +155,14 @@ CandidateMessage lockToCandidate(const Lockfile &l, const std::string &lockPath)
 }
 
 std::vector<std::string> lockCompileArgs(const Lockfile &l, const std::string &lockPath) {
-  auto escapeCommas = [](const std::string &s) {
-    std::string o;
-    for (char c : s) {
-      if (c == '\\' || c == ',')
-        o += '\\';
-      o += c;
-    }
-    return o;
-  };
   std::vector<std::string> args;
   for (const auto &o : l.ptxasOptions)
-    args.push_back("-Xptxas=" + escapeCommas(o));
+    args.push_back("-Xptxas=" + escapeNvccListItem(o));
   for (const auto &o : l.nvccOptions)
     args.push_back(o);
   CandidateMessage c = lockToCandidate(l, lockPath);
   for (const auto &a : c.acfs)
-    args.push_back(a.stage == "nvcc" ? "--apply-controls=" + a.path : "-Xptxas=--apply-controls=" + escapeCommas(a.path));
+    args.push_back(a.stage == "nvcc" ? "--apply-controls=" + a.path : "-Xptxas=--apply-controls=" + escapeNvccListItem(a.path));
   for (const auto &d : l.defines)
     args.push_back("-D" + d);
   return args;

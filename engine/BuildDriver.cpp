@@ -1,4 +1,5 @@
 #include "BuildDriver.h"
+#include "Paths.h"
 
 #include <csignal>
 #include <fstream>
@@ -13,17 +14,6 @@
 namespace ciq {
 namespace {
 
-std::string normalize(const std::string &p, const std::string &base) {
-  llvm::SmallString<256> s;
-  if (llvm::sys::path::is_absolute(p))
-    s = p;
-  else {
-    s = base;
-    llvm::sys::path::append(s, p);
-  }
-  llvm::sys::path::remove_dots(s, true);
-  return s.str().str();
-}
 
 // Is this compile_commands entry a CUDA compile? CMake runs the CUDA compiler
 // (nvcc, possibly behind launchers) with `-x cu` or on a .cu file.
@@ -86,7 +76,7 @@ bool BuildDriver::discover(std::string &error) {
     if (!isCudaCompile(e) || output.empty())
       continue;
     std::string dir = e.value("directory", cfg_.buildDir);
-    std::string out = normalize(output, dir);
+    std::string out = absolutePath(output, dir);
     for (const auto &t : targets) {
       // CMake puts a target's objects under CMakeFiles/<target>.dir/ (with a
       // <config>/ level for multi-config generators).
@@ -97,7 +87,7 @@ bool BuildDriver::discover(std::string &error) {
           out.find("/" + cfg_.config + "/") == std::string::npos &&
           llvm::sys::fs::exists(cfg_.buildDir + "/build-" + cfg_.config + ".ninja"))
         continue;
-      objects_.push_back({normalize(e.value("file", ""), dir), out, t});
+      objects_.push_back({absolutePath(e.value("file", ""), dir), out, t});
     }
   }
   if (objects_.empty()) {

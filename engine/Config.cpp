@@ -1,4 +1,5 @@
 #include "Config.h"
+#include "Paths.h"
 #include "SpaceLoader.h"
 #include "YamlUtil.h"
 
@@ -11,17 +12,6 @@
 namespace ciq {
 namespace {
 
-std::string absolute(const std::string &p, const std::string &base) {
-  llvm::SmallString<256> s;
-  if (llvm::sys::path::is_absolute(p))
-    s = p;
-  else {
-    s = base;
-    llvm::sys::path::append(s, p);
-  }
-  llvm::sys::path::remove_dots(s, true);
-  return s.str().str();
-}
 
 // The project's source directory, from the build tree's CMakeCache.txt.
 std::string sourceDirOf(const std::string &buildDir) {
@@ -116,7 +106,7 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
   b.command = r.strings(n["command"], "benchmark.command");
   if (b.command.empty() || b.command[0].empty())
     r.fail(n["command"], "benchmark.command", "the command is empty");
-  b.workingDir = n["working_dir"] ? absolute(r.str(n["working_dir"], "benchmark.working_dir"), base) : "";
+  b.workingDir = n["working_dir"] ? absolutePath(r.str(n["working_dir"], "benchmark.working_dir"), base) : "";
   if (n["env"]) {
     r.needMap(n["env"], "benchmark.env");
     for (const auto &kv : n["env"])
@@ -186,14 +176,14 @@ TuneConfig parse(const std::string &path) {
   if (!root["target"])
     r.fail(root, "target", "missing; name the CMake target to tune");
   c.target = r.str(root["target"], "target");
-  c.buildDir = absolute(root["build_dir"] ? r.str(root["build_dir"], "build_dir") : ".", base);
+  c.buildDir = absolutePath(root["build_dir"] ? r.str(root["build_dir"], "build_dir") : ".", base);
   if (!llvm::sys::fs::exists(c.buildDir + "/CMakeCache.txt"))
     r.fail(root["build_dir"] ? root["build_dir"] : root["target"], "build_dir",
            "'" + c.buildDir + "' is not a configured CMake build tree (no CMakeCache.txt); configure it first");
   if (root["config"]) c.config = r.str(root["config"], "config");
-  c.lockfile = root["lockfile"] ? absolute(r.str(root["lockfile"], "lockfile"), base)
+  c.lockfile = root["lockfile"] ? absolutePath(r.str(root["lockfile"], "lockfile"), base)
                                 : sourceDirOf(c.buildDir) + "/ciq.lock";
-  c.runDir = root["run_dir"] ? absolute(r.str(root["run_dir"], "run_dir"), base)
+  c.runDir = root["run_dir"] ? absolutePath(r.str(root["run_dir"], "run_dir"), base)
                              : c.buildDir + "/ciq/" + c.target;
   if (root["tune_targets"]) c.tuneTargets = r.strings(root["tune_targets"], "tune_targets");
   if (root["jobs"]) c.jobs = (int)r.integer(root["jobs"], "jobs", 0, 4096);

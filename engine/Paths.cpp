@@ -41,4 +41,16 @@ std::string cacheDir() {
   return p.str().str();
 }
 
+std::string absolutePath(const std::string &p, const std::string &base) {
+  llvm::SmallString<256> s;
+  if (llvm::sys::path::is_absolute(p))
+    s = p;
+  else {
+    s = base;
+    llvm::sys::path::append(s, p);
+  }
+  llvm::sys::path::remove_dots(s, true);
+  return s.str().str();
+}
+
 } // namespace ciq

@@ -9,6 +9,8 @@ std::string executablePath();            // absolute path of the running `ciq`
 std::string binDir();                    // folder of ciq (and ciq-ptxas)
 std::string shareDir();                  // <prefix>/share/ciq, or $CIQ_SHARE_DIR
 std::string wrapperPath();               // <bin>/ciq-ptxas
-std::string cacheDir();                  // $XDG_CACHE_HOME/ciq, default ~/.cache/ciq
+std::string cacheDir();
+// p made absolute against base (unless it already is), with . and .. removed.
+std::string absolutePath(const std::string &p, const std::string &base);                  // $XDG_CACHE_HOME/ciq, default ~/.cache/ciq
 
 } // namespace ciq

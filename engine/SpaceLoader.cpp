@@ -19,14 +19,6 @@
 namespace ciq {
 namespace {
 
-std::string absolute(const std::string &p, const std::string &base) {
-  if (llvm::sys::path::is_absolute(p))
-    return p;
-  llvm::SmallString<256> s(base);
-  llvm::sys::path::append(s, p);
-  llvm::sys::path::remove_dots(s, true);
-  return s.str().str();
-}
 
 std::string formatNumber(double v, bool integral) {
   if (integral)
@@ -102,7 +94,7 @@ void acfDomain(Control &c, const YAML::Node &n, const YamlReader &r, const std::
   c.canUnset = n["include_none"] ? r.boolean(n["include_none"], key + ".include_none") : true;
   c.domain = DomainKind::AcfFiles;
   for (const auto &pattern : r.strings(n["files"], key + ".files")) {
-    std::string abs = absolute(pattern, baseDir);
+    std::string abs = absolutePath(pattern, baseDir);
     glob_t g{};
     int rc = glob(abs.c_str(), GLOB_NOCHECK, nullptr, &g);
     std::vector<std::string> matches;
@@ -257,7 +249,7 @@ SearchSpace includeEntry(const YAML::Node &e, const YamlReader &r, const std::st
     std::string name = e.Scalar();
     bool isPath = name.find('/') != std::string::npos || llvm::StringRef(name).endswith(".yaml") ||
                   llvm::StringRef(name).endswith(".yml");
-    std::string path = isPath ? absolute(name, baseDir) : builtinPath(name);
+    std::string path = isPath ? absolutePath(name, baseDir) : builtinPath(name);
     if (!llvm::sys::fs::exists(path)) {
       if (isPath)
         r.fail(e, key, "space file '" + path + "' does not exist");
@@ -276,7 +268,7 @@ SearchSpace includeEntry(const YAML::Node &e, const YamlReader &r, const std::st
   SpaceRequest req;
   if (e["file"]) {
     req.provider = "file";
-    req.file = absolute(r.str(e["file"], key + ".file"), baseDir);
+    req.file = absolutePath(r.str(e["file"], key + ".file"), baseDir);
   } else {
     req.provider = e["provider"] ? r.str(e["provider"], key + ".provider") : "";
     if (e["version"]) req.version = r.str(e["version"], key + ".version");
@@ -295,7 +287,7 @@ SearchSpace includeEntry(const YAML::Node &e, const YamlReader &r, const std::st
                                         resolved->provider, resolved->tag, resolved->sha256}, 1);
 #else
   if (e["file"])
-    return fromFile(absolute(r.str(e["file"], key + ".file"), baseDir), {e["file"].Scalar(), "file", "", ""}, 1);
+    return fromFile(absolutePath(r.str(e["file"], key + ".file"), baseDir), {e["file"].Scalar(), "file", "", ""}, 1);
   r.fail(e, key, "release-backed spaces are not available in this build");
 #endif
 }

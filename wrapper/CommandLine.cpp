@@ -37,16 +37,6 @@ std::vector<std::string> splitNvccList(const std::string &value) {
   return out;
 }
 
-std::string escapeNvccListItem(const std::string &item) {
-  std::string s;
-  for (char c : item) {
-    if (c == ',' || c == '\\')
-      s += '\\';
-    s += c;
-  }
-  return s;
-}
-
 namespace {
 
 // Tokenizes an options file or an environment variable the way a shell would

@@ -9,6 +9,7 @@
 // and NVCC_APPEND_FLAGS after argv (read only, never rewritten). nvcc and ptxas
 // 13.0 do not expand `@file`: it is an input name to them, and so it is here.
 #pragma once
+#include "NvccList.h"
 #include "OptionTable.h"
 
 #include <optional>
@@ -43,8 +44,7 @@ struct Arg {
 
 // nvcc's comma splitting of list-valued options ("\," keeps a comma, "\\" a backslash).
 std::vector<std::string> splitNvccList(const std::string &value);
-// The inverse: one list element that nvcc will hand on intact.
-std::string escapeNvccListItem(const std::string &item);
+using ciq::escapeNvccListItem; // common/NvccList.h
 
 // A GPU target: virtual architecture and the code it becomes ("sm_90", "compute_90", "lto_90").
 struct GpuTarget {
