@@ -602,7 +602,7 @@ function(_ciq_apply_lock_now target lockfile policy tune_targets)
   string(REGEX REPLACE "[ \n]+" " " err "${err}")  # one line per problem
   string(STRIP "${err}" err)
   if(err)
-    _ciq_problem("it is not a ciq lockfile (${err}); restore it from version control or ${retune}")
+    _ciq_problem("it is not a ciq lockfile (${err}); restore it from version control, or delete it (or configure with -DCIQ_LOCK_POLICY=warn) and ${retune}")
   elseif(NOT schema STREQUAL "1")
     _ciq_problem("schema_version ${schema} is not supported (this CompileIQ reads 1); use the ciq that wrote it or ${retune}")
   else()

@@ -1,5 +1,6 @@
 #include "Subprocess.h"
 
+#include <atomic>
 #include <cerrno>
 #include <chrono>
 #include <csignal>
@@ -19,6 +20,18 @@ namespace ciq {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+
+// The process group of the child being waited for (0: none); read by the
+// signal handler, so a lock-free atomic.
+std::atomic<int> activeGroup{0};
+
+void onTerminationSignal(int sig) {
+  int g = activeGroup.load();
+  if (g > 0)
+    kill(-g, SIGKILL);
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
 
 std::vector<std::string> buildEnv(const SubprocessOptions &o) {
   std::vector<std::string> env;
@@ -127,6 +140,7 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     return r;
   }
   setpgid(pid, pid); // also from the parent, so a kill at once cannot miss the group
+  activeGroup = pid;
   if (o.onStart)
     o.onStart(pid);
   int childErrno = 0;
@@ -199,6 +213,7 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
   if (!reaped)
     waitpid(pid, &status, 0);
   killGroup(pid); // nothing of the group outlives the call
+  activeGroup = 0;
   r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
   if (WIFEXITED(status))
     r.exitCode = WEXITSTATUS(status);
@@ -207,6 +222,15 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     r.exitCode = 128 + r.termSignal;
   }
   return r;
+}
+
+void forwardTerminationSignals() {
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    struct sigaction sa {};
+    sa.sa_handler = onTerminationSignal;
+    sigemptyset(&sa.sa_mask);
+    sigaction(sig, &sa, nullptr);
+  }
 }
 
 std::optional<std::string> findExecutable(const std::string &name, const std::string &skip) {

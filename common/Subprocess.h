@@ -47,6 +47,12 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
 std::optional<std::string> findExecutable(const std::string &name,
                                           const std::string &skip = "");
 
+// Children run in their own process group (so a timeout can end the whole
+// group), which puts them out of reach of the terminal's Ctrl-C. After this
+// call, SIGINT, SIGTERM and SIGHUP to this process first end the running
+// child's group, then this process, as the signal would have.
+void forwardTerminationSignals();
+
 // Shell-quotes one argument for a replayable command line.
 std::string shellQuote(const std::string &arg);
 std::string shellJoin(const std::vector<std::string> &argv);

@@ -244,6 +244,11 @@ std::string SourceLoc::str() const {
 std::optional<TuneConfig> loadConfig(const std::string &path, std::string &error) {
   llvm::SmallString<256> abs(path);
   llvm::sys::fs::make_absolute(abs);
+  if (path == "ciq.yaml" && !llvm::sys::fs::exists(abs)) {
+    error = "no ciq.yaml in " + llvm::sys::path::parent_path(abs).str() +
+            "; pass --config <build>/ciq/<target>/ciq.yaml (written by ciq_tune()) or write one (docs/config.md)";
+    return std::nullopt;
+  }
   try {
     return parse(abs.str().str());
   } catch (const ConfigError &e) {

@@ -31,6 +31,7 @@ struct Control {
   std::vector<std::string> acfSha256;  // Acf: SHA-256 of each file's bytes
   double knockoutProb = -1;            // P(unset) when sampling; <0: uniform over values and unset
   bool canUnset = true;                // false: `required: true`, always set
+  bool changesResults = false;         // `changes_results: true`: may change the program's output (fmad, ftz)
   std::string help;
   std::string origin;                  // which file (and line) declared it
 };

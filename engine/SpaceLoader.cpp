@@ -116,7 +116,7 @@ void acfDomain(Control &c, const YAML::Node &n, const YamlReader &r, const std::
 Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string &key,
                      const std::string &baseDir) {
   r.onlyKeys(n, key, {"name", "ptxas", "nvcc", "define", "acf", "choice", "range", "literal",
-                      "log_sampling", "knockout_prob", "required", "help"});
+                      "log_sampling", "knockout_prob", "required", "help", "changes_results"});
   Control c;
   if (!n["name"])
     r.fail(n, key, "missing 'name'");
@@ -157,6 +157,8 @@ Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string
     c.canUnset = !r.boolean(n["required"], k + ".required");
   if (n["help"])
     c.help = r.str(n["help"], k + ".help");
+  if (n["changes_results"])
+    c.changesResults = r.boolean(n["changes_results"], k + ".changes_results");
   return c;
 }
 

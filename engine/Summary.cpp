@@ -22,13 +22,13 @@ WinnerChoice chooseWinner(const TuneConfig &cfg, const std::vector<Evaluation> &
   if (order.empty() || !pts[order[0]].ok)
     return w;
   w.index = (int)order[0];
-  // The first evaluation reaching the best objectives wins ties: it is the
-  // simplest configuration found (the baseline when nothing is better).
+  // Ties go to the simplest configuration: fewest controls set (the baseline
+  // when nothing is better), then the earliest. Options that do not change
+  // the score are not worth shipping.
+  auto setCount = [&](size_t i) { return evals[i].rendered.controls.size(); };
   for (size_t i = 0; i < pts.size(); ++i)
-    if (pts[i].ok && pts[i].objectives == pts[w.index].objectives) {
+    if (pts[i].ok && pts[i].objectives == pts[w.index].objectives && setCount(i) < setCount(w.index))
       w.index = (int)i;
-      break;
-    }
   w.improved = w.index != 0 && !evals.empty() && evals[0].ok && pts[w.index].objectives < pts[0].objectives;
   return w;
 }
@@ -107,8 +107,18 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
   if (win && win->scores.count("time_ms") && b.scores.count("time_ms") && win->scores.at("time_ms") > 0)
     fprintf(out, "speedup over baseline: %.3fx\n", b.scores.at("time_ms") / win->scores.at("time_ms"));
   fprintf(out, "winning options: %s\n", win ? (win->generation == 0 ? "(none: the default compile)" : win->rendered.summary().c_str()) : "-");
-  fprintf(out, "evaluations: %zu (%d INVALID, %d duplicates), results: %s/results.csv\n", evals.size(), invalid, dups,
-          cfg.runDir.c_str());
+  fprintf(out, "evaluations: %zu (%d INVALID, %d reused an earlier result: same configuration or device code), "
+               "results: %s/results.csv\n",
+          evals.size(), invalid, dups, cfg.runDir.c_str());
+  if (!win)
+    return;
+  for (const auto &c : cfg.space.controls)
+    if (c.changesResults && win->rendered.controls.contains(c.name))
+      fprintf(out, "note: the winner sets %s=%s, which can change the program's results%s\n", c.name.c_str(),
+              win->rendered.controls[c.name].get<std::string>().c_str(),
+              cfg.benchmark.enabled ? " (its correctness check passed)"
+                                    : "; this compile-only search ran no correctness check: test the locked build, "
+                                      "or exclude the control");
 }
 
 } // namespace ciq

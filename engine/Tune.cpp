@@ -94,6 +94,11 @@ bool TuneRun::openJournal() {
       return false;
     }
     evals_ = prior.evaluations;
+  } else if (!prior.start.is_null() && prior.start.value("config_path", "") != cfg_.path && !opts_.fresh &&
+             !opts_.canaryOnly) {
+    reportError(cfg_.runDir + " holds the search of " + prior.start.value("config_path", "?") + "; give " + cfg_.path +
+                " its own run_dir:, or pass --fresh to replace that search (its journal is kept as journal.jsonl.previous)");
+    return false;
   } else if (unfinished && !opts_.fresh && !opts_.canaryOnly) {
     reportError(cfg_.runDir + " holds an unfinished search (" + std::to_string(prior.evaluations.size()) +
                 " evaluations); continue it with `ciq resume --config " + cfg_.path +
@@ -102,6 +107,8 @@ bool TuneRun::openJournal() {
   } else if (llvm::sys::fs::exists(jpath)) {
     // A finished or discarded search is kept beside, never overwritten.
     llvm::sys::fs::rename(jpath, jpath + ".previous");
+    if (!opts_.canaryOnly)
+      progress_.note("the earlier search's journal is kept as " + jpath + ".previous");
   }
   std::string err;
   if (!journal_.open(jpath, err))

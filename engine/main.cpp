@@ -1,6 +1,7 @@
 // ciq: the engine's command-line entry point. The work lives in the engine
 // library and in engine/commands/*.cpp; this file only dispatches.
 #include "Command.h"
+#include "Subprocess.h"
 #include "Version.h"
 
 #include <llvm/Support/InitLLVM.h>
@@ -29,6 +30,10 @@ void reportNote(const std::string &message) {
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // Builds and benchmarks run in their own process groups; Ctrl-C or a kill
+  // of ciq must end them too (the journal stays consistent: it is fsync'd
+  // per evaluation).
+  ciq::forwardTerminationSignals();
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "ciq " << CIQ_VERSION << "\n"; });
   llvm::cl::ParseCommandLineOptions(
       argc, argv,
