@@ -418,12 +418,35 @@ std::optional<Finding> checkLowDiversity(const RunData &run, const DiagnoseThres
 
 } // namespace
 
+// The search stops when the baseline itself fails: nothing else ran.
+std::optional<Finding> checkBaselineInvalid(const RunData &run) {
+  const RecordedEval *base = run.baseline();
+  if (!base || base->ok || !searched(run).empty())
+    return std::nullopt;
+  Finding f;
+  f.kind = "baseline_invalid";
+  f.title = "the baseline (no control applied) is INVALID: " +
+            (base->reason.empty() ? std::string("unknown reason") : base->reason) + "; no candidate was searched";
+  f.threshold = "the baseline must be OK before any candidate is built";
+  std::string msg = base->journal.is_object() ? base->journal.value("message", "") : "";
+  if (!msg.empty())
+    f.details.push_back(msg);
+  f.cause = "the build, benchmark or correctness command fails on your own build, before ciq changes anything";
+  f.next = "fix it until the plain build and benchmark work (`" + commandOf(*base) + "`" +
+           (base->log.empty() ? std::string() : ", log " + base->log) + "), then `ciq tune` again";
+  return f;
+}
+
 std::vector<Finding> diagnose(const RunData &run, const DiagnoseThresholds &t) {
   std::vector<Finding> out;
   auto add = [&](std::optional<Finding> f) {
     if (f)
       out.push_back(std::move(*f));
   };
+  if (auto b = checkBaselineInvalid(run)) {
+    out.push_back(std::move(*b));
+    return out;
+  }
   auto allInvalid = checkAllInvalid(run);
   bool everyInvalid = allInvalid.has_value();
   add(std::move(allInvalid));

@@ -106,6 +106,16 @@ std::vector<Case> cases() {
          return s;
        },
        {"identical_scores", "stalled_best"}},
+      {"baseline INVALID (nothing searched)",
+       [] {
+         Synth s;
+         s.run.evals.front().ok = false;
+         s.run.evals.front().reason = "run_crash";
+         s.run.evals.front().score.reset();
+         s.run.evals.front().objectives.clear();
+         return s;
+       },
+       {"baseline_invalid"}},
       {"all INVALID",
        [] {
          Synth s;
