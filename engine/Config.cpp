@@ -168,7 +168,7 @@ TuneConfig parse(const std::string &path) {
   if (!root.IsMap())
     r.fail(root, "(top level)", "expected a mapping at the top (target:, space:, ...); see docs/config.md");
   r.onlyKeys(root, "", {"target", "build_dir", "config", "lockfile", "run_dir", "tune_targets",
-                        "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs",
+                        "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs", "workers",
                         "keep_invalid"});
   TuneConfig c;
   c.path = path;
@@ -187,6 +187,7 @@ TuneConfig parse(const std::string &path) {
                              : c.buildDir + "/ciq/" + c.target;
   if (root["tune_targets"]) c.tuneTargets = r.strings(root["tune_targets"], "tune_targets");
   if (root["jobs"]) c.jobs = (int)r.integer(root["jobs"], "jobs", 0, 4096);
+  if (root["workers"]) c.workers = (int)r.integer(root["workers"], "workers", 0, 64);
   if (root["keep_invalid"]) c.keepInvalid = r.boolean(root["keep_invalid"], "keep_invalid");
   if (root["benchmark"]) c.benchmark = parseBenchmark(root["benchmark"], r, base);
   if (root["search"]) c.search = parseSearch(root["search"], r);

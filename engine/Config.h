@@ -91,6 +91,9 @@ struct TuneConfig {
   TimeoutConfig timeouts;
   SearchSpace space;
   int jobs = 0;              // build parallelism; 0: all cores
+  // Candidates evaluated at once, one per GPU, each in its own build tree
+  // (runtime objectives only). 0: one per visible GPU.
+  int workers = 0;
   bool keepInvalid = false;  // keep logs/artifacts of INVALID candidates
 };
 

@@ -13,6 +13,7 @@
 #include "Stats.h"
 #include "Summary.h"
 #include "Version.h"
+#include "Workers.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -20,6 +21,7 @@
 #include <llvm/Support/Path.h>
 #include <map>
 #include <set>
+#include <thread>
 
 namespace ciq {
 namespace {
@@ -46,7 +48,7 @@ nlohmann::json startLine(const TuneConfig &cfg) {
 
 class TuneRun {
 public:
-  TuneRun(TuneConfig cfg, TuneOptions opts) : cfg_(std::move(cfg)), opts_(opts), builder_(cfg_) {}
+  TuneRun(TuneConfig cfg, TuneOptions opts) : cfg_(std::move(cfg)), opts_(opts) {}
   int run();
 
 private:
@@ -54,8 +56,10 @@ private:
   bool openJournal();
   bool evaluateBaseline();
   int searchGenerations();
-  Evaluation evaluate(const Point &p, int generation);
-  void measure(Evaluation &e);
+  bool startWorkers();
+  Evaluation evaluate(const Point &p, int generation, const std::string &id, Worker &w);
+  void evaluateBatch(const std::vector<Point> &points, int generation);
+  void measure(Evaluation &e, Worker &w);
   void record(Evaluation &e);
   bool runCanary();
   int runFinalists(WinnerChoice &w);
@@ -68,11 +72,12 @@ private:
 
   TuneConfig cfg_;
   TuneOptions opts_;
-  CandidateBuilder builder_;
+  std::vector<std::unique_ptr<Worker>> workers_;   // [0] builds in the user's own build tree
+  CandidateBuilder &builder() { return *workers_[0]->builder; }
+  BenchmarkRunner *bench() { return workers_[0]->bench.get(); }
   Journal journal_;
   Progress progress_;
   std::unique_ptr<Strategy> strategy_;
-  std::unique_ptr<BenchmarkRunner> bench_;
   std::vector<Evaluation> evals_;
   std::map<std::string, size_t> byHash_, byDevice_;
   int budget_ = 0;
@@ -137,19 +142,54 @@ bool TuneRun::prepare() {
   } catch (const std::exception &e) {
     return reportError(cfg_.path + ": search.strategy: " + e.what()), false;
   }
-  std::string err;
-  if (!builder_.start(socketPathFor(cfg_.runDir), err))
-    return reportError(err), false;
-  if (cfg_.benchmark.enabled)
-    bench_ = std::make_unique<BenchmarkRunner>(cfg_);
+  if (!startWorkers())
+    return false;
   progress_.begin(budget_, !opts_.quiet);
   return true;
 }
 
-void TuneRun::measure(Evaluation &e) {
-  if (!bench_)
+// Worker 0 builds in the user's build tree; with several GPUs (runtime
+// objectives), each further worker gets a twin build tree and one GPU.
+bool TuneRun::startWorkers() {
+  int n = opts_.canaryOnly ? 1 : workerCount(cfg_);
+  std::vector<std::string> gpus;
+  if (const char *v = getenv("CUDA_VISIBLE_DEVICES"); v && n > 1) {
+    std::string s = v;
+    for (size_t pos = 0; pos <= s.size();) {
+      size_t end = s.find(',', pos);
+      gpus.push_back(s.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
+      pos = end == std::string::npos ? s.size() + 1 : end + 1;
+    }
+  }
+  for (int k = 0; k < n; ++k) {
+    auto w = std::make_unique<Worker>();
+    w->index = k;
+    std::string err;
+    if (k == 0)
+      w->cfg = cfg_;
+    else if (!prepareWorkerConfig(cfg_, k, w->cfg, err))
+      return reportError(err), false;
+    w->builder = std::make_unique<CandidateBuilder>(w->cfg);
+    if (!w->builder->start(socketPathFor(w->cfg.runDir), err))
+      return reportError(err), false;
+    if (cfg_.benchmark.enabled) {
+      std::map<std::string, std::string> env;
+      if (n > 1)
+        env["CUDA_VISIBLE_DEVICES"] = k < (int)gpus.size() ? gpus[k] : std::to_string(k);
+      w->bench = std::make_unique<BenchmarkRunner>(w->cfg, env);
+    }
+    workers_.push_back(std::move(w));
+  }
+  if (n > 1)
+    progress_.note("evaluating " + std::to_string(n) + " candidates at once, one per GPU, worker build trees under " +
+                   cfg_.runDir + "/worker-*");
+  return true;
+}
+
+void TuneRun::measure(Evaluation &e, Worker &w) {
+  if (!w.bench)
     return;
-  auto m = bench_->measure(e.log);
+  auto m = w.bench->measure(e.log);
   e.measureMs = m.wallMs;
   if (!m.ok) {
     e.ok = false;
@@ -164,9 +204,10 @@ void TuneRun::measure(Evaluation &e) {
       e.scores[o.metric] = m.median;
 }
 
-Evaluation TuneRun::evaluate(const Point &p, int generation) {
+Evaluation TuneRun::evaluate(const Point &p, int generation, const std::string &id, Worker &w) {
+  bool parallel = workers_.size() > 1;
   Evaluation e;
-  e.candidateId = candidateName(evals_.size());
+  e.candidateId = id;
   e.generation = generation;
   e.point = p;
   e.rendered = render(cfg_.space, p);
@@ -186,8 +227,9 @@ Evaluation TuneRun::evaluate(const Point &p, int generation) {
     copy.evaluatedAt = nowIso8601();
     return copy;
   }
-  progress_.building(e.candidateId);
-  builder_.build(e, logPath(e.candidateId));
+  if (!parallel)
+    progress_.building(e.candidateId);
+  w.builder->build(e, logPath(e.candidateId));
   if (e.ok) {
     scoreCompileMetrics(cfg_, e);
     // Same device code as an earlier candidate: built, but not re-measured.
@@ -196,7 +238,7 @@ Evaluation TuneRun::evaluate(const Point &p, int generation) {
       const Evaluation &d = evals_[it->second];
       e.duplicateOf = d.duplicateOf.empty() ? d.candidateId : d.duplicateOf;
       e.duplicateKind = "device_code";
-      if (bench_) {
+      if (w.bench) {
         e.ok = d.ok;
         e.reason = d.reason;
         e.scores = d.scores;
@@ -204,8 +246,9 @@ Evaluation TuneRun::evaluate(const Point &p, int generation) {
         e.cvPercent = d.cvPercent;
       }
     } else {
-      progress_.measuring(e.candidateId);
-      measure(e);
+      if (!parallel)
+        progress_.measuring(e.candidateId);
+      measure(e, w);
     }
   }
   e.evaluatedAt = nowIso8601();
@@ -219,7 +262,7 @@ Evaluation TuneRun::evaluate(const Point &p, int generation) {
 void TuneRun::keepArtifacts(const Evaluation &e) {
   std::string dir = cfg_.runDir + "/invalid/" + e.candidateId;
   llvm::sys::fs::create_directories(dir);
-  for (const auto &o : builder_.driver().objects())
+  for (const auto &o : builder().driver().objects())
     if (llvm::sys::fs::exists(o.object))
       llvm::sys::fs::copy_file(o.object, dir + "/" + llvm::sys::path::filename(o.object).str());
   if (cfg_.benchmark.enabled) {
@@ -241,7 +284,7 @@ void TuneRun::record(Evaluation &e) {
     reportWarning(err);
   WinnerChoice w = chooseWinner(cfg_, evals_);
   progress_.evaluated(cfg_, e, evals_, w.index >= 0 ? &evals_[w.index] : nullptr);
-  builder_.daemon().setStatus(progress_.status(cfg_, evals_));
+  builder().daemon().setStatus(progress_.status(cfg_, evals_));
 }
 
 std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {
@@ -255,7 +298,7 @@ std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {
 bool TuneRun::evaluateBaseline() {
   if (!evals_.empty())
     return true; // resumed: the baseline is the journal's first evaluation
-  Evaluation b = evaluate(cfg_.space.baseline(), 0);
+  Evaluation b = evaluate(cfg_.space.baseline(), 0, candidateName(0), *workers_[0]);
   record(b);
   if (!b.ok) {
     reportError("the baseline (your build with no control applied) is INVALID: " + b.reason + ": " + b.message +
@@ -284,12 +327,12 @@ bool TuneRun::runCanary() {
   c.candidateHash = c.rendered.hash();
   std::string what = c.rendered.summary();
   progress_.building("canary");
-  builder_.build(c, logPath("canary"));
+  builder().build(c, logPath("canary"));
   const Evaluation &b = evals_.front();
   bool changed = c.ok && c.deviceCodeSha256 != b.deviceCodeSha256;
-  if (changed && bench_ && opts_.canaryOnly) {
+  if (changed && bench() && opts_.canaryOnly) {
     scoreCompileMetrics(cfg_, c);
-    measure(c);
+    measure(c, *workers_[0]);
     std::string metric = cfg_.objectives.front().metric;
     if (c.ok && c.scores.count(metric) && b.scores.count(metric) &&
         normalizedObjectives(cfg_, c) <= normalizedObjectives(cfg_, b))
@@ -315,6 +358,30 @@ bool TuneRun::runCanary() {
               "; the configuration did not reach the compiler: a compiler cache, stale objects or a missing "
               "launcher hide it (docs/troubleshooting.md); search.canary: false skips this check");
   return false;
+}
+
+void TuneRun::evaluateBatch(const std::vector<Point> &points, int generation) {
+  if (points.size() == 1) {
+    Evaluation e = evaluate(points[0], generation, candidateName(evals_.size()), *workers_[0]);
+    record(e);
+    return;
+  }
+  std::vector<Evaluation> results(points.size());
+  std::vector<std::thread> threads;
+  for (size_t k = 0; k < points.size(); ++k)
+    threads.emplace_back([&, k] {
+      results[k] = evaluate(points[k], generation, candidateName(evals_.size() + k), *workers_[k]);
+    });
+  for (auto &t : threads)
+    t.join();
+  for (auto &e : results) {
+    // A configuration twin inside the same batch was not known when it started.
+    if (auto it = byHash_.find(e.candidateHash); it != byHash_.end() && e.duplicateKind.empty()) {
+      e.duplicateOf = evals_[it->second].candidateId;
+      e.duplicateKind = "config";
+    }
+    record(e);
+  }
 }
 
 int TuneRun::failFirstGeneration() {
@@ -345,19 +412,28 @@ int TuneRun::searchGenerations() {
     if (pool.empty())
       break;
     progress_.generation(g, cfg_.search.generations);
+    std::vector<Point> todo;
     for (const auto &p : pool) {
-      if (!budgetLeft())
-        break;
       bool done = std::any_of(evals_.begin(), evals_.end(),
                               [&](const Evaluation &e) { return e.generation == g && e.point == p; });
-      if (done)
-        continue; // evaluated before the engine was killed
-      Evaluation e = evaluate(p, g);
-      record(e);
-      if (e.reason == reason::StaleBuild)
-        return reportError(e.message);
-      if (builder_.daemon().stopRequested()) {
-        progress_.note("stopped after " + e.candidateId + "; continue with `ciq resume --config " + cfg_.path + "`");
+      if (!done) // else evaluated before the engine was killed
+        todo.push_back(p);
+    }
+    // One batch per worker count: every worker builds and measures its own
+    // candidate; results are recorded in pool order, so the journal (and a
+    // resume) does not depend on which worker finished first.
+    for (size_t i = 0; i < todo.size() && budgetLeft();) {
+      size_t n = std::min({workers_.size(), todo.size() - i, (size_t)(budget_ - (int)evals_.size())});
+      std::vector<Point> batch(todo.begin() + i, todo.begin() + i + n);
+      i += n;
+      size_t before = evals_.size();
+      evaluateBatch(batch, g);
+      for (size_t k = before; k < evals_.size(); ++k)
+        if (evals_[k].reason == reason::StaleBuild)
+          return reportError(evals_[k].message);
+      if (builder().daemon().stopRequested()) {
+        progress_.note("stopped after " + evals_.back().candidateId + "; continue with `ciq resume --config " +
+                       cfg_.path + "`");
         return 3;
       }
     }
@@ -374,7 +450,7 @@ int TuneRun::searchGenerations() {
 // Before a runtime winner is declared, the best few candidates are measured
 // again interleaved with the baseline, so that one lucky sample cannot win.
 int TuneRun::runFinalists(WinnerChoice &w) {
-  if (!bench_ || cfg_.benchmark.finalists <= 0 || w.index < 0)
+  if (!bench() || cfg_.benchmark.finalists <= 0 || w.index < 0)
     return 0;
   std::vector<ScoredPoint> pts;
   for (const auto &e : evals_)
@@ -399,7 +475,7 @@ int TuneRun::runFinalists(WinnerChoice &w) {
     e.kernels.clear();
     e.objects.clear();
     e.ok = false;
-    builder_.build(e, logPath(evals_[i].candidateId + ".final"));
+    builder().build(e, logPath(evals_[i].candidateId + ".final"));
     if (!e.ok)
       return reportError("finalist " + evals_[i].candidateId + " no longer builds: " + e.message);
     auto cmd = snapshotBenchmark(cfg_, cfg_.runDir + "/finalists/" + evals_[i].candidateId, err);
@@ -407,7 +483,7 @@ int TuneRun::runFinalists(WinnerChoice &w) {
       return reportError(err);
     commands.push_back(*cmd);
   }
-  auto res = runInterleaved(*bench_, commands, std::max(cfg_.benchmark.repeats, 5), logPath("finalists"));
+  auto res = runInterleaved(*bench(), commands, std::max(cfg_.benchmark.repeats, 5), logPath("finalists"));
   if (!res.ok)
     return reportError("finalists: " + res.reason + ": " + res.message);
   const Objective &o = cfg_.objectives.front();
@@ -462,7 +538,7 @@ int TuneRun::run() {
   if (opts_.canaryOnly)
     progress_.note("ciq: canary for " + cfg_.target + ": the default compile, then a deliberately degrading one");
   else
-    progress_.note("ciq: tuning " + cfg_.target + " (" + std::to_string(builder_.driver().objects().size()) +
+    progress_.note("ciq: tuning " + cfg_.target + " (" + std::to_string(builder().driver().objects().size()) +
                  " CUDA object(s)), space of " + std::to_string((long long)cfg_.space.size()) + " points, " +
                  strategy_->name() + " search, budget " + std::to_string(budget_) + " evaluations");
   if (!evaluateBaseline())

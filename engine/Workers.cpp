@@ -1,0 +1,101 @@
+#include "Workers.h"
+#include "Subprocess.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <fstream>
+#include <llvm/Support/FileSystem.h>
+
+namespace ciq {
+
+int visibleGpuCount() {
+  if (const char *v = getenv("CUDA_VISIBLE_DEVICES"); v) {
+    std::string s = v;
+    if (s.empty() || s == "-1" || s == "none")
+      return 0;
+    return 1 + (int)std::count(s.begin(), s.end(), ',');
+  }
+  auto smi = findExecutable("nvidia-smi");
+  if (!smi)
+    return 0;
+  auto r = runSubprocess({*smi, "-L"});
+  if (r.exitCode != 0)
+    return 0;
+  return (int)std::count(r.out.begin(), r.out.end(), '\n');
+}
+
+int workerCount(const TuneConfig &cfg) {
+  if (!cfg.benchmark.enabled)
+    return 1;
+  if (const char *v = getenv("CIQ_WORKERS"); v && atoi(v) > 0)
+    return atoi(v);
+  if (cfg.workers > 0)
+    return cfg.workers;
+  return std::max(1, visibleGpuCount());
+}
+
+namespace {
+
+// The user's settings from CMakeCache.txt (NAME:TYPE=VALUE lines), without
+// CMake's own INTERNAL/STATIC bookkeeping, to configure a twin build tree.
+std::vector<std::string> cacheArguments(const std::string &buildDir, std::string &source, std::string &generator) {
+  std::ifstream in(buildDir + "/CMakeCache.txt");
+  std::vector<std::string> args;
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.empty() || line[0] == '#' || line.rfind("//", 0) == 0)
+      continue;
+    auto colon = line.find(':'), eq = line.find('=');
+    if (colon == std::string::npos || eq == std::string::npos || colon > eq)
+      continue;
+    std::string name = line.substr(0, colon), type = line.substr(colon + 1, eq - colon - 1),
+                value = line.substr(eq + 1);
+    if (name == "CMAKE_HOME_DIRECTORY")
+      source = value;
+    else if (name == "CMAKE_GENERATOR")
+      generator = value;
+    if (type == "INTERNAL" || type == "STATIC" || name == "CMAKE_COMMAND" || name.rfind("CMAKE_CACHE", 0) == 0)
+      continue;
+    args.push_back("-D" + name + ":" + type + "=" + value);
+  }
+  return args;
+}
+
+std::string rebase(const std::string &s, const std::string &from, const std::string &to) {
+  return s.rfind(from, 0) == 0 ? to + s.substr(from.size()) : s;
+}
+
+} // namespace
+
+bool prepareWorkerConfig(const TuneConfig &main, int k, TuneConfig &out, std::string &error) {
+  out = main;
+  out.runDir = main.runDir + "/worker-" + std::to_string(k);
+  out.buildDir = out.runDir + "/build";
+  if (!llvm::sys::fs::exists(out.buildDir + "/CMakeCache.txt")) {
+    std::string source, generator;
+    auto args = cacheArguments(main.buildDir, source, generator);
+    std::vector<std::string> cmd = {"cmake", "-S", source, "-B", out.buildDir};
+    if (!generator.empty()) {
+      cmd.push_back("-G");
+      cmd.push_back(generator);
+    }
+    cmd.insert(cmd.end(), args.begin(), args.end());
+    SubprocessOptions o;
+    o.mergeStderrIntoStdout = true;
+    llvm::sys::fs::create_directories(out.runDir);
+    o.stdoutFile = out.runDir + "/configure.log";
+    auto r = runSubprocess(cmd, o);
+    if (r.exitCode != 0) {
+      error = "worker " + std::to_string(k) + ": configuring its build tree failed; log: " + o.stdoutFile;
+      return false;
+    }
+  }
+  for (auto &a : out.benchmark.command)
+    a = rebase(a, main.buildDir, out.buildDir);
+  for (auto &a : out.benchmark.correctness)
+    a = rebase(a, main.buildDir, out.buildDir);
+  out.benchmark.workingDir = rebase(main.benchmark.workingDir, main.buildDir, out.buildDir);
+  return true;
+}
+
+} // namespace ciq

@@ -1,0 +1,34 @@
+// Several GPUs: one worker per GPU evaluates candidates at the same time, each
+// with its own build tree (a second configure of the user's project with the
+// same cache), its own daemon socket, and CUDA_VISIBLE_DEVICES set to its GPU,
+// so that one worker builds while another measures.
+#pragma once
+#include "Benchmark.h"
+#include "CandidateBuild.h"
+#include "Config.h"
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+struct Worker {
+  int index = 0;
+  TuneConfig cfg;                            // buildDir, runDir and benchmark paths of this worker
+  std::unique_ptr<CandidateBuilder> builder;
+  std::unique_ptr<BenchmarkRunner> bench;    // null for compile-only objectives
+};
+
+// GPUs this process may use: CUDA_VISIBLE_DEVICES when set, else `nvidia-smi -L`.
+int visibleGpuCount();
+
+// How many workers: $CIQ_WORKERS, else cfg.workers, else one per visible GPU; always 1 without a
+// benchmark (compile-only objectives already use every core for one build).
+int workerCount(const TuneConfig &cfg);
+
+// Worker k >= 1: configures <run dir>/worker-<k>/build from the main build
+// tree's source and cache (once), and rewrites the benchmark's paths into it.
+bool prepareWorkerConfig(const TuneConfig &main, int k, TuneConfig &out, std::string &error);
+
+} // namespace ciq
