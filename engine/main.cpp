@@ -34,6 +34,11 @@ int main(int argc, char **argv) {
   // of ciq must end them too (the journal stays consistent: it is fsync'd
   // per evaluation).
   ciq::forwardTerminationSignals();
+  // LLVM's own libraries register options of theirs (IR, codegen); they mean
+  // nothing to a ciq user, so --help shows only ciq's.
+  for (auto &entry : llvm::cl::getRegisteredOptions(*llvm::cl::TopLevelSubCommand))
+    if (entry.getKey() != "help" && entry.getKey() != "version" && entry.getKey() != "color")
+      entry.getValue()->setHiddenFlag(llvm::cl::ReallyHidden);
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "ciq " << CIQ_VERSION << "\n"; });
   llvm::cl::ParseCommandLineOptions(
       argc, argv,

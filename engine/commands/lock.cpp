@@ -14,9 +14,8 @@ using namespace llvm;
 
 namespace {
 
-cl::SubCommand LockCmd("lock", "Show a lockfile, or verify that a build produces its device code\n"
-                               "  ciq lock show [ciq.lock]\n"
-                               "  ciq lock verify [ciq.lock] --build-dir DIR [--target T]");
+cl::SubCommand LockCmd("lock", "Show a lockfile (show [ciq.lock]), or verify that a build produces its device code "
+                               "(verify [ciq.lock] --build-dir DIR [--target T])");
 cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify"), cl::Required, cl::sub(LockCmd));
 cl::opt<std::string> LockPath(cl::Positional, cl::desc("[lockfile]"), cl::init("ciq.lock"), cl::sub(LockCmd));
 cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock"), cl::sub(LockCmd));
