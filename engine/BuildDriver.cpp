@@ -70,6 +70,9 @@ bool BuildDriver::discover(std::string &error) {
   }
   std::vector<std::string> targets = {cfg_.target};
   targets.insert(targets.end(), cfg_.tuneTargets.begin(), cfg_.tuneTargets.end());
+  // Ninja Multi-Config lists every configuration's objects, each under
+  // CMakeFiles/<target>.dir/<config>/: keep the configuration being built.
+  bool multiConfig = !cfg_.config.empty() && llvm::sys::fs::exists(cfg_.buildDir + "/build-" + cfg_.config + ".ninja");
   objects_.clear();
   for (const auto &e : db) {
     std::string output = outputOf(e);
@@ -83,9 +86,7 @@ bool BuildDriver::discover(std::string &error) {
       std::string marker = "/CMakeFiles/" + t + ".dir/";
       if (out.find(marker) == std::string::npos)
         continue;
-      if (!cfg_.config.empty() && out.find(marker + cfg_.config + "/") == std::string::npos &&
-          out.find("/" + cfg_.config + "/") == std::string::npos &&
-          llvm::sys::fs::exists(cfg_.buildDir + "/build-" + cfg_.config + ".ninja"))
+      if (multiConfig && out.find(marker + cfg_.config + "/") == std::string::npos)
         continue;
       objects_.push_back({absolutePath(e.value("file", ""), dir), out, t});
     }

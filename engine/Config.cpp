@@ -1,10 +1,10 @@
 #include "Config.h"
+#include "CMakeCache.h"
 #include "Paths.h"
 #include "SpaceLoader.h"
 #include "YamlUtil.h"
 
 #include <algorithm>
-#include <fstream>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <set>
@@ -15,12 +15,7 @@ namespace {
 
 // The project's source directory, from the build tree's CMakeCache.txt.
 std::string sourceDirOf(const std::string &buildDir) {
-  std::ifstream in(buildDir + "/CMakeCache.txt");
-  std::string line, key = "CMAKE_HOME_DIRECTORY:INTERNAL=";
-  while (std::getline(in, line))
-    if (line.rfind(key, 0) == 0)
-      return line.substr(key.size());
-  return buildDir;
+  return cacheValue(readCMakeCache(buildDir), "CMAKE_HOME_DIRECTORY", buildDir);
 }
 
 struct MetricInfo {

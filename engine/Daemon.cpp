@@ -1,6 +1,7 @@
 #include "Daemon.h"
 #include "Sha256.h"
 
+#include <chrono>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -33,10 +34,9 @@ void Daemon::stop() {
     return;
   if (acceptThread_.joinable())
     acceptThread_.join();
-  for (auto &t : clients_)
-    if (t.joinable())
-      t.join();
-  clients_.clear();
+  // A client notices running_ within its 1 s receive timeout.
+  while (activeClients_ > 0)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
   listener_.close();
 }
 
@@ -45,7 +45,11 @@ void Daemon::acceptLoop() {
     LineSocket s = listener_.accept(0.2);
     if (!s.valid())
       continue;
-    clients_.emplace_back([this, sock = std::move(s)]() mutable { serve(std::move(sock)); });
+    ++activeClients_;
+    std::thread([this, sock = std::move(s)]() mutable {
+      serve(std::move(sock));
+      --activeClients_;
+    }).detach();
   }
 }
 

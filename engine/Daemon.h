@@ -46,7 +46,9 @@ private:
   std::optional<CandidateMessage> current_;
   std::vector<Receipt> receipts_;
   nlohmann::json status_ = nlohmann::json::object();
-  std::vector<std::thread> clients_;
+  // Client threads are detached (one per compile: an overnight search makes
+  // thousands); stop() waits for this count to reach zero instead of joining.
+  std::atomic<int> activeClients_{0};
 };
 
 // A socket path for a run directory that fits in sun_path (108 bytes).

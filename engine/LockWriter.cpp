@@ -1,32 +1,20 @@
 #include "LockWriter.h"
+#include "CMakeCache.h"
+#include "CompilerVersion.h"
 #include "Lockfile.h"
 #include "Subprocess.h"
 #include "Version.h"
 
-#include <fstream>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
-#include <regex>
 #include <set>
 
 namespace ciq {
 
-std::string compilerVersion(const std::string &tool) {
-  auto r = runSubprocess({tool, "--version"});
-  std::smatch m;
-  static const std::regex re("V([0-9]+\\.[0-9]+\\.[0-9]+)");
-  if (std::regex_search(r.out, m, re))
-    return m[1];
-  return "";
-}
 
 std::string cudaCompilerOf(const std::string &buildDir) {
-  std::ifstream in(buildDir + "/CMakeCache.txt");
-  std::string line, key = "CMAKE_CUDA_COMPILER:";
-  while (std::getline(in, line))
-    if (line.rfind(key, 0) == 0)
-      return line.substr(line.find('=') + 1);
-  return findExecutable("nvcc").value_or("nvcc");
+  std::string nvcc = cacheValue(readCMakeCache(buildDir), "CMAKE_CUDA_COMPILER");
+  return nvcc.empty() ? findExecutable("nvcc").value_or("nvcc") : nvcc;
 }
 
 bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &win, std::string &error,
@@ -36,10 +24,11 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
   l.createdAt = nowIso8601();
   l.target = cfg.target;
   l.nvccPath = cudaCompilerOf(cfg.buildDir);
-  l.nvccVersion = compilerVersion(l.nvccPath);
+  std::string err;
+  l.nvccVersion = compilerVersion(l.nvccPath, err).value_or("");
   std::string ptxas = (llvm::sys::path::parent_path(l.nvccPath) + "/ptxas").str();
   l.ptxasPath = llvm::sys::fs::exists(ptxas) ? ptxas : findExecutable("ptxas").value_or("ptxas");
-  l.ptxasVersion = compilerVersion(l.ptxasPath);
+  l.ptxasVersion = compilerVersion(l.ptxasPath, err).value_or("");
   std::set<std::string> archs;
   for (const auto &k : win.kernels)
     archs.insert(k.arch);

@@ -7,8 +7,6 @@
 
 namespace ciq {
 
-// Versions as "13.0.88", from `<tool> --version` ("release 13.0, V13.0.88").
-std::string compilerVersion(const std::string &tool);
 // The CUDA compiler of a configured build tree (CMAKE_CUDA_COMPILER), else nvcc on PATH.
 std::string cudaCompilerOf(const std::string &buildDir);
 

@@ -38,8 +38,7 @@ nlohmann::json startLine(const TuneConfig &cfg) {
     objectives.push_back({{"metric", o.metric}, {"direction", o.direction}, {"unit", o.unit}});
   return {{"op", "start"}, {"version", 1}, {"engine_version", CIQ_VERSION}, {"config_path", cfg.path},
           {"space_identity", cfg.space.identity()}, {"space_size", cfg.space.size()}, {"seed", cfg.search.seed},
-          {"strategy", cfg.search.strategy}, {"pool_size", cfg.search.poolSize},
-          {"generations", cfg.search.generations}, {"mutate_rate", cfg.search.mutateRate},
+          {"strategy", cfg.search.strategy},
           {"search", {{"strategy", cfg.search.strategy}, {"pool_size", cfg.search.poolSize},
                       {"generations", cfg.search.generations}, {"mutate_rate", cfg.search.mutateRate},
                       {"cull_size", cfg.search.cullSize}, {"elitism", cfg.search.elitism}, {"seed", cfg.search.seed}}},

@@ -1,9 +1,9 @@
 #include "Workers.h"
+#include "CMakeCache.h"
 #include "Subprocess.h"
 
 #include <algorithm>
 #include <cstdlib>
-#include <fstream>
 #include <llvm/Support/FileSystem.h>
 
 namespace ciq {
@@ -36,28 +36,13 @@ int workerCount(const TuneConfig &cfg) {
 
 namespace {
 
-// The user's settings from CMakeCache.txt (NAME:TYPE=VALUE lines), without
-// CMake's own INTERNAL/STATIC bookkeeping, to configure a twin build tree.
-std::vector<std::string> cacheArguments(const std::string &buildDir, std::string &source, std::string &generator) {
-  std::ifstream in(buildDir + "/CMakeCache.txt");
+// The user's settings from CMakeCache.txt, without CMake's own INTERNAL and
+// STATIC bookkeeping, to configure a twin build tree.
+std::vector<std::string> cacheArguments(const std::map<std::string, CacheEntry> &cache) {
   std::vector<std::string> args;
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty() || line[0] == '#' || line.rfind("//", 0) == 0)
-      continue;
-    auto colon = line.find(':'), eq = line.find('=');
-    if (colon == std::string::npos || eq == std::string::npos || colon > eq)
-      continue;
-    std::string name = line.substr(0, colon), type = line.substr(colon + 1, eq - colon - 1),
-                value = line.substr(eq + 1);
-    if (name == "CMAKE_HOME_DIRECTORY")
-      source = value;
-    else if (name == "CMAKE_GENERATOR")
-      generator = value;
-    if (type == "INTERNAL" || type == "STATIC" || name == "CMAKE_COMMAND" || name.rfind("CMAKE_CACHE", 0) == 0)
-      continue;
-    args.push_back("-D" + name + ":" + type + "=" + value);
-  }
+  for (const auto &[name, e] : cache)
+    if (e.type != "INTERNAL" && e.type != "STATIC" && name != "CMAKE_COMMAND" && name.rfind("CMAKE_CACHE", 0) != 0)
+      args.push_back("-D" + name + ":" + e.type + "=" + e.value);
   return args;
 }
 
@@ -72,8 +57,9 @@ bool prepareWorkerConfig(const TuneConfig &main, int k, TuneConfig &out, std::st
   out.runDir = main.runDir + "/worker-" + std::to_string(k);
   out.buildDir = out.runDir + "/build";
   if (!llvm::sys::fs::exists(out.buildDir + "/CMakeCache.txt")) {
-    std::string source, generator;
-    auto args = cacheArguments(main.buildDir, source, generator);
+    auto cache = readCMakeCache(main.buildDir);
+    std::string source = cacheValue(cache, "CMAKE_HOME_DIRECTORY"), generator = cacheValue(cache, "CMAKE_GENERATOR");
+    auto args = cacheArguments(cache);
     std::vector<std::string> cmd = {"cmake", "-S", source, "-B", out.buildDir};
     if (!generator.empty()) {
       cmd.push_back("-G");

@@ -1,6 +1,7 @@
 // `ciq lock show|verify`: read a lockfile, or prove a build matches it.
 #include "BuildDriver.h"
 #include "Command.h"
+#include "CompilerVersion.h"
 #include "Config.h"
 #include "DeviceCode.h"
 #include "LockWriter.h"
@@ -65,7 +66,8 @@ int verify(const ciq::Lockfile &l) {
   cfg.path = cfg.buildDir + "/CMakeCache.txt";
   if (l.extra.contains("tune_targets"))
     cfg.tuneTargets = l.extra["tune_targets"].get<std::vector<std::string>>();
-  std::string ver = ciq::compilerVersion(ciq::cudaCompilerOf(cfg.buildDir));
+  std::string verErr;
+  std::string ver = ciq::compilerVersion(ciq::cudaCompilerOf(cfg.buildDir), verErr).value_or("");
   if (!l.nvccVersion.empty() && ver != l.nvccVersion) {
     ciq::reportError("the build tree's nvcc is " + ver + ", the lock was frozen with " + l.nvccVersion +
                      "; tune again with this compiler");

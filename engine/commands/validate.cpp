@@ -83,38 +83,28 @@ int run() {
   printf("  speedup %.4fx  Welch t = %.3f, df = %.1f, p = %.3g\n", v.speedup, v.welch.t, v.welch.df, v.welch.pValue);
   printf("  verdict: %s\n", v.significant ? "the winner is significantly faster" : ("no winner called: " + v.reason).c_str());
 
-  // The figures travel with the lock.
-  nlohmann::json j = ciq::lockToJson(*lock);
-  j["score"]["validation"] = {{"runs", (int)Runs},
-                              {"baseline_median", v.baseline.median},
-                              {"winner_median", v.winner.median},
-                              {"unit", unit},
-                              {"speedup", v.speedup},
-                              {"baseline_cv_percent", v.baseline.cvPercent},
-                              {"winner_cv_percent", v.winner.cvPercent},
-                              {"t", v.welch.t},
-                              {"df", v.welch.df},
-                              {"p_value", v.welch.pValue},
-                              {"significant", v.significant},
-                              {"verdict", v.significant ? "significant" : v.reason},
-                              {"gpu_before", before},
-                              {"gpu_after", after},
-                              {"validated_at", ciq::nowIso8601()}};
-  j["score"]["speedup"] = v.speedup;
-  j["score"]["p_value"] = v.welch.pValue;
-  j["score"]["cv_percent"] = v.winner.cvPercent;
-  j["gpu"] = before;
-  auto updated = ciq::Lockfile{};
-  std::string tmpPath = cfg->lockfile + ".validate.tmp";
-  {
-    FILE *f = fopen(tmpPath.c_str(), "w");
-    if (!f)
-      return ciq::reportError("cannot write " + tmpPath);
-    fprintf(f, "%s\n", j.dump(2).c_str());
-    fclose(f);
-  }
-  if (std::rename(tmpPath.c_str(), cfg->lockfile.c_str()) != 0)
-    return ciq::reportError("cannot update " + cfg->lockfile);
+  // The figures travel with the lock (rewritten atomically, keys in order).
+  lock->score["validation"] = {{"runs", (int)Runs},
+                               {"baseline_median", v.baseline.median},
+                               {"winner_median", v.winner.median},
+                               {"unit", unit},
+                               {"speedup", v.speedup},
+                               {"baseline_cv_percent", v.baseline.cvPercent},
+                               {"winner_cv_percent", v.winner.cvPercent},
+                               {"t", v.welch.t},
+                               {"df", v.welch.df},
+                               {"p_value", v.welch.pValue},
+                               {"significant", v.significant},
+                               {"verdict", v.significant ? "significant" : v.reason},
+                               {"gpu_before", before},
+                               {"gpu_after", after},
+                               {"validated_at", ciq::nowIso8601()}};
+  lock->score["speedup"] = v.speedup;
+  lock->score["p_value"] = v.welch.pValue;
+  lock->score["cv_percent"] = v.winner.cvPercent;
+  lock->gpu = before;
+  if (!ciq::writeLockfile(cfg->lockfile, *lock, err))
+    return ciq::reportError(err);
   printf("  recorded in %s\n", cfg->lockfile.c_str());
   return v.significant ? 0 : 2;
 }

@@ -6,7 +6,7 @@
 #include <optional>
 #include <string>
 
-namespace ciq::wrapper {
+namespace ciq {
 
 // Parses "Cuda compilation tools, release 13.0, V13.0.88" -> "13.0.88".
 std::string parseCompilerVersion(const std::string &versionText);
@@ -14,4 +14,4 @@ std::string parseCompilerVersion(const std::string &versionText);
 // nullopt (error set) when the binary cannot be run or prints no version.
 std::optional<std::string> compilerVersion(const std::string &path, std::string &error);
 
-} // namespace ciq::wrapper
+} // namespace ciq

@@ -11,7 +11,7 @@
 
 #include <climits>
 
-namespace ciq::wrapper {
+namespace ciq {
 namespace {
 
 std::string cacheDir() {
@@ -70,4 +70,4 @@ std::optional<std::string> compilerVersion(const std::string &path, std::string 
   return version;
 }
 
-} // namespace ciq::wrapper
+} // namespace ciq
