@@ -3,13 +3,16 @@
 
 For `ptxas` (a small PTX file) and `nvcc -c` (a small .cu), in one run:
   baseline      the compiler alone
-  pass-through  ciq-ptxas <compiler> ...            (no tuning run, no lock)
+  pass-through  ciq-ptxas <compiler> ...            (no tuning run, no lock); for ptxas
+                also the stand-in (a link named ptxas, CIQ_REAL_PTXAS set)
   tuning-run    ciq-ptxas <compiler> ... under a fake engine (hello/candidate/receipt
                 over a Unix socket, statistics, device-code hash), with an empty candidate
                 so that the compile itself is the same work
   lock          ciq-ptxas --lock ciq.lock <compiler> ... (an empty winner; version probe cached)
 Runs are interleaved (baseline, mode, baseline, mode, ...) so that machine noise hits
-both alike; prints the median added milliseconds and the ratio of medians.
+both alike. Prints the medians, the added milliseconds (difference of the medians),
+`paired` (median of the differences within each baseline/mode pair, which slow drift
+of the machine does not move) and the ratio of the medians.
 
   bench/wrapper_overhead.py --ciq-ptxas build/bin/ciq-ptxas [--repeats 15]
 """
@@ -67,7 +70,8 @@ def measure(name, base_cmd, wrapped_cmd, env_base, env_wrapped, repeats):
         base.append(timed(base_cmd, env_base))
         wrapped.append(timed(wrapped_cmd, env_wrapped))
     mb, mw = statistics.median(base), statistics.median(wrapped)
-    print(f"{name:<28} {mb:10.2f} {mw:10.2f} {mw - mb:+10.2f} {mw / mb:8.3f}")
+    paired = statistics.median(w - b for b, w in zip(base, wrapped))
+    print(f"{name:<28} {mb:10.2f} {mw:10.2f} {mw - mb:+10.2f} {paired:+10.2f} {mw / mb:8.3f}")
     sys.stdout.flush()
 
 
@@ -105,9 +109,15 @@ def main():
     ptxas_cmd = [ptxas, "-arch=sm_90", ptx, "-o", os.path.join(work, "k.cubin")]
     nvcc_cmd = [nvcc, "-c", "-arch=sm_90", cu, "-o", os.path.join(work, "k.o")]
     print(f"ciq-ptxas overhead, median of {a.repeats} interleaved runs (ms)")
-    print(f"{'mode':<28} {'compiler':>10} {'wrapped':>10} {'added':>10} {'ratio':>8}")
+    print(f"{'mode':<28} {'compiler':>10} {'wrapped':>10} {'added':>10} {'paired':>10} {'ratio':>8}")
+    standin = os.path.join(work, "standin", "ptxas")  # as TRITON_PTXAS_PATH would name it
+    os.makedirs(os.path.dirname(standin))
+    os.symlink(wrap, standin)
+    env_standin = dict(env, CIQ_REAL_PTXAS=ptxas)
     for tool, cmd in (("ptxas", ptxas_cmd), ("nvcc -c", nvcc_cmd)):
         measure(f"{tool}: pass-through", cmd, [wrap] + cmd, env, env, a.repeats)
+        if tool == "ptxas":
+            measure("ptxas stand-in: pass-through", cmd, [standin] + cmd[1:], env, env_standin, a.repeats)
         measure(f"{tool}: tuning-run", cmd, [wrap] + cmd, env, env_tune, a.repeats)
         measure(f"{tool}: lock", cmd, [wrap, "--lock", lock] + cmd, env, env, a.repeats)
     shutil.rmtree(work, ignore_errors=True)

@@ -2,36 +2,84 @@
 #include "Sha256.h"
 
 #include <algorithm>
-#include <llvm/Object/ELFObjectFile.h>
-#include <llvm/Object/ObjectFile.h>
+#include <llvm/Object/ELF.h>
 #include <llvm/Support/MemoryBuffer.h>
 
 namespace ciq {
 namespace {
 
-// One cubin's SASS and its resource tables, hashed section by section. The
-// `.note.nv.tkinfo` note is left out: it records the ptxas command line
-// (options, -v), which changes with every spelling of the same code.
-void hashCubin(const llvm::object::ObjectFile &cubin, std::string &acc) {
-  for (const auto &sec : cubin.sections()) {
-    auto name = sec.getName();
+// ELFFile directly, not ObjectFile::createObjectFile: the generic reader links
+// every object format, bitcode included, and with it LLVM IR's static
+// initializers, which cost ciq-ptxas-driver start-up time on every compile.
+// Host objects and cubins are both 64-bit little-endian ELF on Linux.
+using Elf = llvm::object::ELFFile<llvm::object::ELF64LE>;
+
+std::optional<Elf> openElf(llvm::StringRef bytes) {
+  if (bytes.size() < llvm::ELF::EI_NIDENT || !bytes.startswith("\x7f" "ELF") ||
+      bytes[llvm::ELF::EI_CLASS] != llvm::ELF::ELFCLASS64 ||
+      bytes[llvm::ELF::EI_DATA] != llvm::ELF::ELFDATA2LSB)
+    return std::nullopt;
+  auto elf = Elf::create(bytes);
+  if (!elf) {
+    llvm::consumeError(elf.takeError());
+    return std::nullopt;
+  }
+  return std::move(*elf);
+}
+
+// Calls f(name, header) for every section header with a readable name.
+template <typename F> void forEachSection(const Elf &elf, F f) {
+  auto sections = elf.sections();
+  if (!sections) {
+    llvm::consumeError(sections.takeError());
+    return;
+  }
+  auto strtab = elf.getSectionStringTable(*sections);
+  if (!strtab) {
+    llvm::consumeError(strtab.takeError());
+    return;
+  }
+  for (const auto &sec : *sections) {
+    auto name = elf.getSectionName(sec, *strtab);
     if (!name) {
       llvm::consumeError(name.takeError());
       continue;
     }
-    if (*name == ".note.nv.tkinfo")
-      continue;
-    acc += name->str() + ":" + std::to_string(sec.getSize()) + ":";
-    if (sec.isBSS())
-      continue;
-    auto contents = sec.getContents();
-    if (!contents) {
-      llvm::consumeError(contents.takeError());
-      continue;
-    }
-    acc += sha256Hex(*contents) + "\n";
+    f(*name, sec);
   }
 }
+
+// A section's bytes; SHT_NOBITS sections have none in the file.
+llvm::Expected<llvm::StringRef> contentsOf(const Elf &elf, const Elf::Elf_Shdr &sec) {
+  if (sec.sh_type == llvm::ELF::SHT_NOBITS)
+    return llvm::StringRef();
+  auto bytes = elf.getSectionContents(sec);
+  if (!bytes)
+    return bytes.takeError();
+  return llvm::toStringRef(*bytes);
+}
+
+// One cubin's SASS and its resource tables, hashed section by section. The
+// `.note.nv.tkinfo` note is left out: it records the ptxas command line
+// (options, -v), which changes with every spelling of the same code.
+void hashCubin(const Elf &cubin, std::string &acc) {
+  forEachSection(cubin, [&](llvm::StringRef name, const Elf::Elf_Shdr &sec) {
+    if (name == ".note.nv.tkinfo")
+      return;
+    acc += name.str() + ":" + std::to_string(sec.sh_size) + ":";
+    bool bss = sec.sh_type == llvm::ELF::SHT_NOBITS && (sec.sh_flags & llvm::ELF::SHF_ALLOC);
+    if (bss)
+      return;
+    auto contents = contentsOf(cubin, sec);
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      return;
+    }
+    acc += sha256Hex(*contents) + "\n";
+  });
+}
+
+bool isCubin(const Elf &elf) { return elf.getHeader().e_machine == llvm::ELF::EM_CUDA; }
 
 // The cubins embedded in a fatbin: every ELF image for the CUDA machine.
 // ciq never interprets the fatbin container itself, it only finds the ELFs.
@@ -40,16 +88,8 @@ bool hashEmbeddedCubins(llvm::StringRef fatbin, std::string &acc) {
   bool found = false;
   size_t pos = 0;
   while ((pos = fatbin.find("\x7f" "ELF", pos)) != llvm::StringRef::npos) {
-    llvm::MemoryBufferRef ref(fatbin.substr(pos), "cubin");
-    auto obj = llvm::object::ObjectFile::createObjectFile(ref);
-    if (!obj) {
-      llvm::consumeError(obj.takeError());
-      pos += 4;
-      continue;
-    }
-    auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(obj->get());
-    if (elf && elf->getEMachine() == llvm::ELF::EM_CUDA) {
-      hashCubin(**obj, acc);
+    if (auto elf = openElf(fatbin.substr(pos)); elf && isCubin(*elf)) {
+      hashCubin(*elf, acc);
       found = true;
     }
     pos += 4;
@@ -67,51 +107,51 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
   }
   llvm::StringRef bytes = (*buf)->getBuffer();
   DeviceCode dc;
-  auto obj = llvm::object::ObjectFile::createObjectFile((*buf)->getMemBufferRef());
-  if (!obj) {
-    llvm::consumeError(obj.takeError());
-    // Not an object file: a fatbin or something else that is device code as a whole.
-    dc.sha256 = sha256Hex(bytes);
+  auto elf = openElf(bytes);
+  if (!elf) {
+    // Not an ELF object: a fatbin (nvcc -fatbin) is hashed by its cubins like
+    // an object's .nv_fatbin; anything else is device code as a whole.
+    std::string acc;
+    bool cubins = hashEmbeddedCubins(bytes, acc);
+    dc.sha256 = sha256Hex(cubins ? llvm::StringRef(acc) : bytes);
     dc.bytes = (long)bytes.size();
-    dc.section = "file";
+    dc.section = cubins ? "file cubins" : "file";
     return dc;
   }
   // A cubin is an ELF for the CUDA machine: the whole file is device code.
-  if (auto *elf = llvm::dyn_cast<llvm::object::ELFObjectFileBase>(obj->get());
-      elf && elf->getEMachine() == llvm::ELF::EM_CUDA) {
+  if (isCubin(*elf)) {
     std::string acc;
-    hashCubin(**obj, acc);
+    hashCubin(*elf, acc);
     dc.sha256 = sha256Hex(acc);
     dc.bytes = (long)bytes.size();
     dc.section = "file";
     return dc;
   }
-  for (const auto &sec : (*obj)->sections()) {
-    auto name = sec.getName();
-    if (!name) {
-      llvm::consumeError(name.takeError());
-      continue;
-    }
+  bool done = false, failed = false;
+  forEachSection(*elf, [&](llvm::StringRef name, const Elf::Elf_Shdr &sec) {
     // -rdc=true (CUDA_SEPARABLE_COMPILATION) objects keep their relocatable
     // device code in __nv_relfatbin instead.
-    if (*name != ".nv_fatbin" && *name != "__nv_relfatbin")
-      continue;
-    auto contents = sec.getContents();
+    if (done || (name != ".nv_fatbin" && name != "__nv_relfatbin"))
+      return;
+    done = true;
+    auto contents = contentsOf(*elf, sec);
     if (!contents) {
       error = path + ": " + llvm::toString(contents.takeError());
-      return std::nullopt;
+      failed = true;
+      return;
     }
     std::string acc;
     dc.bytes = (long)contents->size();
     if (hashEmbeddedCubins(*contents, acc)) {
       dc.sha256 = sha256Hex(acc);
-      dc.section = name->str() + " cubins";
+      dc.section = name.str() + " cubins";
     } else {
       dc.sha256 = sha256Hex(*contents);
-      dc.section = name->str();
+      dc.section = name.str();
     }
-    return dc;
-  }
+  });
+  if (failed)
+    return std::nullopt;
   return dc;
 }
 

@@ -1,10 +1,11 @@
 // The device code of one compiler output, for hashing: the SASS of every
-// cubin in the `.nv_fatbin` section of a host object (nvcc -c), or of a cubin
-// (ptxas -o). Read with LLVM's ELF reader. Each cubin's sections are hashed
-// except `.note.nv.tkinfo`, where ptxas records its own command line: two
-// spellings of the same options (or an added -v) give the same hash, and
-// only a change of the generated code changes it. Without a cubin to find
-// (a compressed fatbin, a PTX-only target) the raw bytes are hashed.
+// cubin in the `.nv_fatbin` section of a host object (nvcc -c), of a cubin
+// (ptxas -o) or of a fatbin file (nvcc -fatbin). Read with LLVM's ELFFile.
+// Each cubin's sections are hashed except `.note.nv.tkinfo`, where ptxas
+// records its own command line: two spellings of the same options (or an
+// added -v) give the same hash, and only a change of the generated code
+// changes it. Without a cubin to find (a compressed fatbin, a PTX-only
+// target) the raw bytes are hashed.
 #pragma once
 #include <optional>
 #include <string>
@@ -15,7 +16,7 @@ namespace ciq {
 struct DeviceCode {
   std::string sha256;   // of the device code bytes
   long bytes = 0;
-  std::string section;  // ".nv_fatbin", "__nv_relfatbin" (-rdc objects), or "file" when the whole file is device code
+  std::string section;  // ".nv_fatbin", "__nv_relfatbin" (-rdc objects), or "file" when the whole file is device code, "file cubins" for a fatbin file
 };
 
 // nullopt (with error) when the file cannot be read; a host object without

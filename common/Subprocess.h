@@ -4,6 +4,8 @@
 // (nvcc -> cicc -> ptxas) or a benchmark that forks must die as a whole group,
 // leaving nothing behind, so ciq owns this small piece.
 #pragma once
+#include "FindExecutable.h"
+
 #include <functional>
 #include <map>
 #include <optional>
@@ -40,12 +42,6 @@ struct SubprocessResult {
 
 SubprocessResult runSubprocess(const std::vector<std::string> &argv,
                                const SubprocessOptions &opts = {});
-
-// Finds an executable on PATH (or returns it unchanged when it holds a '/').
-// Paths equal to `skip` (after realpath) are passed over: a stand-in must
-// never find itself.
-std::optional<std::string> findExecutable(const std::string &name,
-                                          const std::string &skip = "");
 
 // Children run in their own process group (so a timeout can end the whole
 // group), which puts them out of reach of the terminal's Ctrl-C. After this

@@ -1,7 +1,9 @@
 // Renders a candidate onto the user's command: the exact command the wrapper
 // runs. The same function serves tuning runs and lock mode, so a locked build
-// runs the very command line the tune measured (nvcc embeds ptxas options in
-// the fatbin's PTX entries, so even an added -v changes the device code).
+// runs the command line the tune measured, less the -v a tuning run adds for
+// statistics. That -v changes only ptxas's record of its own command line
+// (the cubin's .note.nv.tkinfo, the options nvcc stores beside the PTX in the
+// fatbin), never the SASS that the device-code SHA-256 covers.
 //
 // Rule for an option the user already passes that the candidate also sets:
 // the candidate wins. The user's occurrence is removed from argv (or from the

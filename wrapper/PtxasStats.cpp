@@ -1,107 +1,129 @@
 #include "PtxasStats.h"
 
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringRef.h>
 #include <llvm/Demangle/Demangle.h>
 
 #include <cstdlib>
-#include <regex>
-#include <sstream>
 
+// StringRef scanning, not std::regex: libstdc++ compiles each regex at first
+// use, ~0.5 ms of every compile ciq-ptxas wraps, for lines of a fixed shape.
 namespace ciq::wrapper {
 namespace {
 
-const char kInfo[] = "ptxas info    : ";
+using llvm::StringRef;
 
-bool startsWith(const std::string &s, const char *p) { return s.rfind(p, 0) == 0; }
+const StringRef kInfo = "ptxas info    : ";
 
-std::vector<std::string> lines(const std::string &text) {
-  std::vector<std::string> out;
-  std::stringstream ss(text);
-  std::string l;
-  while (std::getline(ss, l))
-    out.push_back(l);
-  return out;
+// "<N> <unit>" (after blanks; `unit` may be followed by more only when
+// `prefixOnly`, as in "cmem[0]"): N, or -1.
+long leadingCount(StringRef s, StringRef unit, bool prefixOnly = false) {
+  s = s.trim();
+  unsigned long long n;
+  if (s.consumeInteger(10, n) || !s.consume_front(" "))
+    return -1;
+  return (prefixOnly ? s.startswith(unit) : s == unit) ? (long)n : -1;
 }
 
-long number(const std::smatch &m, int i) { return std::strtol(m[i].str().c_str(), nullptr, 10); }
+// "    256 bytes stack frame, 12 bytes spill stores, 16 bytes spill loads"
+bool parseFrameLine(StringRef line, long &frame, long &stores, long &loads) {
+  llvm::SmallVector<StringRef, 3> parts;
+  line.rtrim().split(parts, ", ");
+  if (parts.size() != 3 || !line.startswith(" "))
+    return false;
+  frame = leadingCount(parts[0], "bytes stack frame");
+  stores = leadingCount(parts[1], "bytes spill stores");
+  loads = leadingCount(parts[2], "bytes spill loads");
+  return frame >= 0 && stores >= 0 && loads >= 0;
+}
 
 // "Used 14 registers, used 1 barriers, 128 bytes smem, 368 bytes cmem[0], ..."
-void parseUsed(const std::string &body, KernelStats &k) {
-  static const std::regex reg(R"(Used (\d+) registers)"), bar(R"(used (\d+) barriers)"),
-      smem(R"((\d+) bytes smem)"), cmem(R"((\d+) bytes cmem\[\d+\])");
-  std::smatch m;
-  if (std::regex_search(body, m, reg))
-    k.registers = (int)number(m, 1);
-  if (std::regex_search(body, m, bar))
-    k.barriers = (int)number(m, 1);
-  if (std::regex_search(body, m, smem))
-    k.sharedBytes = number(m, 1);
+void parseUsed(StringRef body, KernelStats &k) {
+  llvm::SmallVector<StringRef, 8> parts;
+  body.split(parts, ", ");
   k.constantBytes = 0;
-  for (std::sregex_iterator it(body.begin(), body.end(), cmem), end; it != end; ++it)
-    k.constantBytes += std::strtol((*it)[1].str().c_str(), nullptr, 10);
+  for (StringRef p : parts) {
+    long n;
+    if (p.consume_front("Used ") && (n = leadingCount(p, "registers")) >= 0)
+      k.registers = (int)n;
+    else if (p.consume_front("used ") && (n = leadingCount(p, "barriers")) >= 0)
+      k.barriers = (int)n;
+    else if ((n = leadingCount(p, "bytes smem")) >= 0)
+      k.sharedBytes = n;
+    else if ((n = leadingCount(p, "bytes cmem[", true)) >= 0)
+      k.constantBytes += n;
+  }
+}
+
+// "Compiling entry function '<name>' for '<arch>'"
+bool parseEntry(StringRef body, KernelStats &k) {
+  if (!body.consume_front("Compiling entry function '"))
+    return false;
+  auto [name, rest] = body.split("' for '");
+  if (rest.empty() || !rest.consume_back("'"))
+    return false;
+  k.name = name.str();
+  k.arch = rest.str();
+  return true;
 }
 
 } // namespace
 
 std::string demangle(const std::string &name) {
-  if (!startsWith(name, "_Z"))
+  if (name.rfind("_Z", 0) != 0)
     return "";
   std::string d = llvm::demangle(name);
   return d == name ? "" : d;
 }
 
 std::vector<KernelStats> parsePtxasVerbose(const std::string &text) {
-  static const std::regex entry(R"(Compiling entry function '([^']+)' for '([^']+)')");
-  static const std::regex props(R"(Function properties for (\S+))");
-  static const std::regex frame(R"((\d+) bytes stack frame, (\d+) bytes spill stores, (\d+) bytes spill loads)");
-  static const std::regex ctime(R"(Compile time = ([0-9.]+) ms)");
   std::vector<KernelStats> out;
   KernelStats *cur = nullptr;
-  std::string propsFor; // the function the next "stack frame" line belongs to
-  for (const auto &l : lines(text)) {
-    std::smatch m;
-    if (startsWith(l, kInfo)) {
-      std::string body = l.substr(sizeof kInfo - 1);
-      if (std::regex_search(body, m, entry)) {
-        KernelStats k;
-        k.name = m[1];
+  StringRef propsFor; // the function the next "stack frame" line belongs to
+  llvm::SmallVector<StringRef, 32> lines;
+  StringRef(text).split(lines, '\n');
+  for (StringRef l : lines) {
+    l = l.rtrim("\r");
+    StringRef body = l;
+    long frame, stores, loads;
+    if (body.consume_front(kInfo)) {
+      KernelStats k;
+      if (parseEntry(body, k)) {
         k.demangled = demangle(k.name);
-        k.arch = m[2];
         out.push_back(k);
         cur = &out.back();
-        propsFor.clear();
-      } else if (std::regex_search(body, m, props)) {
-        propsFor = m[1];
-      } else if (cur && startsWith(body, "Used ")) {
+        propsFor = "";
+      } else if (body.consume_front("Function properties for ")) {
+        propsFor = body.trim();
+      } else if (cur && body.startswith("Used ")) {
         parseUsed(body, *cur);
-      } else if (cur && std::regex_search(body, m, ctime)) {
-        cur->compileMs = std::strtod(m[1].str().c_str(), nullptr);
+      } else if (cur && body.consume_front("Compile time = ")) {
+        cur->compileMs = std::strtod(body.str().c_str(), nullptr);
       }
-    } else if (cur && !propsFor.empty() && std::regex_search(l, m, frame)) {
+    } else if (cur && !propsFor.empty() && parseFrameLine(l, frame, stores, loads)) {
       // Properties of a callee (non-entry function) do not belong to the kernel.
       if (propsFor == cur->name) {
-        cur->stackFrame = number(m, 1);
-        cur->spillStores = number(m, 2);
-        cur->spillLoads = number(m, 3);
+        cur->stackFrame = frame;
+        cur->spillStores = stores;
+        cur->spillLoads = loads;
       }
-      propsFor.clear();
+      propsFor = "";
     }
   }
   return out;
 }
 
 std::string stripPtxasVerbose(const std::string &text) {
-  static const std::regex frame(R"(^\s+\d+ bytes stack frame, \d+ bytes spill stores, \d+ bytes spill loads\s*$)");
   std::string out;
   size_t pos = 0;
   while (pos < text.size()) {
     size_t nl = text.find('\n', pos);
     size_t end = nl == std::string::npos ? text.size() : nl + 1;
-    std::string line = text.substr(pos, end - pos);
-    std::string bare = line;
-    while (!bare.empty() && (bare.back() == '\n' || bare.back() == '\r'))
-      bare.pop_back();
-    if (!startsWith(bare, kInfo) && !std::regex_match(bare, frame))
-      out += line;
+    StringRef line(text.data() + pos, end - pos);
+    long frame, stores, loads;
+    StringRef bare = line.rtrim("\r\n");
+    if (!bare.startswith(kInfo) && !parseFrameLine(bare, frame, stores, loads))
+      out += line.str();
     pos = end;
   }
   return out;

@@ -1,7 +1,10 @@
-// ciq-ptxas front: the common case, a build outside any tuning run and without
-// a lock, must cost one exec. This file links nothing but libc: the driver
-// (ciq-ptxas-driver, with LLVM's Object library and its static initializers,
-// ~5 ms of start-up) is exec'd only when there is work for it.
+// ciq-ptxas front: the common cases, a build outside any tuning run and without
+// a lock, must cost one exec, as a launcher and as a ptxas or nvcc stand-in.
+// This file links nothing but libc and the PATH search: the driver
+// (ciq-ptxas-driver, ~1.5 ms of start-up) is exec'd only when there is work
+// for it, and it also owns every error message but "cannot run".
+#include "FindExecutable.h"
+
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -21,14 +24,24 @@ const char *baseName(const char *p) {
   return s ? s + 1 : p;
 }
 
-bool plainLauncher(int argc, char **argv) {
-  const char *self = baseName(argv[0]);
-  if (!std::strcmp(self, "ptxas") || !std::strcmp(self, "nvcc"))
-    return false;
-  if (argc < 2 || argv[1][0] == '-') // ciq options all start with "--"
-    return false;
-  const char *sock = std::getenv("CIQ_SOCKET"), *lock = std::getenv("CIQ_LOCK");
-  return !(sock && *sock) && !(lock && *lock);
+bool isSet(const char *var) {
+  const char *v = std::getenv(var);
+  return v && *v;
+}
+
+// Nothing to apply: no tuning run (CIQ_SOCKET) and no lock (CIQ_LOCK), or a
+// stand-in inside a command ciq-ptxas already rendered (CIQ_WRAPPED).
+bool nothingToApply(bool standin) {
+  const char *wrapped = std::getenv("CIQ_WRAPPED");
+  if (standin && wrapped && !std::strcmp(wrapped, "1"))
+    return true;
+  return !isSet("CIQ_SOCKET") && !isSet("CIQ_LOCK");
+}
+
+std::string selfExe() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, n) : "";
 }
 
 int fail(const std::string &msg, int status) {
@@ -36,19 +49,52 @@ int fail(const std::string &msg, int status) {
   return status;
 }
 
+// Launcher: `ciq-ptxas <compiler> args...` (ciq options all start with "--").
+void launcherPassThrough(int argc, char **argv) {
+  if (argc < 2 || argv[1][0] == '-' || !nothingToApply(false))
+    return;
+  execvp(argv[1], argv + 1);
+  std::exit(fail(std::string("cannot run '") + argv[1] + "': " + std::strerror(errno) +
+                     " (check the compiler path given to ciq-ptxas)",
+                 127));
+}
+
+// Stand-in: the real compiler from CIQ_REAL_<TOOL> or PATH minus this file,
+// entered once (the depth variable catches a stand-in that finds itself
+// again). Anything unusual returns, and the driver explains it.
+void standinPassThrough(const char *tool, char **argv, const std::string &self) {
+  if (!nothingToApply(true))
+    return;
+  bool ptxas = !std::strcmp(tool, "ptxas");
+  const char *depthVar = ptxas ? "CIQ_STANDIN_PTXAS_DEPTH" : "CIQ_STANDIN_NVCC_DEPTH";
+  const char *depth = std::getenv(depthVar);
+  if (depth && std::atoi(depth) >= 1)
+    return;
+  const char *wanted = std::getenv(ptxas ? "CIQ_REAL_PTXAS" : "CIQ_REAL_NVCC");
+  auto real = ciq::findExecutable(wanted && *wanted ? wanted : tool, self);
+  if (!real)
+    return;
+  setenv(depthVar, "1", 1);
+  argv[0] = const_cast<char *>(real->c_str());
+  execv(real->c_str(), argv);
+  unsetenv(depthVar);
+}
+
 } // namespace
 
 int main(int argc, char **argv) {
-  if (plainLauncher(argc, argv)) {
-    execvp(argv[1], argv + 1);
-    return fail(std::string("cannot run '") + argv[1] + "': " + std::strerror(errno) +
-                    " (check the compiler path given to ciq-ptxas)",
-                127);
+  const char *name = baseName(argv[0]);
+  bool standin = !std::strcmp(name, "ptxas") || !std::strcmp(name, "nvcc");
+  std::string self;
+  if (standin) {
+    self = selfExe();
+    standinPassThrough(name, argv, self);
+  } else {
+    launcherPassThrough(argc, argv);
   }
   // The driver sits beside the real front (a stand-in may be a link or a copy elsewhere).
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  std::string self = n > 0 ? std::string(buf, n) : "";
+  if (self.empty())
+    self = selfExe();
   setenv("CIQ_FRONT_EXE", self.c_str(), 1);
   std::string driver = self.substr(0, self.rfind('/') + 1) + "ciq-ptxas-driver";
   if (access(driver.c_str(), X_OK) != 0)

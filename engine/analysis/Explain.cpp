@@ -7,6 +7,8 @@
 
 #include <llvm/Support/Format.h>
 #include <llvm/Support/Path.h>
+#include <algorithm>
+#include <cstdlib>
 #include <map>
 #include <set>
 
@@ -135,23 +137,112 @@ bool explainCandidates(const RecordedEval &cand, const RecordedEval &against,
   return true;
 }
 
+namespace {
+
+// The metrics ciq asks ncu for, with the names it prints them under.
+struct NcuMetric {
+  const char *name, *label;
+};
+const NcuMetric kNcuMetrics[] = {
+    {"gpu__time_duration.sum", "duration"},
+    {"sm__throughput.avg.pct_of_peak_sustained_elapsed", "SM throughput (% of peak)"},
+    {"gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed", "memory throughput (% of peak)"},
+    {"dram__throughput.avg.pct_of_peak_sustained_elapsed", "DRAM throughput (% of peak)"},
+    {"sm__maximum_warps_per_active_cycle_pct", "theoretical occupancy (%)"},
+    {"sm__warps_active.avg.pct_of_peak_sustained_active", "achieved occupancy (%)"},
+};
+const char kStallPrefix[] = "smsp__average_warps_issue_stalled_";
+const char kStallSuffix[] = "_per_issue_active.ratio";
+
+// "stall: long_scoreboard" for a stall-reason metric, the label of a fixed
+// one, or "" for anything else ncu adds to its raw page (device attributes).
+std::string ncuLabel(llvm::StringRef metric) {
+  for (const auto &m : kNcuMetrics)
+    if (metric == m.name)
+      return m.label;
+  if (metric.consume_front(kStallPrefix) && metric.consume_back(kStallSuffix))
+    return "stall: " + metric.str() + " (per issue)";
+  return "";
+}
+
+// The number of "1,024.5 usecond" (ncu prints thousands separators).
+std::optional<double> ncuNumber(std::string v) {
+  v = v.substr(0, v.find(' '));
+  v.erase(std::remove(v.begin(), v.end(), ','), v.end());
+  char *end = nullptr;
+  double d = std::strtod(v.c_str(), &end);
+  if (v.empty() || end != v.c_str() + v.size())
+    return std::nullopt;
+  return d;
+}
+
+// "+12.5%" (relative change), "" when equal or not numeric.
+std::string ncuChange(const std::string &a, const std::string &b) {
+  auto x = ncuNumber(a), y = ncuNumber(b);
+  if (!x || !y || *x == *y)
+    return "";
+  if (*x == 0)
+    return "changed";
+  std::string s;
+  llvm::raw_string_ostream os(s);
+  os << llvm::format("%+.1f%%", (*y - *x) / *x * 100.0);
+  return os.str();
+}
+
+} // namespace
+
+std::vector<std::string> ncuArgv(const std::string &ncu, const std::vector<std::string> &command) {
+  std::string metrics;
+  for (const auto &m : kNcuMetrics)
+    metrics += std::string(m.name) + ",";
+  metrics += std::string("regex:") + kStallPrefix + ".*" + "_per_issue_active\\.ratio";
+  std::vector<std::string> argv = {ncu, "--csv", "--page", "raw",
+                                   // ncu locks the clocks to base by default; ciq never changes GPU state.
+                                   "--clock-control", "none",
+                                   // first launch of every kernel: enough to compare, and fast
+                                   "--kernel-id", ":::1", "--metrics", metrics};
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+std::optional<std::vector<NcuKernel>> parseNcuCsv(const std::string &out, std::string &error) {
+  // Raw page, CSV: a header of metric names, a row of units, one row per
+  // launch; the application's own output comes before it.
+  size_t start = out.find("\"ID\"");
+  if (start == std::string::npos) {
+    error = "ncu printed no kernel metrics (did the benchmark launch a kernel?)";
+    return std::nullopt;
+  }
+  auto table = parseCsv(out.substr(start), error);
+  if (!table)
+    return std::nullopt;
+  if (table->rows.empty()) {
+    error = "ncu printed a metrics header but no kernel";
+    return std::nullopt;
+  }
+  std::vector<NcuKernel> kernels;
+  for (size_t i = 1; i < table->rows.size(); ++i) { // row 0: units
+    NcuKernel k;
+    k.name = table->cell(i, "Kernel Name");
+    for (size_t c = 0; c < table->header.size() && c < table->rows[i].size(); ++c) {
+      std::string label = ncuLabel(table->header[c]);
+      if (label.empty())
+        continue;
+      std::string unit = c < table->rows[0].size() ? table->rows[0][c] : "";
+      k.metrics[label] = table->rows[i][c] + (unit.empty() ? "" : " " + unit);
+    }
+    kernels.push_back(std::move(k));
+  }
+  return kernels;
+}
+
 std::optional<std::vector<NcuKernel>> runNcu(const std::string &ncu,
                                              const std::vector<std::string> &command,
                                              const std::string &cwd, std::string &error) {
-  // Raw page, CSV: a header of metric names, a row of units, one row per launch.
-  std::vector<std::string> argv = {
-      ncu, "--csv", "--page", "raw", "--metrics",
-      "sm__warps_active.avg.pct_of_peak_sustained_active,"
-      "sm__maximum_warps_per_active_cycle_pct,"
-      "dram__throughput.avg.pct_of_peak_sustained_elapsed,"
-      "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed,"
-      "gpu__time_duration.sum,"
-      "regex:smsp__average_warps_issue_stalled_.*_per_issue_active\\.ratio"};
-  argv.insert(argv.end(), command.begin(), command.end());
   SubprocessOptions opts;
   opts.cwd = cwd;
   opts.timeoutSeconds = 600;
-  auto r = runSubprocess(argv, opts);
+  auto r = runSubprocess(ncuArgv(ncu, command), opts);
   if (r.spawnFailed || r.timedOut || r.exitCode != 0) {
     error = "ncu failed on '" + shellJoin(command) + "' (" +
             (r.timedOut ? std::string("timed out after 600 s")
@@ -160,50 +251,40 @@ std::optional<std::vector<NcuKernel>> runNcu(const std::string &ncu,
             "; profiling needs a GPU and permission to read its counters";
     return std::nullopt;
   }
-  // The CSV starts at the first line that begins with a quoted "ID".
-  size_t start = r.out.find("\"ID\"");
-  if (start == std::string::npos) {
-    error = "ncu printed no kernel metrics (did the benchmark launch a kernel?)";
-    return std::nullopt;
-  }
-  auto table = parseCsv(r.out.substr(start), error);
-  if (!table)
-    return std::nullopt;
-  std::vector<NcuKernel> out;
-  for (size_t i = 1; i < table->rows.size(); ++i) {   // row 0: units
-    NcuKernel k;
-    k.name = table->cell(i, "Kernel Name");
-    for (size_t c = 0; c < table->header.size(); ++c) {
-      const std::string &h = table->header[c];
-      if (h.find("__") == std::string::npos)
-        continue;
-      std::string unit = table->rows[0][c];
-      k.metrics[h] = table->rows[i][c] + (unit.empty() ? "" : " " + unit);
-    }
-    out.push_back(std::move(k));
-  }
-  return out;
+  return parseNcuCsv(r.out, error);
 }
 
 void printNcuComparison(const std::vector<NcuKernel> &a, const std::vector<NcuKernel> &b,
                         const std::string &labelA, const std::string &labelB,
                         llvm::raw_ostream &os) {
-  os << "\nNsight Compute (first launch of each kernel)\n";
+  os << "\nNsight Compute (first launch of each kernel; clocks as they are, not locked)\n";
   std::map<std::string, const NcuKernel *> ma, mb;
   for (const auto &k : a) ma.emplace(k.name, &k);
   for (const auto &k : b) mb.emplace(k.name, &k);
   for (const auto &[name, ka] : ma) {
     os << "kernel " << name << "\n";
-    row(os, "metric", labelA, labelB, "");
+    row(os, "metric", labelA, labelB, "change");
     auto it = mb.find(name);
-    for (const auto &[metric, va] : ka->metrics) {
-      std::string vb = it != mb.end() && it->second->metrics.count(metric)
-                           ? it->second->metrics.at(metric) : "-";
-      if (metric.find("stalled") != std::string::npos && va == vb)
-        continue;   // only the stall reasons that moved
-      std::string shortName = metric;
-      row(os, shortName.substr(0, 60), va, vb, va == vb ? "" : "changed");
+    // The fixed metrics first, in their order; then the stall reasons that moved.
+    std::vector<std::string> order;
+    for (const auto &m : kNcuMetrics)
+      order.push_back(m.label);
+    for (const auto &[label, v] : ka->metrics)
+      if (llvm::StringRef(label).startswith("stall: "))
+        order.push_back(label);
+    for (const auto &label : order) {
+      auto va = ka->metrics.find(label);
+      if (va == ka->metrics.end())
+        continue;
+      std::string vb = it != mb.end() && it->second->metrics.count(label)
+                           ? it->second->metrics.at(label) : "-";
+      std::string change = ncuChange(va->second, vb);
+      if (llvm::StringRef(label).startswith("stall: ") && change.empty())
+        continue;
+      row(os, label, va->second, vb, change);
     }
+    if (it == mb.end())
+      os << "  (" << labelB << " did not launch this kernel)\n";
   }
 }
 

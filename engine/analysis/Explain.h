@@ -23,12 +23,19 @@ bool explainCandidates(const RecordedEval &cand, const RecordedEval &against,
                        const ExplainOptions &opts, llvm::raw_ostream &os, std::string &error);
 
 // Nsight Compute part (`--ncu`): runs `ncu` on `command` (argv, in `cwd`)
-// and returns metric name -> value for each kernel launch it profiled
-// (achieved occupancy, memory throughput, warp stall reasons).
+// and returns, for the first launch of each kernel, label -> value with unit:
+// duration, SM/memory/DRAM throughput, theoretical and achieved occupancy,
+// and the warp stall reasons (warps stalled per issued instruction).
 struct NcuKernel {
   std::string name;
-  std::map<std::string, std::string> metrics;   // name -> value with unit
+  std::map<std::string, std::string> metrics;   // label ("achieved occupancy (%)") -> "83.78 %"
 };
+// The ncu command: CSV raw page, those metrics only, `--kernel-id :::1`, and
+// `--clock-control none` (ncu otherwise locks the GPU clocks to base while it
+// profiles; ciq reports clock state and never changes it).
+std::vector<std::string> ncuArgv(const std::string &ncu, const std::vector<std::string> &command);
+// ncu's CSV output (after the application's own) -> kernels; nullopt + error.
+std::optional<std::vector<NcuKernel>> parseNcuCsv(const std::string &out, std::string &error);
 std::optional<std::vector<NcuKernel>> runNcu(const std::string &ncu,
                                              const std::vector<std::string> &command,
                                              const std::string &cwd, std::string &error);

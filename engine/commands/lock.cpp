@@ -16,11 +16,35 @@ using namespace llvm;
 namespace {
 
 cl::SubCommand LockCmd("lock", "Show a lockfile (show [ciq.lock]), or verify that a build produces its device code "
-                               "(verify [ciq.lock] --build-dir DIR [--target T])");
+                               "(verify [ciq.lock] --build-dir DIR [--target T] | --object FILE...)");
 cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify"), cl::Required, cl::sub(LockCmd));
 cl::opt<std::string> LockPath(cl::Positional, cl::desc("[lockfile]"), cl::init("ciq.lock"), cl::sub(LockCmd));
 cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock"), cl::sub(LockCmd));
 cl::opt<std::string> Target("target", cl::desc("verify: the target (default: the lock's)"), cl::sub(LockCmd));
+cl::list<std::string> Objects("object", cl::desc("verify: these objects (.o, .cubin, .fatbin; repeatable) instead of a "
+                                                 "CMake target's, e.g. from a build through ciq-ptxas --lock"),
+                              cl::sub(LockCmd));
+
+// The lock's device-code SHA-256 against that of `objects` (the same
+// combination of per-object hashes the tune recorded); 0 when they match.
+int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &objects, const std::string &what,
+                      const std::string &hint) {
+  std::vector<std::string> hashes;
+  std::string err;
+  for (const auto &o : objects) {
+    auto dc = ciq::readDeviceCode(o, err);
+    if (!dc)
+      return ciq::reportError(err + hint);
+    hashes.push_back(dc->sha256);
+  }
+  std::string got = ciq::combineDeviceCodeHashes(hashes);
+  if (got != l.deviceCodeSha256)
+    return ciq::reportError("device code of " + what + " is " + got + ", the lock's winner is " + l.deviceCodeSha256 +
+                            "; was the lock applied (ciq_apply_lock, or ciq-ptxas --lock) and the build up to date?");
+  printf("device code matches %s: %s (%zu CUDA object%s)\n", LockPath.c_str(), got.c_str(), hashes.size(),
+         hashes.size() == 1 ? "" : "s");
+  return 0;
+}
 
 int show(const ciq::Lockfile &l) {
   printf("target:        %s\n", l.target.c_str());
@@ -56,6 +80,8 @@ int verify(const ciq::Lockfile &l) {
       ++bad;
     }
   }
+  if (!Objects.empty())
+    return bad + compareDeviceCode(l, Objects, Objects.size() == 1 ? Objects[0] : "the objects given", "");
   if (BuildDir.empty())
     return bad;
   ciq::TuneConfig cfg;
@@ -77,22 +103,11 @@ int verify(const ciq::Lockfile &l) {
   std::string err;
   if (!driver.discover(err))
     return ciq::reportError(err);
-  std::vector<std::string> hashes;
-  for (const auto &o : driver.objects()) {
-    auto dc = ciq::readDeviceCode(o.object, err);
-    if (!dc)
-      return ciq::reportError(err + " (build the target first: cmake --build " + cfg.buildDir + ")");
-    hashes.push_back(dc->sha256);
-  }
-  std::string got = ciq::combineDeviceCodeHashes(hashes);
-  if (got != l.deviceCodeSha256) {
-    ciq::reportError("device code of " + cfg.target + " in " + cfg.buildDir + " is " + got + ", the lock's winner is " +
-                     l.deviceCodeSha256 + "; is ciq_apply_lock(" + cfg.target + ") in the CMakeLists and the build up to date?");
-    return bad + 1;
-  }
-  printf("device code matches %s: %s (%zu CUDA object%s)\n", LockPath.c_str(), got.c_str(), hashes.size(),
-         hashes.size() == 1 ? "" : "s");
-  return bad;
+  std::vector<std::string> objects;
+  for (const auto &o : driver.objects())
+    objects.push_back(o.object);
+  return bad + compareDeviceCode(l, objects, cfg.target + " in " + cfg.buildDir,
+                                 " (build the target first: cmake --build " + cfg.buildDir + ")");
 }
 
 int run() {

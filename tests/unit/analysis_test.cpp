@@ -3,6 +3,7 @@
 // calculator against NVIDIA's occupancy rules, and the results.csv reader.
 #include "CsvTable.h"
 #include "Diagnose.h"
+#include "Explain.h"
 #include "MetricParser.h"
 #include "Occupancy.h"
 #include "RunData.h"
@@ -349,4 +350,62 @@ TEST(GpuState, ReportsGpusOrSaysWhyNot) {
     EXPECT_TRUE(s["gpus"][0]["name"].is_string());
     EXPECT_TRUE(s["gpus"][0].contains("clocks_sm_mhz"));
   }
+}
+
+TEST(Ncu, NeverChangesClocksAndProfilesFirstLaunches) {
+  auto argv = ncuArgv("/opt/ncu", {"./bench", "--n", "4"});
+  auto has = [&](const std::string &opt, const std::string &value) {
+    for (size_t i = 0; i + 1 < argv.size(); ++i)
+      if (argv[i] == opt && argv[i + 1] == value)
+        return true;
+    return false;
+  };
+  EXPECT_EQ(argv.front(), "/opt/ncu");
+  EXPECT_TRUE(has("--clock-control", "none"));
+  EXPECT_TRUE(has("--kernel-id", ":::1"));
+  EXPECT_EQ(std::vector<std::string>(argv.end() - 3, argv.end()),
+            (std::vector<std::string>{"./bench", "--n", "4"}));
+}
+
+// The shape of `ncu --csv --page raw`: the application's output, a header,
+// a units row, one row per profiled launch; extra device-attribute columns.
+const char *kNcuCsv =
+    "==PROF== Connected to process 4242\n"
+    "bench: 0.84 ms\n"
+    "\"ID\",\"Kernel Name\",\"device__attribute_clock_rate\",\"gpu__time_duration.sum\","
+    "\"sm__warps_active.avg.pct_of_peak_sustained_active\","
+    "\"smsp__average_warps_issue_stalled_barrier_per_issue_active.ratio\","
+    "\"smsp__average_warps_issue_stalled_wait_per_issue_active.ratio\"\n"
+    "\"\",\"\",\"\",\"usecond\",\"%\",\"inst\",\"inst\"\n"
+    "\"0\",\"star25(const float *)\",\"1,980,000\",\"1,024.5\",\"54.59\",\"1.64\",\"2.28\"\n";
+
+TEST(Ncu, ParsesOnlyTheRequestedMetricsUnderReadableNames) {
+  std::string error;
+  auto k = parseNcuCsv(kNcuCsv, error);
+  ASSERT_TRUE(k) << error;
+  ASSERT_EQ(k->size(), 1u);
+  EXPECT_EQ((*k)[0].name, "star25(const float *)");
+  EXPECT_EQ((*k)[0].metrics.size(), 4u); // not the device attribute
+  EXPECT_EQ((*k)[0].metrics.at("duration"), "1,024.5 usecond");
+  EXPECT_EQ((*k)[0].metrics.at("achieved occupancy (%)"), "54.59 %");
+  EXPECT_EQ((*k)[0].metrics.at("stall: barrier (per issue)"), "1.64 inst");
+  EXPECT_FALSE(parseNcuCsv("bench: no kernel\n", error));
+  EXPECT_EQ(error, "ncu printed no kernel metrics (did the benchmark launch a kernel?)");
+}
+
+TEST(Ncu, ComparisonShowsRelativeChangeAndOnlyStallsThatMoved) {
+  std::string error;
+  auto a = *parseNcuCsv(kNcuCsv, error);
+  auto b = a;
+  b[0].metrics["duration"] = "512.25 usecond";
+  b[0].metrics["stall: barrier (per issue)"] = "2.05 inst";
+  std::string out;
+  llvm::raw_string_ostream os(out);
+  printNcuComparison(a, b, "c0000", "c0007", os);
+  os.flush();
+  EXPECT_NE(out.find("clocks as they are, not locked"), std::string::npos);
+  EXPECT_NE(out.find("-50.0%"), std::string::npos) << out;
+  EXPECT_NE(out.find("+25.0%"), std::string::npos) << out;
+  EXPECT_NE(out.find("achieved occupancy (%)"), std::string::npos);
+  EXPECT_EQ(out.find("stall: wait"), std::string::npos) << out;
 }

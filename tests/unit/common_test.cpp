@@ -26,6 +26,39 @@ TEST(Subprocess, TimeoutKillsTheWholeGroup) {
   EXPECT_LT(r.wallMs, 3000);
 }
 
+TEST(Subprocess, RedirectionsStdinAndDirectory) {
+  SubprocessOptions o;
+  o.cwd = "/";
+  o.stdinData = "from stdin";
+  o.mergeStderrIntoStdout = true;
+  o.setEnv["CIQ_TEST_VAR"] = "set";
+  auto r = runSubprocess({"sh", "-c", "pwd; cat; echo; echo $CIQ_TEST_VAR >&2"}, o);
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.out, "/\nfrom stdin\nset\n");
+  EXPECT_EQ(r.err, "");
+}
+
+TEST(Subprocess, MissingProgramIsASpawnFailure) {
+  auto r = runSubprocess({"/nonexistent/ciq-no-such-program"});
+  EXPECT_TRUE(r.spawnFailed);
+  EXPECT_EQ(r.exitCode, 127);
+  EXPECT_EQ(r.errorMessage, "cannot run '/nonexistent/ciq-no-such-program': No such file or directory");
+}
+
+TEST(Subprocess, ReadsUntilAGrandchildClosesThePipe) {
+  // The child exits first; what its background grandchild writes later is
+  // still part of the output (no timeout, so nothing is killed).
+  auto r = runSubprocess({"sh", "-c", "(sleep 0.2; echo late) & echo early"});
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.out, "early\nlate\n");
+}
+
+TEST(Subprocess, SignalEndsAsExitCode128PlusSignal) {
+  auto r = runSubprocess({"sh", "-c", "kill -TERM $$"});
+  EXPECT_EQ(r.termSignal, 15);
+  EXPECT_EQ(r.exitCode, 128 + 15);
+}
+
 TEST(Protocol, ReceiptRoundTrip) {
   Receipt r;
   r.candidateId = "c0001";

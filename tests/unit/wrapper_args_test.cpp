@@ -225,3 +225,17 @@ TEST(WrapperStats, ParsesMultiArchReport) {
   EXPECT_EQ(k[1].registers, 8);
   EXPECT_EQ(stripPtxasVerbose(text), "ptxas warning : something the user sees\n");
 }
+
+TEST(PtxasStats, StripRemovesOnlyWholeReportLines) {
+  // Near misses are the user's (or another tool's) text and stay.
+  const char *text = "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\r\n"
+                     "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads (more)\n"
+                     "0 bytes stack frame, 0 bytes spill stores\n"
+                     "ptxas info: not the report's prefix\n"
+                     "last line without newline";
+  EXPECT_EQ(stripPtxasVerbose(text),
+            "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads (more)\n"
+            "0 bytes stack frame, 0 bytes spill stores\n"
+            "ptxas info: not the report's prefix\n"
+            "last line without newline");
+}

@@ -2,7 +2,10 @@
 """Writes a ciq.lock (docs/lockfile.md) for the wrapper's lock-mode tests, with
 the winner of Inputs/candidate.json; ACFs are copied to ciq-acf/<sha256>.acf.
 
-  make_lock.py OUT --version 13.0.88 --arch sm_90 [--acf FILE]...
+  make_lock.py OUT --version 13.0.88 --arch sm_90 [--acf FILE]... [--device-code-from RECEIPTS]
+
+--device-code-from: the winner's device_code_sha256 from a tuning run's receipts
+(fake_engine --receipts), combined as docs/wrapper.md "Device-code hash" says.
 """
 import argparse
 import hashlib
@@ -15,6 +18,7 @@ p.add_argument("out")
 p.add_argument("--version", required=True)
 p.add_argument("--arch", action="append", default=[])
 p.add_argument("--acf", action="append", default=[])
+p.add_argument("--device-code-from")
 a = p.parse_args()
 here = os.path.dirname(os.path.abspath(__file__))
 cand = json.load(open(os.path.join(here, "candidate.json")))
@@ -25,6 +29,11 @@ for f in a.acf:
     os.makedirs(d, exist_ok=True)
     shutil.copy(f, os.path.join(d, sha + ".acf"))
     acfs.append({"stage": "ptxas", "file": "ciq-acf/" + sha + ".acf", "sha256": sha})
+device_code = ""
+if a.device_code_from:
+    receipts = [m for m in json.load(open(a.device_code_from)) if m.get("op") == "receipt"]
+    per_object = sorted(r["device_code_sha256"] for r in receipts)
+    device_code = hashlib.sha256("".join(h + "\n" for h in per_object).encode()).hexdigest()
 lock = {
     "schema_version": 1,
     "engine_version": "0.1.0",
@@ -39,7 +48,7 @@ lock = {
                "controls": {},
                "rendered": {"ptxas": cand["ptxas_options"], "nvcc": cand["nvcc_options"],
                             "defines": cand["defines"]},
-               "acfs": acfs, "device_code_sha256": ""},
+               "acfs": acfs, "device_code_sha256": device_code},
     "score": {},
 }
 with open(a.out, "w") as f:
