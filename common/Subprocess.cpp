@@ -100,6 +100,25 @@ void describeChild(Spawn &sp, const SubprocessOptions &o, int outW, int errW, in
     posix_spawn_file_actions_addchdir_np(&sp.actions, o.cwd.c_str());
 }
 
+// One read from each of the child's stdout/stderr pipes that poll marked
+// ready; a pipe at its end (or broken) is closed and set to -1.
+void drainReady(pollfd (&fds)[3], SubprocessResult &r) {
+  char buf[65536];
+  for (int k = 0; k < 2; ++k) {
+    if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
+      continue;
+    ssize_t got = read(fds[k].fd, buf, sizeof buf);
+    if (got > 0) {
+      (k == 0 ? r.out : r.err).append(buf, got);
+      continue;
+    }
+    if (got < 0 && errno == EINTR)
+      continue;
+    close(fds[k].fd);
+    fds[k].fd = -1;
+  }
+}
+
 // Reads the child's pipes until they close and reaps it, ending its group at
 // the deadline. The child's exit is watched through a pidfd in the same poll
 // as the pipes, so the call returns as soon as both are done (no sleep loop:
@@ -109,7 +128,6 @@ int waitForChild(pid_t pid, Clock::time_point start, double timeoutSeconds, int 
   int pidfd = (int)syscall(SYS_pidfd_open, pid, 0); // -1 before Linux 5.3: see below
   auto deadline = start + std::chrono::duration<double>(timeoutSeconds);
   pollfd fds[3] = {{outFd, POLLIN, 0}, {errFd, POLLIN, 0}, {pidfd, POLLIN, 0}};
-  char buf[65536];
   int status = 0;
   bool reaped = false;
   while (true) {
@@ -136,19 +154,7 @@ int waitForChild(pid_t pid, Clock::time_point start, double timeoutSeconds, int 
     } else if (!reaped) {
       usleep(waitMs * 1000);
     }
-    for (int k = 0; k < 2; ++k) {
-      if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
-        continue;
-      ssize_t got = read(fds[k].fd, buf, sizeof buf);
-      if (got > 0) {
-        (k == 0 ? r.out : r.err).append(buf, got);
-        continue;
-      }
-      if (got < 0 && errno == EINTR)
-        continue;
-      close(fds[k].fd);
-      fds[k].fd = -1;
-    }
+    drainReady(fds, r);
     if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
       reaped = true;
       if (pidfd >= 0)

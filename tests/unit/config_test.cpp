@@ -22,7 +22,111 @@ const char *kSpace = "space:\n"
                      "      ptxas: \"--opt-level={}\"\n"
                      "      choice: [1, 2, 3]\n";
 
+// The usual shape of an error: one file, the line and key it names, and what
+// it says was expected.
+struct ErrorCase {
+  const char *name;
+  std::string yaml;
+  int line;
+  const char *key;
+  const char *message;
+};
+
+const ErrorCase kErrorCases[] = {
+    {"UnknownTopLevelKey",
+     "target: app\nserach:\n  seed: 2\n",
+     2, "serach",
+     "unknown key; expected one of: target, build_dir"},
+    {"UnknownNestedKey",
+     "target: app\nsearch:\n  seed: 2\n  mutation_rate: 0.3\n",
+     4, "search.mutation_rate",
+     "mutate_rate"},
+    {"BadIntegerType",
+     "target: app\nsearch:\n  pool_size: many\n",
+     3, "search.pool_size",
+     "expected an integer, got 'many'"},
+    {"NumberOutOfRange",
+     "target: app\nsearch:\n  mutate_rate: 1.5\n",
+     3, "search.mutate_rate",
+     "expected a number from 0 to 1, got 1.5"},
+    {"BadBoolean",
+     "target: app\nsearch:\n  exit_on_failure: maybe\n",
+     3, "search.exit_on_failure",
+     "expected true or false"},
+    {"UnknownStrategy",
+     "target: app\nsearch:\n  strategy: annealing\n",
+     3, "search.strategy",
+     "expected genetic, random or exhaustive, got 'annealing'"},
+    {"CullNotSmallerThanPoolIsAnError",
+     "target: app\nsearch:\n  pool_size: 4\n  cull_size: 4\n",
+     4, "search.cull_size",
+     "must be smaller than pool_size (4)"},
+    {"BadDirection",
+     "target: app\nobjectives:\n  - metric: registers\n    direction: lower\n",
+     4, "objectives[0].direction",
+     "expected minimize or maximize"},
+    {"BuildDirWithoutCache",
+     "target: app\nbuild_dir: nowhere\n",
+     2, "build_dir",
+     "not a configured CMake build tree"},
+    {"UnknownControlInExclude",
+     "target: app\nspace:\n  include: [ptxas-13.0-default]\n  exclude: [fmadd]\n",
+     4, "space.exclude",
+     "unknown control 'fmadd'; known controls: opt-level"},
+    {"MisspeltPtxasOptionCaughtFromPtxasHelp",
+     "target: app\nspace:\n  controls:\n    - name: ol\n"
+     "      ptxas: \"--opt-levle={}\"\n      choice: [1, 2]\n",
+     5, "space.controls[0](ol).ptxas",
+     "'--opt-levle' is not an option of ptxas (not in `ptxas --help`)"},
+    {"MisspeltNvccOptionCaughtFromNvccHelp",
+     "target: app\nspace:\n  controls:\n    - name: v\n"
+     "      nvcc: \"--extra-device-vectorisation\"\n      literal: on\n",
+     5, "space.controls[0](v).nvcc",
+     "is not an option of nvcc"},
+    {"ControlNeedsOneRendering",
+     "target: app\nspace:\n  controls:\n    - name: x\n      choice: [1]\n",
+     4, "space.controls[0](x)",
+     "needs exactly one of ptxas, nvcc, define, acf"},
+    {"RangeEndBeforeStart",
+     "target: app\nspace:\n  controls:\n    - name: t\n      define: T\n"
+     "      range: {start: 8, end: 4, step: 1}\n",
+     6, "space.controls[0](t).range",
+     "end is smaller than start"},
+    {"LogSamplingNeedsTwoPoints",
+     "target: app\nspace:\n  controls:\n    - name: t\n      define: T\n"
+     "      log_sampling: {start: 1, end: 64, points: 1}\n",
+     6, "space.controls[0](t).log_sampling.points",
+     "expected an integer from 2"},
+    {"KnockoutProbIsAProbability",
+     "target: app\nspace:\n  controls:\n    - name: t\n      define: T\n"
+     "      literal: 1\n      knockout_prob: 2\n",
+     7, "space.controls[0](t).knockout_prob",
+     "expected a number from 0 to 1"},
+    {"DefineNameWithoutEquals",
+     "target: app\nspace:\n  controls:\n    - name: t\n      define: T=1\n"
+     "      choice: [1]\n",
+     5, "space.controls[0](t).define",
+     "expected a macro name without spaces or '='"},
+    {"ControlsMustBeAList",
+     "target: app\nspace:\n  controls:\n    name: x\n",
+     4, "space.controls",
+     "expected a list of controls"},
+};
+
+class ConfigError : public ::testing::TestWithParam<ErrorCase> {};
+
+TEST_P(ConfigError, NamesLineKeyAndWhatWasExpected) {
+  const ErrorCase &c = GetParam();
+  TempProject p;
+  std::string e = p.loadError(c.yaml);
+  EXPECT_THAT(e, HasSubstr(at(p, c.line, c.key)));
+  EXPECT_THAT(e, HasSubstr(c.message));
+}
+
 } // namespace
+
+INSTANTIATE_TEST_SUITE_P(Config, ConfigError, ::testing::ValuesIn(kErrorCases),
+                         [](const auto &info) { return std::string(info.param.name); });
 
 TEST(Config, MinimalFileGetsDefaults) {
   TempProject p;
@@ -56,20 +160,6 @@ TEST(Config, MissingFileSaysSo) {
   EXPECT_THAT(err, HasSubstr("/nonexistent/ciq.yaml: cannot read the file"));
 }
 
-TEST(Config, UnknownTopLevelKey) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nserach:\n  seed: 2\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 2, "serach")));
-  EXPECT_THAT(e, HasSubstr("unknown key; expected one of: target, build_dir"));
-}
-
-TEST(Config, UnknownNestedKey) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nsearch:\n  seed: 2\n  mutation_rate: 0.3\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 4, "search.mutation_rate")));
-  EXPECT_THAT(e, HasSubstr("mutate_rate"));
-}
-
 TEST(Config, MissingTargetNamesTheKey) {
   TempProject p;
   std::string e = p.loadError("search:\n  seed: 2\n");
@@ -84,47 +174,12 @@ TEST(Config, TopLevelMustBeAMapping) {
   EXPECT_THAT(e, HasSubstr("expected a mapping"));
 }
 
-TEST(Config, BadIntegerType) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nsearch:\n  pool_size: many\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 3, "search.pool_size")));
-  EXPECT_THAT(e, HasSubstr("expected an integer, got 'many'"));
-}
-
-TEST(Config, NumberOutOfRange) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nsearch:\n  mutate_rate: 1.5\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 3, "search.mutate_rate")));
-  EXPECT_THAT(e, HasSubstr("expected a number from 0 to 1, got 1.5"));
-}
-
-TEST(Config, BadBoolean) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nsearch:\n  exit_on_failure: maybe\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 3, "search.exit_on_failure")));
-  EXPECT_THAT(e, HasSubstr("expected true or false"));
-}
-
-TEST(Config, UnknownStrategy) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nsearch:\n  strategy: annealing\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 3, "search.strategy")));
-  EXPECT_THAT(e, HasSubstr("expected genetic, random or exhaustive, got 'annealing'"));
-}
-
 TEST(Config, SmallPoolClampsTheDefaultCull) {
   // cull_size defaults to 2: a pool of 2 must not be an error the user never wrote.
   TempProject p;
   TuneConfig c = p.loadOk("target: app\nsearch:\n  pool_size: 2\n");
   EXPECT_EQ(c.search.poolSize, 2);
   EXPECT_LT(c.search.cullSize, 2);
-}
-
-TEST(Config, CullNotSmallerThanPoolIsAnError) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nsearch:\n  pool_size: 4\n  cull_size: 4\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 4, "search.cull_size")));
-  EXPECT_THAT(e, HasSubstr("must be smaller than pool_size (4)"));
 }
 
 TEST(Config, UnknownMetric) {
@@ -146,27 +201,6 @@ TEST(Config, RuntimeMetricNeedsABenchmark) {
   EXPECT_EQ(c.objectives.at(0).unit, "ms");
 }
 
-TEST(Config, BadDirection) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nobjectives:\n  - metric: registers\n    direction: lower\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 4, "objectives[0].direction")));
-  EXPECT_THAT(e, HasSubstr("expected minimize or maximize"));
-}
-
-TEST(Config, BuildDirWithoutCache) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nbuild_dir: nowhere\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 2, "build_dir")));
-  EXPECT_THAT(e, HasSubstr("not a configured CMake build tree"));
-}
-
-TEST(Config, UnknownControlInExclude) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nspace:\n  include: [ptxas-13.0-default]\n  exclude: [fmadd]\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 4, "space.exclude")));
-  EXPECT_THAT(e, HasSubstr("unknown control 'fmadd'; known controls: opt-level"));
-}
-
 TEST(Config, ExcludeRemovesAnIncludedControl) {
   TempProject p;
   TuneConfig c = p.loadOk("target: app\nspace:\n  include: [ptxas-13.0-default]\n  exclude: [fmad]\n");
@@ -182,34 +216,11 @@ TEST(Config, UnknownBuiltinSpace) {
   EXPECT_THAT(e, HasSubstr("ptxas-13.0-default"));
 }
 
-TEST(Config, MisspeltPtxasOptionCaughtFromPtxasHelp) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: ol\n"
-                              "      ptxas: \"--opt-levle={}\"\n      choice: [1, 2]\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 5, "space.controls[0](ol).ptxas")));
-  EXPECT_THAT(e, HasSubstr("'--opt-levle' is not an option of ptxas (not in `ptxas --help`)"));
-}
-
-TEST(Config, MisspeltNvccOptionCaughtFromNvccHelp) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: v\n"
-                              "      nvcc: \"--extra-device-vectorisation\"\n      literal: on\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 5, "space.controls[0](v).nvcc")));
-  EXPECT_THAT(e, HasSubstr("is not an option of nvcc"));
-}
-
 TEST(Config, ShortOptionNamesAreKnown) {
   TempProject p;
   TuneConfig c = p.loadOk("target: app\nspace:\n  controls:\n    - name: o\n      ptxas: \"-O{}\"\n"
                           "      choice: [1, 2]\n");
   EXPECT_EQ(c.space.controls.size(), 1u);
-}
-
-TEST(Config, ControlNeedsOneRendering) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: x\n      choice: [1]\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 4, "space.controls[0](x)")));
-  EXPECT_THAT(e, HasSubstr("needs exactly one of ptxas, nvcc, define, acf"));
 }
 
 TEST(Config, ControlNeedsOneDomain) {
@@ -224,14 +235,6 @@ TEST(Config, OptionWithoutPlaceholderNeedsLiteral) {
   std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: x\n"
                               "      ptxas: \"--opt-level\"\n      choice: [1, 2]\n");
   EXPECT_THAT(e, HasSubstr("has no '{}' for the value; use literal"));
-}
-
-TEST(Config, RangeEndBeforeStart) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: t\n      define: T\n"
-                              "      range: {start: 8, end: 4, step: 1}\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 6, "space.controls[0](t).range")));
-  EXPECT_THAT(e, HasSubstr("end is smaller than start"));
 }
 
 TEST(Config, RangeStepMustBePositive) {
@@ -250,43 +253,12 @@ TEST(Config, RangeMissingEnd) {
   EXPECT_THAT(e, HasSubstr("missing 'end'"));
 }
 
-TEST(Config, LogSamplingNeedsTwoPoints) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: t\n      define: T\n"
-                              "      log_sampling: {start: 1, end: 64, points: 1}\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 6, "space.controls[0](t).log_sampling.points")));
-  EXPECT_THAT(e, HasSubstr("expected an integer from 2"));
-}
-
-TEST(Config, KnockoutProbIsAProbability) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: t\n      define: T\n"
-                              "      literal: 1\n      knockout_prob: 2\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 7, "space.controls[0](t).knockout_prob")));
-  EXPECT_THAT(e, HasSubstr("expected a number from 0 to 1"));
-}
-
-TEST(Config, DefineNameWithoutEquals) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: t\n      define: T=1\n"
-                              "      choice: [1]\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 5, "space.controls[0](t).define")));
-  EXPECT_THAT(e, HasSubstr("expected a macro name without spaces or '='"));
-}
-
 TEST(Config, AcfWithoutMatchingFile) {
   TempProject p;
   std::string e = p.loadError("target: app\nspace:\n  controls:\n    - name: a\n"
                               "      acf: {files: [\"acfs/*.acf\"]}\n");
   EXPECT_THAT(e, HasSubstr("space.controls[0](a).acf.files"));
   EXPECT_THAT(e, HasSubstr("acfs/*.acf"));
-}
-
-TEST(Config, ControlsMustBeAList) {
-  TempProject p;
-  std::string e = p.loadError("target: app\nspace:\n  controls:\n    name: x\n");
-  EXPECT_THAT(e, HasSubstr(at(p, 4, "space.controls")));
-  EXPECT_THAT(e, HasSubstr("expected a list of controls"));
 }
 
 TEST(Config, EmptySpaceIsAnError) {
