@@ -134,6 +134,28 @@ bool enterStandin(const std::string &tool, std::string &error) {
   return true;
 }
 
+// The compiler cache (ccache, sccache) that started this process, or "".
+std::string parentCache() {
+  std::ifstream in("/proc/" + std::to_string(getppid()) + "/comm");
+  std::string comm;
+  std::getline(in, comm);
+  return isCompilerCache(comm) ? comm : "";
+}
+
+std::string putCiqFirst(const std::string &cache) {
+  return "put ciq-ptxas first (CMAKE_CUDA_COMPILER_LAUNCHER=\"ciq-ptxas;" + cache + "\")";
+}
+
+// A parent compiler cache would hash ciq-ptxas, not the candidate, and serve
+// objects built with other controls: refuse instead of measuring the wrong binary.
+std::string cacheParentProblem() {
+  std::string cache = parentCache();
+  if (cache.empty())
+    return "";
+  return cache + " runs ciq-ptxas as its compiler, so its cache cannot see the candidate or lock; " +
+         putCiqFirst(cache);
+}
+
 // Launcher argv: [ciq options] [launchers...] compiler args...
 bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
   int i = 1;
@@ -164,6 +186,13 @@ bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
   }
   if (i >= argc) {
     error = "no compiler to run; usage: ciq-ptxas [--lock FILE] [--lock-policy error|warn] [launcher...] <nvcc|ptxas> args...";
+    return false;
+  }
+  if (argv[i][0] == '-') {
+    // What a cache that took ciq-ptxas for the compiler sends (sccache probes with -E).
+    std::string cache = parentCache();
+    error = "'" + std::string(argv[i]) + "' where the compiler belongs; usage: ciq-ptxas [--lock FILE] [launcher...] <nvcc|ptxas> args..." +
+            (cache.empty() ? "" : "; " + cache + " runs ciq-ptxas as if it were the compiler: " + putCiqFirst(cache));
     return false;
   }
   int compiler = -1;
@@ -198,18 +227,6 @@ double compileTimeout(const CandidateMessage &c) {
   if (c.compileTimeoutSeconds > 0)
     return c.compileTimeoutSeconds;
   return std::strtod(getEnv("CIQ_COMPILE_TIMEOUT").c_str(), nullptr);
-}
-
-// A parent compiler cache would hash ciq-ptxas, not the candidate, and serve
-// objects built with other controls: refuse instead of measuring the wrong binary.
-std::string cacheParentProblem() {
-  std::ifstream in("/proc/" + std::to_string(getppid()) + "/comm");
-  std::string comm;
-  std::getline(in, comm);
-  if (!isCompilerCache(comm))
-    return "";
-  return comm + " runs ciq-ptxas as its compiler, so its cache cannot see the candidate or lock; "
-                "put ciq-ptxas first (CMAKE_CUDA_COMPILER_LAUNCHER=\"ciq-ptxas;" + comm + "\")";
 }
 
 // The default output names nvcc and ptxas use when there is no -o.
