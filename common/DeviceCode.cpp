@@ -79,6 +79,9 @@ void hashCubin(const Elf &cubin, std::string &acc) {
   });
 }
 
+// A fatbin file starts with this magic (0xBA55ED50, little-endian).
+const llvm::StringRef kFatbinMagic("\x50\xed\x55\xba", 4);
+
 bool isCubin(const Elf &elf) { return elf.getHeader().e_machine == llvm::ELF::EM_CUDA; }
 
 // The cubins embedded in a fatbin: every ELF image for the CUDA machine.
@@ -116,6 +119,7 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
     dc.sha256 = sha256Hex(cubins ? llvm::StringRef(acc) : bytes);
     dc.bytes = (long)bytes.size();
     dc.section = cubins ? "file cubins" : "file";
+    dc.isCuda = cubins || bytes.startswith(kFatbinMagic);
     return dc;
   }
   // A cubin is an ELF for the CUDA machine: the whole file is device code.
@@ -125,6 +129,7 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
     dc.sha256 = sha256Hex(acc);
     dc.bytes = (long)bytes.size();
     dc.section = "file";
+    dc.isCuda = true;
     return dc;
   }
   bool done = false, failed = false;
@@ -134,6 +139,7 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
     if (done || (name != ".nv_fatbin" && name != "__nv_relfatbin"))
       return;
     done = true;
+    dc.isCuda = true;
     auto contents = contentsOf(*elf, sec);
     if (!contents) {
       error = path + ": " + llvm::toString(contents.takeError());

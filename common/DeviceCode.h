@@ -17,6 +17,7 @@ struct DeviceCode {
   std::string sha256;   // of the device code bytes
   long bytes = 0;
   std::string section;  // ".nv_fatbin", "__nv_relfatbin" (-rdc objects), or "file" when the whole file is device code, "file cubins" for a fatbin file
+  bool isCuda = false;  // a cubin, a fatbin, or an object with a .nv_fatbin/__nv_relfatbin section
 };
 
 // nullopt (with error) when the file cannot be read; a host object without

@@ -38,4 +38,11 @@ std::optional<std::string> findExecutable(const std::string &name, const std::st
   return std::nullopt;
 }
 
+bool isCiqPtxas(const std::string &path) {
+  char buf[PATH_MAX];
+  std::string real = realpath(path.c_str(), buf) ? buf : path;
+  std::string base = real.substr(real.rfind('/') + 1);
+  return base.rfind("ciq-ptxas", 0) == 0;
+}
+
 } // namespace ciq

@@ -13,4 +13,8 @@ namespace ciq {
 std::optional<std::string> findExecutable(const std::string &name,
                                           const std::string &skip = "");
 
+// True for ciq-ptxas or its driver under any name (a link's target, or the
+// file's own name): what a stand-in must never take for the real compiler.
+bool isCiqPtxas(const std::string &path);
+
 } // namespace ciq

@@ -1,13 +1,25 @@
 #include "Lockfile.h"
 #include "NvccList.h"
+#include "Sha256.h"
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <unistd.h>
 
 namespace ciq {
 using nlohmann::json;
+
+std::string candidateHashOf(const std::vector<std::string> &ptxas, const std::vector<std::string> &nvcc,
+                            const std::vector<std::string> &defines,
+                            const std::vector<std::pair<std::string, std::string>> &acfStageAndSha256) {
+  json acf = json::array();
+  for (const auto &[stage, sha] : acfStageAndSha256)
+    acf.push_back({stage, sha});
+  json j = {{"ptxas", ptxas}, {"nvcc", nvcc}, {"defines", defines}, {"acfs", acf}};
+  return sha256Hex(j.dump());
+}
 
 json lockToJson(const Lockfile &l) {
   json acfs = json::array();
@@ -35,45 +47,72 @@ json lockToJson(const Lockfile &l) {
 
 namespace {
 
+const char kRestore[] = "; restore the lockfile from version control or tune again";
+
 // Reads a required member of the given JSON type, or says which key is wrong.
 template <typename T>
 bool need(const json &obj, const char *key, T &out, const std::string &where, std::string &error) {
   auto it = obj.find(key);
   if (it == obj.end()) {
-    error = where + ": missing key '" + key + "'";
+    error = where + ": missing key '" + key + "'" + kRestore;
     return false;
   }
   try {
     out = it->get<T>();
   } catch (const json::exception &) {
-    error = where + ": key '" + key + "' has the wrong type (" + it->type_name() + ")";
+    std::string expected = std::is_same_v<T, std::vector<std::string>> ? "an array of strings"
+                           : std::is_same_v<T, std::string>            ? "a string"
+                           : std::is_same_v<T, int>                    ? "an integer"
+                                                                       : "an object";
+    error = where + ": key '" + key + "' must be " + expected + " (it is " + it->dump() + ")" + kRestore;
     return false;
   }
   return true;
 }
 
-} // namespace
-
-std::optional<Lockfile> readLockfile(const std::string &path, std::string &error) {
+// The file as one JSON object, or the reason it is not one.
+std::optional<json> parseLockJson(const std::string &path, std::string &error) {
+  std::error_code ec;
+  if (std::filesystem::is_directory(path, ec)) {
+    error = path + ": is a directory; give the lockfile itself (ciq.lock)";
+    return std::nullopt;
+  }
   std::ifstream in(path);
   if (!in) {
-    error = path + ": cannot read the lockfile (run the tune target to create it, or fix LOCKFILE)";
+    error = path + ": cannot read the lockfile; create it with the tune target "
+                   "(cmake --build <build> --target ciq-tune-<target>) or check the path given";
     return std::nullopt;
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  json j = json::parse(ss.str(), nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
-    error = path + ": malformed lockfile (not a JSON object); restore it from version control or tune again";
-    return std::nullopt;
+  try {
+    json j = json::parse(ss.str());
+    if (j.is_object())
+      return j;
+    error = path + ": malformed lockfile (a JSON " + std::string(j.type_name()) + ", not an object)" + kRestore;
+  } catch (const json::parse_error &e) {
+    std::string what = e.what(); // "[json.exception.parse_error.101] parse error at line 3, column 1: ..."
+    what = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
+    error = path + ": malformed lockfile (JSON " + what + ")" + kRestore;
   }
+  return std::nullopt;
+}
+
+} // namespace
+
+std::optional<Lockfile> readLockfile(const std::string &path, std::string &error) {
+  auto parsed = parseLockJson(path, error);
+  if (!parsed)
+    return std::nullopt;
+  json &j = *parsed;
   Lockfile l;
   std::string w = path;
   if (!need(j, "schema_version", l.schemaVersion, w, error))
     return std::nullopt;
   if (l.schemaVersion != kLockSchemaVersion) {
-    error = path + ": schema_version " + std::to_string(l.schemaVersion) +
-            " is not supported (this ciq reads " + std::to_string(kLockSchemaVersion) + ")";
+    error = path + ": schema_version " + std::to_string(l.schemaVersion) + " is not supported (this ciq reads " +
+            std::to_string(kLockSchemaVersion) + "); use the ciq that wrote it (" +
+            j.value("engine_version", std::string("version unknown")) + ") or tune again with this one";
     return std::nullopt;
   }
   json compiler, winner, rendered;
@@ -103,7 +142,8 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
       !need(rendered, "nvcc", l.nvccOptions, ww + ".rendered", error) ||
       !need(rendered, "defines", l.defines, ww + ".rendered", error))
     return std::nullopt;
-  l.candidateHash = winner.value("candidate_hash", "");
+  if (!need(winner, "candidate_hash", l.candidateHash, ww, error))
+    return std::nullopt;
   l.controls = winner.value("controls", json::object());
   for (const auto &a : winner.value("acfs", json::array())) {
     LockAcf acf;
@@ -112,6 +152,14 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
         !need(a, "sha256", acf.sha256, ww + ".acfs", error))
       return std::nullopt;
     l.acfs.push_back(acf);
+  }
+  std::vector<std::pair<std::string, std::string>> acfHashes;
+  for (const auto &a : l.acfs)
+    acfHashes.push_back({a.stage, a.sha256});
+  if (candidateHashOf(l.ptxasOptions, l.nvccOptions, l.defines, acfHashes) != l.candidateHash) {
+    error = ww + ": the rendered options and ACFs do not hash to candidate_hash " + l.candidateHash.substr(0, 16) +
+            "...: the lock was edited by hand" + kRestore;
+    return std::nullopt;
   }
   for (const char *k : {"schema_version", "engine_version", "created_at", "target", "compiler",
                         "architectures", "gpu", "search_space", "winner", "score"})

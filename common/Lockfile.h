@@ -40,8 +40,17 @@ struct Lockfile {
   nlohmann::json extra = nlohmann::json::object();      // forward-compatible fields kept on rewrite
 };
 
+// The candidate hash: SHA-256 of the compact JSON (keys sorted)
+// {"acfs":[[stage,sha256],...],"defines":[...],"nvcc":[...],"ptxas":[...]}.
+// Equal hashes mean the compiler sees the same thing; a lock whose winner does
+// not hash to its candidate_hash was edited by hand and is refused.
+std::string candidateHashOf(const std::vector<std::string> &ptxas, const std::vector<std::string> &nvcc,
+                            const std::vector<std::string> &defines,
+                            const std::vector<std::pair<std::string, std::string>> &acfStageAndSha256);
+
 nlohmann::json lockToJson(const Lockfile &l);
-// Parses and checks a lockfile's shape; on failure error names the file and key.
+// Parses and checks a lockfile's shape and its winner against candidate_hash;
+// on failure one error line names the file and key and says what to do.
 std::optional<Lockfile> readLockfile(const std::string &path, std::string &error);
 bool writeLockfile(const std::string &path, const Lockfile &l, std::string &error);
 

@@ -1,4 +1,6 @@
 #include "Space.h"
+
+#include "Lockfile.h"
 #include "Sha256.h"
 #include "Subprocess.h"
 
@@ -99,11 +101,10 @@ std::string Rendered::summary() const {
 }
 
 std::string Rendered::hash() const {
-  json acf = json::array();
+  std::vector<std::pair<std::string, std::string>> acf;
   for (const auto &a : acfs)
     acf.push_back({a.stage, a.sha256});
-  json j = {{"ptxas", ptxas}, {"nvcc", nvcc}, {"defines", defines}, {"acfs", acf}};
-  return sha256Hex(j.dump());
+  return candidateHashOf(ptxas, nvcc, defines, acf);
 }
 
 } // namespace ciq

@@ -110,11 +110,18 @@ std::optional<std::string> findReal(const std::string &tool, std::string &error)
   std::string self = selfExe();
   std::string wanted = getEnv(var.c_str());
   auto found = findExecutable(wanted.empty() ? tool : wanted, self);
+  if (found && isCiqPtxas(*found)) {
+    error = (wanted.empty() ? "the " + tool + " found on PATH (" + *found + ")" : var + "=" + wanted) +
+            " is ciq-ptxas itself, not the real " + tool + "; set " + var + " to the real " + tool;
+    return std::nullopt;
+  }
   if (!found) {
+    bool isSelf = !wanted.empty() && findExecutable(wanted).has_value();
     error = wanted.empty()
                 ? "no real " + tool + " on PATH other than this stand-in (" + self + "); set " + var +
                       " to the real " + tool
-                : var + "=" + wanted + " is not an executable file (or is this stand-in); point it at the real " + tool;
+                : var + "=" + wanted + (isSelf ? " is this stand-in itself" : " is not an executable file") +
+                      "; point it at the real " + tool;
   }
   return found;
 }
@@ -178,6 +185,10 @@ bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
     }
     if (value("--lock", inv.lockPath) || value("--lock-policy", inv.lockPolicy))
       continue;
+    if (a == "--lock" || a == "--lock-policy") {
+      error = a + " needs a value: ciq-ptxas --lock FILE [--lock-policy error|warn] [launcher...] <nvcc|ptxas> args...";
+      return false;
+    }
     if (a.rfind("--", 0) == 0) {
       error = "unknown option '" + a + "' (ciq-ptxas takes --lock FILE and --lock-policy error|warn before the compiler)";
       return false;
@@ -446,7 +457,7 @@ int lockRun(const Invocation &inv) {
   if (d.fail)
     return fail(d.message);
   if (!d.apply) {
-    warn(d.message + " (CIQ_LOCK_POLICY=warn: compiling without the lock)");
+    warn(d.message + " (lock policy warn: compiling without the lock)");
     return passThrough();
   }
   if (std::string p = cacheParentProblem(); !p.empty())
@@ -501,8 +512,16 @@ int runWrapper(int argc, char **argv) {
                       "lockfile's winner (--lock/CIQ_LOCK). See docs/wrapper.md.\n";
       return 0;
     }
+    if (argc == 2 && std::string(argv[1]) == "--version") {
+      llvm::outs() << "ciq-ptxas " << CIQ_VERSION << " (the compiler's own version: ciq-ptxas <nvcc|ptxas> --version)\n";
+      return 0;
+    }
     if (!parseLauncher(argc, argv, inv, error))
       return fail(error, 2);
+    // An explicit policy is checked even without a lock: a typo must not wait
+    // for the day a lock is used.
+    if (!parseLockPolicy(inv.lockPolicy))
+      return fail("lock policy '" + inv.lockPolicy + "' is not one of error, warn (--lock-policy)", 2);
   }
   // Inside a command ciq-ptxas already injected (a stand-in reached through a launcher): pass through.
   bool wrapped = getEnv("CIQ_WRAPPED") == "1" && inv.mode != "launcher";

@@ -31,6 +31,9 @@ std::string checkAcfs(const CandidateMessage &c, const std::string &lockPath) {
   return "";
 }
 
+// What to do about a lock that does not apply, under policy error.
+const char kOrWarn[] = " (or use --lock-policy=warn to build without the lock)";
+
 // "" or why this compiler is not the one the lock was frozen with.
 std::string checkVersion(const std::string &tool, const std::string &path, const std::string &locked,
                          const std::string &lockPath) {
@@ -42,7 +45,7 @@ std::string checkVersion(const std::string &tool, const std::string &path, const
     return err;
   if (*v != locked)
     return lockPath + ": frozen with " + tool + " " + locked + " but " + path + " is " + *v +
-           "; tune again with this compiler (or use --lock-policy=warn to build without the lock)";
+           "; tune again with this compiler";
   return "";
 }
 
@@ -55,7 +58,7 @@ std::string checkArchs(const std::vector<std::string> &archs, const std::vector<
         list += (list.empty() ? "" : ", ") + l;
       return lockPath + ": this compile targets " + a + " but the lock was frozen for " +
              (list.empty() ? "no architecture" : list) +
-             "; tune again for " + a + " (or use --lock-policy=warn to build without the lock)";
+             "; tune again for " + a;
     }
   return "";
 }
@@ -87,8 +90,8 @@ LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std
     d.apply = true;
     return d;
   }
-  d.message = problem;
   d.fail = policy == LockPolicy::Error;
+  d.message = problem + (d.fail ? kOrWarn : "");
   return d;
 }
 

@@ -72,7 +72,7 @@ void standinPassThrough(const char *tool, char **argv, const std::string &self) 
     return;
   const char *wanted = std::getenv(ptxas ? "CIQ_REAL_PTXAS" : "CIQ_REAL_NVCC");
   auto real = ciq::findExecutable(wanted && *wanted ? wanted : tool, self);
-  if (!real)
+  if (!real || ciq::isCiqPtxas(*real))
     return;
   setenv(depthVar, "1", 1);
   argv[0] = const_cast<char *>(real->c_str());
@@ -96,11 +96,11 @@ int main(int argc, char **argv) {
   if (self.empty())
     self = selfExe();
   setenv("CIQ_FRONT_EXE", self.c_str(), 1);
-  std::string driver = self.substr(0, self.rfind('/') + 1) + "ciq-ptxas-driver";
-  if (access(driver.c_str(), X_OK) != 0)
-    driver = CIQ_DRIVER_FALLBACK;
+  std::string beside = self.substr(0, self.rfind('/') + 1) + "ciq-ptxas-driver";
+  std::string driver = access(beside.c_str(), X_OK) == 0 ? beside : CIQ_DRIVER_FALLBACK;
   execv(driver.c_str(), argv); // argv[0] unchanged: the entry mode is its name
-  return fail("cannot run the ciq-ptxas driver '" + driver + "': " + std::strerror(errno) +
-                  " (reinstall ciq: it belongs beside ciq-ptxas)",
+  return fail("cannot run the ciq-ptxas driver: neither " + beside + " (beside " + self + ") nor " +
+                  CIQ_DRIVER_FALLBACK + " (the install) can run; copy ciq-ptxas-driver beside it, "
+                  "or make it a link to an installed ciq-ptxas instead of a copy",
               127);
 }

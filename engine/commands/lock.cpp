@@ -21,8 +21,8 @@ cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify"), cl::Require
 cl::opt<std::string> LockPath(cl::Positional, cl::desc("[lockfile]"), cl::init("ciq.lock"), cl::sub(LockCmd));
 cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock"), cl::sub(LockCmd));
 cl::opt<std::string> Target("target", cl::desc("verify: the target (default: the lock's)"), cl::sub(LockCmd));
-cl::list<std::string> Objects("object", cl::desc("verify: these objects (.o, .cubin, .fatbin; repeatable) instead of a "
-                                                 "CMake target's, e.g. from a build through ciq-ptxas --lock"),
+cl::list<std::string> Objects("object", cl::desc("verify: an object (.o, .cubin, .fatbin) built with the lock, e.g. "
+                                                 "through ciq-ptxas --lock; repeat for each CUDA object of the target"),
                               cl::sub(LockCmd));
 
 // The lock's device-code SHA-256 against that of `objects` (the same
@@ -35,15 +35,41 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
     auto dc = ciq::readDeviceCode(o, err);
     if (!dc)
       return ciq::reportError(err + hint);
+    if (!dc->isCuda)
+      return ciq::reportError(o + ": not a CUDA object (no .nv_fatbin section, cubin or fatbin in it); give the "
+                                  "objects nvcc -c or ptxas wrote");
     hashes.push_back(dc->sha256);
   }
   std::string got = ciq::combineDeviceCodeHashes(hashes);
   if (got != l.deviceCodeSha256)
     return ciq::reportError("device code of " + what + " is " + got + ", the lock's winner is " + l.deviceCodeSha256 +
-                            "; was the lock applied (ciq_apply_lock, or ciq-ptxas --lock) and the build up to date?");
+                            "; was the lock applied (ciq_apply_lock, or ciq-ptxas --lock), the build up to date, and "
+                            "every CUDA object of " + l.target + " given (the hash covers all of them)?");
   printf("device code matches %s: %s (%zu CUDA object%s)\n", LockPath.c_str(), got.c_str(), hashes.size(),
          hashes.size() == 1 ? "" : "s");
   return 0;
+}
+
+// "time_ms: 0.8424 -> 0.6924 ms (1.218x, p=3e-05)" from the lock's score object.
+std::string scoreLine(const nlohmann::json &s) {
+  if (!s.is_object() || s.empty())
+    return "(none recorded)";
+  auto num = [&](const char *k) {
+    if (!s.contains(k) || !s[k].is_number())
+      return std::string("?");
+    char buf[32];
+    snprintf(buf, sizeof buf, "%.6g", s[k].get<double>());
+    return std::string(buf);
+  };
+  std::string unit = s.value("unit", "");
+  std::string line = s.value("objective", "score") + ": " + num("baseline") + " -> " + num("winner") +
+                     (unit.empty() ? "" : " " + unit);
+  std::string extra;
+  if (s.contains("speedup") && s["speedup"].is_number())
+    extra += num("speedup") + "x";
+  if (s.contains("p_value") && s["p_value"].is_number())
+    extra += (extra.empty() ? "" : ", ") + std::string("p=") + num("p_value");
+  return line + (extra.empty() ? "" : " (" + extra + ")");
 }
 
 int show(const ciq::Lockfile &l) {
@@ -58,10 +84,10 @@ int show(const ciq::Lockfile &l) {
   printf("nvcc:          %s (%s)\nptxas:         %s (%s)\n", l.nvccVersion.c_str(), l.nvccPath.c_str(),
          l.ptxasVersion.c_str(), l.ptxasPath.c_str());
   std::string archs;
-  for (const auto &a : l.architectures) archs += a + " ";
+  for (const auto &a : l.architectures) archs += (archs.empty() ? "" : " ") + a;
   printf("architectures: %s\n", archs.c_str());
   printf("device code:   %s\n", l.deviceCodeSha256.c_str());
-  printf("score:         %s\n", l.score.dump().c_str());
+  printf("score:         %s\n", scoreLine(l.score).c_str());
   printf("created:       %s by ciq %s\n", l.createdAt.c_str(), l.engineVersion.c_str());
   return 0;
 }
@@ -81,15 +107,17 @@ int verify(const ciq::Lockfile &l) {
     }
   }
   if (!Objects.empty())
-    return bad + compareDeviceCode(l, Objects, Objects.size() == 1 ? Objects[0] : "the objects given", "");
-  if (BuildDir.empty())
-    return bad;
+    return bad + compareDeviceCode(l, Objects,
+                                   Objects.size() == 1 ? Objects[0] : "the " + std::to_string(Objects.size()) + " objects given",
+                                   "");
+  if (!sys::fs::is_directory(BuildDir))
+    return ciq::reportError("--build-dir " + BuildDir + ": no such directory; give the build tree that applied the lock");
   ciq::TuneConfig cfg;
   SmallString<256> dir(BuildDir);
   sys::fs::make_absolute(dir);
   cfg.buildDir = dir.str().str();
   cfg.target = Target.empty() ? l.target : Target;
-  cfg.path = cfg.buildDir + "/CMakeCache.txt";
+  cfg.path = LockPath; // named by errors about the target (the lock's `target`)
   if (l.extra.contains("tune_targets"))
     cfg.tuneTargets = l.extra["tune_targets"].get<std::vector<std::string>>();
   std::string verErr;
@@ -110,16 +138,29 @@ int verify(const ciq::Lockfile &l) {
                                  " (build the target first: cmake --build " + cfg.buildDir + ")");
 }
 
+// What verify was asked to compare, or the one error line about it.
+std::string verifyUsageProblem() {
+  if (!Objects.empty() && (!BuildDir.empty() || !Target.empty()))
+    return "lock verify: give either --object FILE... or --build-dir DIR [--target T], not both";
+  if (Objects.empty() && BuildDir.empty())
+    return "lock verify: nothing to compare; give --build-dir DIR (a CMake build that applied the lock) or "
+           "--object FILE for each object built with it";
+  return "";
+}
+
 int run() {
+  if (Action != "show" && Action != "verify")
+    return ciq::reportError("lock: unknown action '" + Action + "'; expected show or verify");
+  if (Action == "verify")
+    if (std::string p = verifyUsageProblem(); !p.empty())
+      return ciq::reportError(p);
   std::string err;
   auto l = ciq::readLockfile(LockPath, err);
   if (!l)
     return ciq::reportError(err);
   if (Action == "show")
     return show(*l);
-  if (Action == "verify")
-    return verify(*l) ? 1 : 0;
-  return ciq::reportError("lock: unknown action '" + Action + "'; expected show or verify");
+  return verify(*l) ? 1 : 0;
 }
 
 ciq::RegisterCommand reg(LockCmd, run);

@@ -113,6 +113,9 @@ const ErrorCase kErrorCases[] = {
      "expected a list of controls"},
 };
 
+// Named by its case in test listings, not as bytes.
+void PrintTo(const ErrorCase &c, std::ostream *os) { *os << c.name; }
+
 class ConfigError : public ::testing::TestWithParam<ErrorCase> {};
 
 TEST_P(ConfigError, NamesLineKeyAndWhatWasExpected) {

@@ -2,7 +2,7 @@
 """Writes a copy of base.lock (a hand-written ciq.lock) with some fields changed,
 for the ciq_apply_lock tests. The compiler versions default to those of the
 nvcc and ptxas given, so the lock matches this machine unless a test says not."""
-import argparse, json, os, re, subprocess
+import argparse, hashlib, json, os, re, subprocess
 
 def version(tool):
     out = subprocess.run([tool, "--version"], capture_output=True, text=True).stdout
@@ -32,4 +32,10 @@ if a.ptxas is not None:
 for spec in a.acf:
     stage, f, sha = spec.split(":")
     lock["winner"]["acfs"].append({"stage": stage, "file": f, "sha256": sha})
+# candidate_hash as common/Lockfile.h defines it, so the edited lock is one ciq could have written.
+w = lock["winner"]
+h = {"acfs": [[x["stage"], x["sha256"]] for x in w["acfs"]], "defines": w["rendered"]["defines"],
+     "nvcc": w["rendered"]["nvcc"], "ptxas": w["rendered"]["ptxas"]}
+w["candidate_hash"] = hashlib.sha256(json.dumps(h, separators=(",", ":"), sort_keys=True,
+                                                ensure_ascii=False).encode()).hexdigest()
 json.dump(lock, open(a.out, "w"), indent=2, sort_keys=True)

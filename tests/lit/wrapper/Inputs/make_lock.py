@@ -29,6 +29,11 @@ for f in a.acf:
     os.makedirs(d, exist_ok=True)
     shutil.copy(f, os.path.join(d, sha + ".acf"))
     acfs.append({"stage": "ptxas", "file": "ciq-acf/" + sha + ".acf", "sha256": sha})
+# candidate_hash as common/Lockfile.h defines it (compact JSON, keys sorted).
+rendered_for_hash = {"acfs": [[x["stage"], x["sha256"]] for x in acfs], "defines": cand["defines"],
+                     "nvcc": cand["nvcc_options"], "ptxas": cand["ptxas_options"]}
+candidate_hash = hashlib.sha256(json.dumps(rendered_for_hash, separators=(",", ":"), sort_keys=True,
+                                           ensure_ascii=False).encode()).hexdigest()
 device_code = ""
 if a.device_code_from:
     receipts = [m for m in json.load(open(a.device_code_from)) if m.get("op") == "receipt"]
@@ -44,7 +49,7 @@ lock = {
     "architectures": a.arch,
     "gpu": {},
     "search_space": {},
-    "winner": {"candidate_id": cand["candidate_id"], "candidate_hash": cand["candidate_hash"],
+    "winner": {"candidate_id": cand["candidate_id"], "candidate_hash": candidate_hash,
                "controls": {},
                "rendered": {"ptxas": cand["ptxas_options"], "nvcc": cand["nvcc_options"],
                             "defines": cand["defines"]},
