@@ -51,7 +51,9 @@ std::string candidateHashOf(const std::vector<std::string> &ptxas, const std::ve
 nlohmann::json lockToJson(const Lockfile &l);
 // Parses and checks a lockfile's shape and its winner against candidate_hash;
 // on failure one error line names the file and key and says what to do.
-std::optional<Lockfile> readLockfile(const std::string &path, std::string &error);
+// checkIntegrity false: for stripping the arguments ciq_apply_lock() applied
+// from an edited lock (CMake applies it without the hash check).
+std::optional<Lockfile> readLockfile(const std::string &path, std::string &error, bool checkIntegrity = true);
 bool writeLockfile(const std::string &path, const Lockfile &l, std::string &error);
 
 // The winner as the candidate message the wrapper injects; ACF paths made

@@ -31,7 +31,7 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   // candidates, or the "baseline" would be the old winner.
   if (llvm::sys::fs::exists(cfg_.lockfile)) {
     std::string lockErr;
-    if (auto l = readLockfile(cfg_.lockfile, lockErr))
+    if (auto l = readLockfile(cfg_.lockfile, lockErr, /*checkIntegrity=*/false))
       stripArgs_ = lockCompileArgs(*l, cfg_.lockfile);
   }
   if (!daemon_.start(socketPath, error))
