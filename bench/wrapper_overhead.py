@@ -34,7 +34,12 @@ EMPTY = {"candidate_id": "bench", "candidate_hash": "0" * 64, "ptxas_options": [
 
 
 class FakeEngine:
-    """Serves EMPTY to every hello and acks every receipt (the engine's cost is not the wrapper's)."""
+    """Serves EMPTY to every hello and acks every receipt, one connection at a time
+    (the bench compiles one file at a time), with the replies encoded once: the
+    engine's own cost is not the wrapper's."""
+
+    CANDIDATE = (json.dumps(dict(EMPTY, v=1, op="candidate")) + "\n").encode()
+    ACK = b'{"v":1,"op":"ack"}\n'
 
     def __init__(self, path):
         self.srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -42,20 +47,24 @@ class FakeEngine:
         self.srv.listen(64)
         threading.Thread(target=self.loop, daemon=True).start()
 
+    @staticmethod
+    def read_line(conn):
+        data = b""
+        while not data.endswith(b"\n"):
+            chunk = conn.recv(65536)
+            if not chunk:
+                return False
+            data += chunk
+        return True
+
     def loop(self):
         while True:
             conn, _ = self.srv.accept()
-            threading.Thread(target=self.serve, args=(conn,), daemon=True).start()
-
-    def serve(self, conn):
-        f = conn.makefile("rwb")
-        if f.readline():
-            f.write((json.dumps(dict(EMPTY, v=1, op="candidate")) + "\n").encode())
-            f.flush()
-            if f.readline():
-                f.write(b'{"v":1,"op":"ack"}\n')
-                f.flush()
-        conn.close()
+            with conn:
+                if self.read_line(conn):
+                    conn.sendall(self.CANDIDATE)
+                    if self.read_line(conn):
+                        conn.sendall(self.ACK)
 
 
 def timed(cmd, env):
