@@ -609,6 +609,7 @@ function(_ciq_apply_lock_now target lockfile policy tune_targets)
   elseif(NOT schema STREQUAL "1")
     _ciq_problem("schema_version ${schema} is not supported (this CompileIQ reads 1); use the ciq that wrote it or ${retune}")
   else()
+    _ciq_lock_integrity("${lockfile}")
     _ciq_lock_check_and_render()
   endif()
 
@@ -656,6 +657,20 @@ function(_ciq_apply_lock_now target lockfile policy tune_targets)
 endfunction()
 
 # Fills `problems`, and `options`/`defines`/`candidate` of the caller, from `json`.
+# A winner edited by hand no longer hashes to its candidate_hash; `ciq lock
+# show` checks that (CMake cannot hash the canonical JSON itself), as the
+# wrapper and `ciq lock verify` do.
+macro(_ciq_lock_integrity lockfile)
+  get_property(_ciq_exe GLOBAL PROPERTY _CIQ_EXECUTABLE)
+  execute_process(COMMAND "${_ciq_exe}" lock show "${lockfile}"
+                  OUTPUT_QUIET ERROR_VARIABLE _ciq_err RESULT_VARIABLE _ciq_rc)
+  if(NOT _ciq_rc EQUAL 0)
+    string(REGEX REPLACE "^ciq: error: " "" _ciq_err "${_ciq_err}")
+    string(STRIP "${_ciq_err}" _ciq_err)
+    _ciq_problem("${_ciq_err}")
+  endif()
+endmacro()
+
 macro(_ciq_lock_check_and_render)
   _ciq_lock_get(candidate winner candidate_id)
 

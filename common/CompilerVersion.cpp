@@ -56,7 +56,9 @@ std::optional<std::string> compilerVersion(const std::string &path, std::string 
   auto r = runSubprocess({real, "--version"});
   std::string version = parseCompilerVersion(r.out);
   if (r.exitCode != 0 || version.empty()) {
-    error = "'" + real + " --version' printed no release (exit status " + std::to_string(r.exitCode) + ")";
+    std::string said = r.err.substr(0, r.err.find('\n'));
+    error = "'" + real + " --version' printed no release (exit status " + std::to_string(r.exitCode) +
+            (said.empty() ? "" : ": " + said) + ")";
     return std::nullopt;
   }
   // Write beside and rename: concurrent compiles never read half a line.

@@ -5,9 +5,13 @@
 #include <cerrno>
 #include <chrono>
 #include <csignal>
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <set>
 #include <spawn.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -253,6 +257,45 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     r.exitCode = 128 + r.termSignal;
   }
   return r;
+}
+
+namespace {
+
+// The descriptors of make's jobserver named in MAKEFLAGS, if any.
+std::set<int> jobserverDescriptors() {
+  std::set<int> fds;
+  const char *flags = std::getenv("MAKEFLAGS");
+  if (!flags)
+    return fds;
+  std::string f = flags;
+  for (const char *opt : {"--jobserver-auth=", "--jobserver-fds="}) {
+    size_t at = f.find(opt);
+    if (at == std::string::npos)
+      continue;
+    int r = -1, w = -1;
+    if (std::sscanf(f.c_str() + at + std::strlen(opt), "%d,%d", &r, &w) == 2)
+      fds.insert({r, w});
+  }
+  return fds;
+}
+
+} // namespace
+
+void keepInheritedDescriptorsToSelf() {
+  std::set<int> keep = jobserverDescriptors();
+  DIR *dir = opendir("/proc/self/fd");
+  if (!dir)
+    return;
+  int own = dirfd(dir);
+  while (dirent *e = readdir(dir)) {
+    int fd = std::atoi(e->d_name);
+    if (e->d_name[0] == '.' || fd < 3 || fd == own || keep.count(fd))
+      continue;
+    int flags = fcntl(fd, F_GETFD);
+    if (flags >= 0)
+      fcntl(fd, F_SETFD, flags | FD_CLOEXEC);
+  }
+  closedir(dir);
 }
 
 void forwardTerminationSignals() {

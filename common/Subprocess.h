@@ -49,6 +49,14 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
 // child's group, then this process, as the signal would have.
 void forwardTerminationSignals();
 
+// Descriptors this process inherited (3 and up) are not passed on to the
+// programs it runs. ninja waits for EOF on a pipe it gives every command; a
+// daemon started inside a build (sccache's server) would otherwise inherit it
+// and keep `cmake --build --target ciq-tune-...` waiting until the daemon
+// idles out. make's jobserver descriptors (MAKEFLAGS --jobserver-auth=R,W)
+// stay inheritable, so nested makes keep their parallelism.
+void keepInheritedDescriptorsToSelf();
+
 // Shell-quotes one argument for a replayable command line.
 std::string shellQuote(const std::string &arg);
 std::string shellJoin(const std::vector<std::string> &argv);

@@ -34,6 +34,7 @@ int main(int argc, char **argv) {
   // of ciq must end them too (the journal stays consistent: it is fsync'd
   // per evaluation).
   ciq::forwardTerminationSignals();
+  ciq::keepInheritedDescriptorsToSelf();
   // LLVM's own libraries register options of theirs (IR, codegen); they mean
   // nothing to a ciq user, so --help shows only ciq's.
   for (auto &entry : llvm::cl::getRegisteredOptions(*llvm::cl::TopLevelSubCommand))

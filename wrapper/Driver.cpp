@@ -202,7 +202,7 @@ bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
   if (argv[i][0] == '-') {
     // What a cache that took ciq-ptxas for the compiler sends (sccache probes with -E).
     std::string cache = parentCache();
-    error = "'" + std::string(argv[i]) + "' where the compiler belongs; usage: ciq-ptxas [--lock FILE] [launcher...] <nvcc|ptxas> args..." +
+    error = "'" + std::string(argv[i]) + "' where the compiler belongs; usage: ciq-ptxas [--lock FILE] [--lock-policy error|warn] [launcher...] <nvcc|ptxas> args..." +
             (cache.empty() ? "" : "; " + cache + " runs ciq-ptxas as if it were the compiler: " + putCiqFirst(cache));
     return false;
   }
@@ -453,7 +453,9 @@ int lockRun(const Invocation &inv) {
     return fail(prep.error);
   if (!prep.ptxasRuns)
     return passThrough();
-  LockDecision d = checkLock(absolute(inv.lockPath, cwd), *policy, prep.nvccPath, prep.ptxasPath, prep.sassArchs);
+  std::string warnOption = inv.mode == "launcher" ? "--lock-policy=warn" : "CIQ_LOCK_POLICY=warn";
+  LockDecision d = checkLock(absolute(inv.lockPath, cwd), *policy, prep.nvccPath, prep.ptxasPath, prep.sassArchs,
+                             warnOption);
   if (d.fail)
     return fail(d.message);
   if (!d.apply) {

@@ -31,9 +31,6 @@ std::string checkAcfs(const CandidateMessage &c, const std::string &lockPath) {
   return "";
 }
 
-// What to do about a lock that does not apply, under policy error.
-const char kOrWarn[] = " (or use --lock-policy=warn to build without the lock)";
-
 // "" or why this compiler is not the one the lock was frozen with.
 std::string checkVersion(const std::string &tool, const std::string &path, const std::string &locked,
                          const std::string &lockPath) {
@@ -66,7 +63,8 @@ std::string checkArchs(const std::vector<std::string> &archs, const std::vector<
 } // namespace
 
 LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std::string &nvccPath,
-                       const std::string &ptxasPath, const std::vector<std::string> &sassArchs) {
+                       const std::string &ptxasPath, const std::vector<std::string> &sassArchs,
+                       const std::string &warnOption) {
   LockDecision d;
   std::string err;
   auto lock = readLockfile(lockPath, err);
@@ -91,7 +89,7 @@ LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std
     return d;
   }
   d.fail = policy == LockPolicy::Error;
-  d.message = problem + (d.fail ? kOrWarn : "");
+  d.message = problem + (d.fail ? " (or use " + warnOption + " to build without the lock)" : "");
   return d;
 }
 

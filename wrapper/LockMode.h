@@ -29,7 +29,10 @@ struct LockDecision {
 };
 
 // nvccPath / ptxasPath: the compilers of this invocation ("" when not involved).
+// warnOption: how this invocation can ask for policy warn ("--lock-policy=warn",
+// or "CIQ_LOCK_POLICY=warn" for a stand-in), named in an error's hint.
 LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std::string &nvccPath,
-                       const std::string &ptxasPath, const std::vector<std::string> &sassArchs);
+                       const std::string &ptxasPath, const std::vector<std::string> &sassArchs,
+                       const std::string &warnOption);
 
 } // namespace ciq::wrapper

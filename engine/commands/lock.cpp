@@ -11,6 +11,8 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
+#include <set>
+
 using namespace llvm;
 
 namespace {
@@ -31,6 +33,10 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
                       const std::string &hint) {
   std::vector<std::string> hashes;
   std::string err;
+  std::set<std::string> seen;
+  for (const auto &o : objects)
+    if (!seen.insert(o).second)
+      return ciq::reportError(o + ": given twice; give each CUDA object of " + l.target + " once");
   for (const auto &o : objects) {
     auto dc = ciq::readDeviceCode(o, err);
     if (!dc)
@@ -41,6 +47,10 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
     hashes.push_back(dc->sha256);
   }
   std::string got = ciq::combineDeviceCodeHashes(hashes);
+  if (got != l.deviceCodeSha256 && got == l.score.value("baseline_device_code_sha256", ""))
+    return ciq::reportError("device code of " + what + " is the default compile's (" + got.substr(0, 16) +
+                            "...): the lock was not applied; add ciq_apply_lock(" + l.target +
+                            ") or build through ciq-ptxas --lock, then rebuild");
   if (got != l.deviceCodeSha256)
     return ciq::reportError("device code of " + what + " is " + got + ", the lock's winner is " + l.deviceCodeSha256 +
                             "; was the lock applied (ciq_apply_lock, or ciq-ptxas --lock), the build up to date, and "
@@ -117,7 +127,7 @@ int verify(const ciq::Lockfile &l) {
   sys::fs::make_absolute(dir);
   cfg.buildDir = dir.str().str();
   cfg.target = Target.empty() ? l.target : Target;
-  cfg.path = LockPath; // named by errors about the target (the lock's `target`)
+  cfg.path = Target.empty() ? LockPath.getValue() : std::string("--target"); // named by errors about the target
   if (l.extra.contains("tune_targets"))
     cfg.tuneTargets = l.extra["tune_targets"].get<std::vector<std::string>>();
   std::string verErr;

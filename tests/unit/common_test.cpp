@@ -4,6 +4,10 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
+#include <fcntl.h>
+#include <unistd.h>
+
 using namespace ciq;
 
 TEST(Sha256, KnownVector) {
@@ -57,6 +61,26 @@ TEST(Subprocess, SignalEndsAsExitCode128PlusSignal) {
   auto r = runSubprocess({"sh", "-c", "kill -TERM $$"});
   EXPECT_EQ(r.termSignal, 15);
   EXPECT_EQ(r.exitCode, 128 + 15);
+}
+
+TEST(Subprocess, InheritedDescriptorsStayWithThisProcessButMakesJobserver) {
+  int a[2], b[2];
+  ASSERT_EQ(pipe(a), 0);
+  ASSERT_EQ(pipe(b), 0);
+  std::string flags = "-j4 --jobserver-auth=" + std::to_string(b[0]) + "," + std::to_string(b[1]);
+  setenv("MAKEFLAGS", flags.c_str(), 1);
+  keepInheritedDescriptorsToSelf();
+  unsetenv("MAKEFLAGS");
+  EXPECT_TRUE(fcntl(a[0], F_GETFD) & FD_CLOEXEC);
+  EXPECT_TRUE(fcntl(a[1], F_GETFD) & FD_CLOEXEC);
+  EXPECT_FALSE(fcntl(b[0], F_GETFD) & FD_CLOEXEC);
+  EXPECT_FALSE(fcntl(b[1], F_GETFD) & FD_CLOEXEC);
+  // What a child sees: the jobserver descriptors only.
+  std::string probe = "test -e /proc/self/fd/" + std::to_string(a[1]) + " && echo leaked; test -e /proc/self/fd/" +
+                      std::to_string(b[1]) + " && echo jobserver";
+  EXPECT_EQ(runSubprocess({"sh", "-c", probe}).out, "jobserver\n");
+  for (int fd : {a[0], a[1], b[0], b[1]})
+    close(fd);
 }
 
 TEST(Protocol, ReceiptRoundTrip) {
