@@ -408,8 +408,8 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     if (!inj.error.empty())
       return fail(inj.error);
     double limit = compileTimeout(*cand);
-    // OpenSSL's first SHA-256 sets up its provider (~0.3 ms): do that on
-    // another core while the compiler runs, not after it.
+    // OpenSSL's first SHA-256 sets up its provider: do that on another core
+    // while the compiler runs, not after it.
     std::thread warmHash([] { sha256Hex(""); });
     Outcome out = runCompiler(inj, limit, true);
     warmHash.join();

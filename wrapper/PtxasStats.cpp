@@ -7,7 +7,7 @@
 #include <cstdlib>
 
 // StringRef scanning, not std::regex: libstdc++ compiles each regex at first
-// use, ~0.5 ms of every compile ciq-ptxas wraps, for lines of a fixed shape.
+// use, in every compile ciq-ptxas wraps, for lines of a fixed shape.
 namespace ciq::wrapper {
 namespace {
 

@@ -1,7 +1,7 @@
 // ciq-ptxas front: the common cases, a build outside any tuning run and without
 // a lock, must cost one exec, as a launcher and as a ptxas or nvcc stand-in.
 // This file links nothing but libc and the PATH search: the driver
-// (ciq-ptxas-driver, ~1.5 ms of start-up) is exec'd only when there is work
+// (ciq-ptxas-driver, a larger program to start) is exec'd only when there is work
 // for it, and it also owns every error message but "cannot run".
 #include "FindExecutable.h"
 

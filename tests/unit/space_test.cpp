@@ -163,13 +163,18 @@ const char *kMixed = "target: app\n"
                      "      choice: [8, 16]\n"
                      "    - name: acf\n"
                      "      acf: {files: [one.acf, two.acf]}\n";
+
+// kMixed loaded in `p`, with the bytes of its two ACF files.
+SearchSpace mixedSpace(TempProject &p, const std::string &one = "1", const std::string &two = "2") {
+  p.write("one.acf", one);
+  p.write("two.acf", two);
+  return p.loadOk(kMixed).space;
+}
 } // namespace
 
 TEST(Render, BaselineRendersNothing) {
   TempProject p;
-  p.write("one.acf", "1");
-  p.write("two.acf", "2");
-  SearchSpace s = p.loadOk(kMixed).space;
+  SearchSpace s = mixedSpace(p);
   Rendered r = render(s, s.baseline());
   EXPECT_TRUE(r.empty());
   EXPECT_EQ(r.summary(), "(default compile)");
@@ -178,9 +183,7 @@ TEST(Render, BaselineRendersNothing) {
 
 TEST(Render, EachKindReachesItsPlace) {
   TempProject p;
-  p.write("one.acf", "1");
-  p.write("two.acf", "2");
-  SearchSpace s = p.loadOk(kMixed).space;
+  SearchSpace s = mixedSpace(p);
   Rendered r = render(s, at(s, {1, 0, 1, 0}));
   EXPECT_THAT(r.ptxas, ElementsAre("--opt-level=2"));
   EXPECT_THAT(r.nvcc, ElementsAre("--extra-device-vectorization"));
@@ -196,9 +199,7 @@ TEST(Render, EachKindReachesItsPlace) {
 
 TEST(Render, UnsetControlsAreLeftOut) {
   TempProject p;
-  p.write("one.acf", "1");
-  p.write("two.acf", "2");
-  SearchSpace s = p.loadOk(kMixed).space;
+  SearchSpace s = mixedSpace(p);
   Rendered r = render(s, at(s, {kUnset, kUnset, 0, kUnset}));
   EXPECT_TRUE(r.ptxas.empty());
   EXPECT_TRUE(r.nvcc.empty());
@@ -211,17 +212,13 @@ TEST(Render, UnsetControlsAreLeftOut) {
 
 TEST(CandidateHash, SamePointSameHash) {
   TempProject p;
-  p.write("one.acf", "1");
-  p.write("two.acf", "2");
-  SearchSpace s = p.loadOk(kMixed).space;
+  SearchSpace s = mixedSpace(p);
   EXPECT_EQ(render(s, at(s, {0, 0, 1, 1})).hash(), render(s, at(s, {0, 0, 1, 1})).hash());
 }
 
 TEST(CandidateHash, EveryDifferenceChangesIt) {
   TempProject p;
-  p.write("one.acf", "1");
-  p.write("two.acf", "2");
-  SearchSpace s = p.loadOk(kMixed).space;
+  SearchSpace s = mixedSpace(p);
   std::string base = render(s, at(s, {0, 0, 0, 0})).hash();
   EXPECT_NE(base, render(s, at(s, {1, 0, 0, 0})).hash());        // ptxas value
   EXPECT_NE(base, render(s, at(s, {0, kUnset, 0, 0})).hash());   // nvcc flag left out
@@ -232,9 +229,7 @@ TEST(CandidateHash, EveryDifferenceChangesIt) {
 
 TEST(CandidateHash, AcfsCountByTheirBytesNotTheirPath) {
   TempProject p;
-  p.write("one.acf", "same bytes");
-  p.write("two.acf", "same bytes");
-  SearchSpace s = p.loadOk(kMixed).space;
+  SearchSpace s = mixedSpace(p, "same bytes", "same bytes");
   EXPECT_EQ(render(s, at(s, {0, 0, 0, 0})).hash(), render(s, at(s, {0, 0, 0, 1})).hash());
 }
 
@@ -253,9 +248,7 @@ TEST(CandidateHash, DifferentPointsRenderingAlikeHashAlike) {
 
 TEST(SpaceSize, ProductOfStatesWithUnset) {
   TempProject p;
-  p.write("one.acf", "1");
-  p.write("two.acf", "2");
-  SearchSpace s = p.loadOk(kMixed).space;
+  SearchSpace s = mixedSpace(p);
   // opt 2+1, vec 1+1, tile 2+1, acf 2+1 (include_none defaults to true)
   EXPECT_EQ(s.size(), 3.0 * 2 * 3 * 3);
 }

@@ -2,7 +2,10 @@
 """Writes a copy of base.lock (a hand-written ciq.lock) with some fields changed,
 for the ciq_apply_lock tests. The compiler versions default to those of the
 nvcc and ptxas given, so the lock matches this machine unless a test says not."""
-import argparse, hashlib, json, os, re, subprocess
+import argparse, json, os, re, subprocess, sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import lock_hash  # noqa: E402
 
 def version(tool):
     out = subprocess.run([tool, "--version"], capture_output=True, text=True).stdout
@@ -32,10 +35,8 @@ if a.ptxas is not None:
 for spec in a.acf:
     stage, f, sha = spec.split(":")
     lock["winner"]["acfs"].append({"stage": stage, "file": f, "sha256": sha})
-# candidate_hash as common/Lockfile.h defines it, so the edited lock is one ciq could have written.
+# A lock ciq could have written: its candidate_hash matches the edited winner.
 w = lock["winner"]
-h = {"acfs": [[x["stage"], x["sha256"]] for x in w["acfs"]], "defines": w["rendered"]["defines"],
-     "nvcc": w["rendered"]["nvcc"], "ptxas": w["rendered"]["ptxas"]}
-w["candidate_hash"] = hashlib.sha256(json.dumps(h, separators=(",", ":"), sort_keys=True,
-                                                ensure_ascii=False).encode()).hexdigest()
+w["candidate_hash"] = lock_hash.candidate_hash(w["rendered"]["ptxas"], w["rendered"]["nvcc"],
+                                               w["rendered"]["defines"], w["acfs"])
 json.dump(lock, open(a.out, "w"), indent=2, sort_keys=True)

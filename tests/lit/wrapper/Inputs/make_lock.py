@@ -12,6 +12,10 @@ import hashlib
 import json
 import os
 import shutil
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import lock_hash  # noqa: E402
 
 p = argparse.ArgumentParser()
 p.add_argument("out")
@@ -29,11 +33,7 @@ for f in a.acf:
     os.makedirs(d, exist_ok=True)
     shutil.copy(f, os.path.join(d, sha + ".acf"))
     acfs.append({"stage": "ptxas", "file": "ciq-acf/" + sha + ".acf", "sha256": sha})
-# candidate_hash as common/Lockfile.h defines it (compact JSON, keys sorted).
-rendered_for_hash = {"acfs": [[x["stage"], x["sha256"]] for x in acfs], "defines": cand["defines"],
-                     "nvcc": cand["nvcc_options"], "ptxas": cand["ptxas_options"]}
-candidate_hash = hashlib.sha256(json.dumps(rendered_for_hash, separators=(",", ":"), sort_keys=True,
-                                           ensure_ascii=False).encode()).hexdigest()
+candidate_hash = lock_hash.candidate_hash(cand["ptxas_options"], cand["nvcc_options"], cand["defines"], acfs)
 device_code = ""
 if a.device_code_from:
     receipts = [m for m in json.load(open(a.device_code_from)) if m.get("op") == "receipt"]

@@ -1,0 +1,13 @@
+"""candidate_hash as common/Lockfile.h defines it, for test fixtures that write
+a ciq.lock by hand: SHA-256 of the compact JSON (keys sorted)
+{"acfs":[[stage,sha256],...],"defines":[...],"nvcc":[...],"ptxas":[...]}."""
+import hashlib
+import json
+
+
+def candidate_hash(ptxas, nvcc, defines, acfs):
+    """acfs: [{"stage": ..., "sha256": ...}, ...]"""
+    rendered = {"acfs": [[a["stage"], a["sha256"]] for a in acfs], "defines": defines,
+                "nvcc": nvcc, "ptxas": ptxas}
+    text = json.dumps(rendered, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()
