@@ -6,12 +6,17 @@
 #include <unistd.h>
 
 namespace ciq {
+namespace {
+
+// The path with links resolved, or as given when it does not resolve.
+std::string real(const std::string &p) {
+  char buf[PATH_MAX];
+  return realpath(p.c_str(), buf) ? std::string(buf) : p;
+}
+
+} // namespace
 
 std::optional<std::string> findExecutable(const std::string &name, const std::string &skip) {
-  auto real = [](const std::string &p) {
-    char buf[PATH_MAX];
-    return realpath(p.c_str(), buf) ? std::string(buf) : p;
-  };
   std::string skipReal = skip.empty() ? "" : real(skip);
   auto usable = [&](const std::string &p) {
     struct stat st;
@@ -39,9 +44,8 @@ std::optional<std::string> findExecutable(const std::string &name, const std::st
 }
 
 bool isCiqPtxas(const std::string &path) {
-  char buf[PATH_MAX];
-  std::string real = realpath(path.c_str(), buf) ? buf : path;
-  std::string base = real.substr(real.rfind('/') + 1);
+  std::string resolved = real(path);
+  std::string base = resolved.substr(resolved.rfind('/') + 1);
   return base.rfind("ciq-ptxas", 0) == 0;
 }
 
