@@ -21,6 +21,8 @@ config.environment["PATH"] = os.pathsep.join(
 for var in ["HOME", "TMPDIR", "XDG_CACHE_HOME", "CUDA_PATH", "LANG"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# Fixtures import tests/lit/lock_hash.py: no bytecode written into the source tree.
+config.environment["PYTHONDONTWRITEBYTECODE"] = "1"
 # Nothing of a developer's own ciq setup may leak into a test.
 for var in ["CIQ_SOCKET", "CIQ_LOCK", "CIQ_REAL_PTXAS", "CIQ_REAL_NVCC",
             "NVCC_PREPEND_FLAGS", "NVCC_APPEND_FLAGS", "CIQ_SEARCH_SPACES_DIR"]:
