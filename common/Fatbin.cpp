@@ -68,7 +68,7 @@ bool walkContainer(StringRef c, size_t end, llvm::function_ref<void(int, StringR
     int sm = (int)u32(c, pos + 28);
     uint64_t flags = u64(c, pos + 40);
     uint64_t size = u64(c, pos + 56);
-    if (headerSize < kEntryHeader || padded > end - pos - headerSize) {
+    if (headerSize < kEntryHeader || headerSize > end - pos || padded > end - pos - headerSize) {
       error = where + ": its payload runs past the container";
       return false;
     }

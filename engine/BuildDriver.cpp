@@ -94,8 +94,21 @@ bool BuildDriver::discover(std::string &error) {
     // Configure once more with the export switched on (the module does this already).
     runSubprocess({"cmake", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", cfg_.buildDir});
   }
+  std::vector<std::string> targets = {cfg_.target};
+  targets.insert(targets.end(), cfg_.tuneTargets.begin(), cfg_.tuneTargets.end());
+  objects_.clear();
+  // FindCUDA's compiles, found by their scripts: only where the compile
+  // database has none (a FindCUDA project may have no database at all).
+  auto addScriptCompiles = [&] {
+    for (const auto &t : targets)
+      for (auto &o : findCudaScriptCompiles(cfg_.buildDir, t))
+        objects_.push_back(o);
+    return !objects_.empty();
+  };
   std::ifstream in(cc);
   if (!in) {
+    if (addScriptCompiles())
+      return true;
     error = cc + ": missing; configure the build with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "
                  "(find_package(CompileIQ) does it) and a Ninja or Makefile generator";
     return false;
@@ -105,12 +118,9 @@ bool BuildDriver::discover(std::string &error) {
     error = cc + ": not a JSON array; delete it and configure again";
     return false;
   }
-  std::vector<std::string> targets = {cfg_.target};
-  targets.insert(targets.end(), cfg_.tuneTargets.begin(), cfg_.tuneTargets.end());
   // Ninja Multi-Config lists every configuration's objects, each under
   // CMakeFiles/<target>.dir/<config>/: keep the configuration being built.
   bool multiConfig = !cfg_.config.empty() && llvm::sys::fs::exists(cfg_.buildDir + "/build-" + cfg_.config + ".ninja");
-  objects_.clear();
   for (const auto &e : db) {
     std::string output = outputOf(e);
     if (!isCudaCompile(e) || output.empty())
@@ -128,11 +138,7 @@ bool BuildDriver::discover(std::string &error) {
       objects_.push_back({absolutePath(e.value("file", ""), dir), out, t, commandOf(e)});
     }
   }
-  if (objects_.empty())
-    for (const auto &t : targets)
-      for (auto &o : findCudaScriptCompiles(cfg_.buildDir, t))
-        objects_.push_back(o);
-  if (objects_.empty()) {
+  if (objects_.empty() && !addScriptCompiles()) {
     error = cc + ": target '" + cfg_.target + "' has no CUDA translation unit; check `target:` in " +
             cfg_.path + " (a target with .cu sources) or add its CUDA libraries to tune_targets";
     return false;
