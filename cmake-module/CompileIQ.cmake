@@ -319,7 +319,7 @@ endfunction()
 # with custom commands, whose objects (<t>_generated_<name>.cu.o) it adds to
 # the target as sources: compiler launchers never run there. It works when
 # CUDA_NVCC_EXECUTABLE is the nvcc stand-in (a link named nvcc to ciq-ptxas).
-function(_ciq_check_findcuda fn t)
+function(_ciq_findcuda_objects out t)
   get_target_property(sources ${t} SOURCES)
   set(generated "")
   foreach(s IN LISTS sources)
@@ -327,6 +327,11 @@ function(_ciq_check_findcuda fn t)
       list(APPEND generated "${s}")
     endif()
   endforeach()
+  set(${out} "${generated}" PARENT_SCOPE)
+endfunction()
+
+function(_ciq_check_findcuda fn t)
+  _ciq_findcuda_objects(generated ${t})
   if(NOT generated)
     return()
   endif()
@@ -529,6 +534,15 @@ function(ciq_apply_lock target)
     return()
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${lockfile}")
+
+  # FindCUDA reads no compile options: the lock would not reach its compiles.
+  _ciq_findcuda_objects(generated ${target})
+  if(generated)
+    message(WARNING " ${fn}: ${target} is compiled by legacy FindCUDA, which reads no compile options, so "
+      "the lock cannot be applied here; build with CIQ_LOCK=${lockfile} in the environment and "
+      "CUDA_NVCC_EXECUTABLE set to the nvcc stand-in (docs/cmake.md, \"Legacy FindCUDA\")")
+    return()
+  endif()
 
   # The checks read the target's final CUDA_ARCHITECTURES: run them at the
   # end of this directory.

@@ -4,6 +4,7 @@
 
 #include <llvm/Support/Path.h>
 
+#include <algorithm>
 #include <set>
 
 namespace ciq {

@@ -104,3 +104,18 @@ TEST_F(DeviceCodeTest, DamagedCompressedEntryIsAnErrorNotAHash) {
   EXPECT_FALSE(readDeviceCode(path, err));
   EXPECT_NE(err.find("s.fatbin: fatbin entry 1 (sm_90): Zstandard:"), std::string::npos) << err;
 }
+
+// narrow_architectures: a lock tuned on sm_90 SASS alone verifies against a
+// full build through the sm_90 cubins only (`ciq lock verify`).
+TEST_F(DeviceCodeTest, OneArchitectureOfAFullBuildHashesAsTheNarrowedCompile) {
+  auto full = compile({"--generate-code=arch=compute_80,code=[compute_80,sm_80]",
+                       "--generate-code=arch=compute_90,code=[compute_90,sm_90]", "-c"},
+                      "full.o");
+  compile({"--generate-code=arch=compute_90,code=sm_90", "-c", "-Xptxas", "-v"}, "narrow.o");
+  std::string err;
+  auto full90 = readDeviceCode(dir_ + "/full.o", err, 90);
+  auto narrow90 = readDeviceCode(dir_ + "/narrow.o", err, 90);
+  ASSERT_TRUE(full90 && narrow90) << err;
+  EXPECT_EQ(full90->sha256, narrow90->sha256);
+  EXPECT_NE(full.sha256, full90->sha256);
+}
