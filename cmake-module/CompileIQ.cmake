@@ -344,9 +344,9 @@ function(_ciq_check_findcuda fn t)
   endif()
   message(WARNING " ${fn}: ${t} compiles its CUDA sources with legacy FindCUDA (cuda_add_executable, "
     "cuda_add_library), whose custom commands bypass compiler launchers: no candidate would reach nvcc. "
-    "Either use CMake's CUDA language (project(... LANGUAGES CUDA), add_executable), or configure with "
-    "-DCUDA_NVCC_EXECUTABLE=<a link named nvcc to ${wrapper}> -DCUDA_TOOLKIT_ROOT_DIR=<the CUDA toolkit> "
-    "(docs/cmake.md, \"Legacy FindCUDA\")")
+    "Either use CMake's CUDA language (project(... LANGUAGES CUDA), add_executable), or configure again "
+    "with -DCUDA_NVCC_EXECUTABLE=<a link named nvcc to ${wrapper}> (FindCUDA resets it on the configure "
+    "that sets CUDA_TOOLKIT_ROOT_DIR; docs/cmake.md, \"Legacy FindCUDA\")")
 endfunction()
 
 # Writes <build>/ciq/<target>/ciq.yaml from ciq_tune's arguments (ARG_*).
@@ -447,19 +447,32 @@ function(_ciq_config_lockfile out yaml default)
   set(${out} "${lock}" PARENT_SCOPE)
 endfunction()
 
-# CUDA_COMPILER_LAUNCHER = ciq-ptxas, then whatever launcher the target
-# already had (its property, else CMAKE_CUDA_COMPILER_LAUNCHER: ccache, sccache).
-function(_ciq_chain_launcher t)
+# The launcher chain <t> has (its property, else CMAKE_CUDA_COMPILER_LAUNCHER)
+# in `out`, and in `out_first` whether ciq-ptxas is already its first entry.
+function(_ciq_target_launcher out out_first t)
   get_property(wrapper GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE)
   get_target_property(launcher ${t} CUDA_COMPILER_LAUNCHER)
   if(NOT launcher)
     set(launcher "${CMAKE_CUDA_COMPILER_LAUNCHER}")
   endif()
+  set(first_is_wrapper OFF)
   if(launcher)
     list(GET launcher 0 first)
     if(first STREQUAL wrapper)
-      return()  # a second ciq_tune() naming this target as TUNE_TARGETS
+      set(first_is_wrapper ON)
     endif()
+  endif()
+  set(${out} "${launcher}" PARENT_SCOPE)
+  set(${out_first} ${first_is_wrapper} PARENT_SCOPE)
+endfunction()
+
+# CUDA_COMPILER_LAUNCHER = ciq-ptxas, then whatever launcher the target
+# already had (its property, else CMAKE_CUDA_COMPILER_LAUNCHER: ccache, sccache).
+function(_ciq_chain_launcher t)
+  get_property(wrapper GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE)
+  _ciq_target_launcher(launcher first_is_wrapper ${t})
+  if(first_is_wrapper)
+    return()  # a second ciq_tune() naming this target as TUNE_TARGETS
   endif()
   set_property(TARGET ${t} PROPERTY CUDA_COMPILER_LAUNCHER "${wrapper}" ${launcher})
 endfunction()
@@ -729,15 +742,9 @@ endfunction()
 # POLICY warn, compiles without) a lock frozen for others.
 function(_ciq_apply_through_wrapper t lockfile policy)
   get_property(wrapper GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE)
-  get_target_property(launcher ${t} CUDA_COMPILER_LAUNCHER)
-  if(NOT launcher)
-    set(launcher "${CMAKE_CUDA_COMPILER_LAUNCHER}")
-  endif()
-  if(launcher)
-    list(GET launcher 0 first)
-    if(first STREQUAL wrapper)
-      list(REMOVE_AT launcher 0)  # ciq_tune() put it there; a tuning run ignores --lock
-    endif()
+  _ciq_target_launcher(launcher first_is_wrapper ${t})
+  if(first_is_wrapper)
+    list(REMOVE_AT launcher 0)  # ciq_tune() put it there; a tuning run ignores --lock
   endif()
   set_property(TARGET ${t} PROPERTY CUDA_COMPILER_LAUNCHER
     "${wrapper}" --lock "${lockfile}" --lock-policy ${policy} ${launcher})
