@@ -57,7 +57,7 @@ const ErrorCase kErrorCases[] = {
     {"UnknownStrategy",
      "target: app\nsearch:\n  strategy: annealing\n",
      3, "search.strategy",
-     "expected genetic, random or exhaustive, got 'annealing'"},
+     "expected tpe, genetic, random or exhaustive, got 'annealing'"},
     {"CullNotSmallerThanPoolIsAnError",
      "target: app\nsearch:\n  pool_size: 4\n  cull_size: 4\n",
      4, "search.cull_size",

@@ -1,0 +1,25 @@
+// The model-based strategy `tpe`: a tree-structured Parzen estimator over the
+// mixed categorical/integer space, with a learned feasibility model for
+// INVALID points, proposing a batch of pool_size points per generation
+// (docs/search-space.md#strategies).
+#pragma once
+#include "SearchParts.h"
+
+#include <memory>
+#include <vector>
+
+namespace ciq {
+
+std::unique_ptr<Strategy> makeTpeStrategy(const SearchConfig &cfg, const SearchSpace &space, bool pareto);
+
+// Controls the strategy stops sampling (left unset): set in at least two
+// evaluations, and every one of them scored worse than the baseline or was
+// INVALID. None while the baseline is unknown or INVALID.
+std::vector<bool> harmfulControls(const SearchSpace &space, const std::vector<ScoredPoint> &history, bool pareto);
+
+// Generation 1 of `tpe`: points near the default, each setting one control
+// (every control in turn, its values in seeded order), then two, so a small
+// budget learns what each control does alone before combining them.
+std::vector<Point> nearDefaultPool(const SearchSpace &space, size_t want, std::set<Point> &taken, SearchRng &rng);
+
+} // namespace ciq
