@@ -18,6 +18,7 @@
 #include <cstdio>
 #include <fstream>
 #include <llvm/Support/CommandLine.h>
+#include <llvm/ADT/SmallString.h>
 #include <llvm/Support/Path.h>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -32,6 +33,7 @@ static cl::list<std::string> Strategies("strategy", cl::desc("strategies to repl
                                         cl::CommaSeparated);
 static cl::opt<int> Seeds("seeds", cl::desc("replay seeds 1..N"), cl::init(30));
 static cl::opt<int> PoolSize("pool-size", cl::desc("pool_size of the replayed searches"), cl::init(8));
+static cl::opt<bool> Trace("trace", cl::desc("print every evaluation of every replay to stderr"));
 static cl::opt<std::string> JsonOut("json", cl::desc("write evaluations per landscape, strategy and seed here"));
 
 namespace {
@@ -74,7 +76,7 @@ bool load(const std::string &path, Landscape &l, std::string &error) {
   l.kind = doc.value("kind", "compile");
   SmallString<256> dir(sys::path::parent_path(path));
   try {
-    l.space = loadSpaceFile((dir + "/space.yaml").str(), dir.str().str());
+    l.space = loadSpaceFile("space.yaml", dir.empty() ? "." : dir.str().str());
   } catch (const std::exception &e) {
     return error = path + ": " + e.what(), false;
   }
@@ -129,6 +131,13 @@ Reached replay(const Landscape &l, const std::string &strategy, uint64_t seed) {
   std::vector<ScoredPoint> history;
   auto note = [&](const ScoredPoint &sp) {
     history.push_back(sp);
+    if (Trace) {
+      std::string pt;
+      for (int v : sp.point)
+        pt += std::to_string(v) + " ";
+      fprintf(stderr, "%s seed %llu #%zu g%d [%s] %s\n", strategy.c_str(), (unsigned long long)seed, history.size(),
+              sp.generation, pt.c_str(), sp.ok ? json(sp.objectives).dump().c_str() : "INVALID");
+    }
     const json &rec = l.points.at(sp.point);
     if (rec["status"] != "OK")
       return;

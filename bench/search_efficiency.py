@@ -33,7 +33,7 @@ ap.add_argument("--replayer", required=True, help="the built bench/search_effici
 ap.add_argument("--landscapes", nargs="*", help="landscape.json files (default: bench/landscapes/*/landscape.json)")
 ap.add_argument("--seeds", type=int, default=30)
 ap.add_argument("--pool-size", type=int, default=8)
-ap.add_argument("--kt-strategies", default="random_sample,genetic_algorithm,simulated_annealing,greedy_ils,diff_evo,bayes_opt",
+ap.add_argument("--kt-strategies", default="random_sample,genetic_algorithm,simulated_annealing,greedy_ils,diff_evo",
                 help="Kernel Tuner strategies (comma-separated; empty: none)")
 ap.add_argument("--no-optuna", action="store_true")
 ap.add_argument("--json", help="also write every count here")

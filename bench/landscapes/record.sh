@@ -11,7 +11,7 @@ build=${1:-build}
 names=${*:-spill template bounds multi}
 command -v nvcc >/dev/null || export PATH="/usr/local/cuda/bin:$PATH"
 cmake --build "$build" --target record_landscape
-bin=$(cd "$build" && pwd)/bench/record_landscape
+bin=$(cd "$build" && pwd)/bin/record_landscape
 for n in $names; do
   case $n in
     spill) kernel=../../../examples/spill/spill_kernel.cu ;;

@@ -162,33 +162,50 @@ TEST(Tpe, LearnsWhereThePointsAreInvalid) {
       return {p, false, {}, g};
     return {p, true, {double(std::abs(p[1] - 2) + (p[2] == 1 ? 0 : 1) + (p[0] == 1 ? 0 : 1))}, g};
   };
-  int invalidLate = 0, late = 0;
-  for (uint64_t seed = 1; seed <= 5; ++seed) {
-    auto ps = pools(s, seed, 8, f);
-    for (int g = 4; g <= 8; ++g)
-      for (const auto &p : ps[g - 1]) {
-        ++late;
-        invalidLate += p[0] == 3;
-      }
-  }
-  ASSERT_GT(late, 0);
-  // Uniform sampling sets a = 3 in 1/5 of the points.
-  EXPECT_LT(invalidLate, late / 10) << invalidLate << " of " << late << " late proposals INVALID";
+  // Proposals of generations 4..8 that are INVALID, over seeds 1..5.
+  auto lateInvalid = [&](const std::string &strategy) {
+    int n = 0;
+    for (uint64_t seed = 1; seed <= 5; ++seed) {
+      SearchConfig c;
+      c.strategy = strategy;
+      c.seed = seed;
+      c.poolSize = 6;
+      auto st = makeStrategy(c, s, false);
+      std::vector<ScoredPoint> h = {f(s.baseline(), 0)};
+      for (int g = 1; g <= 8; ++g)
+        for (const auto &p : st->pool(g, h)) {
+          n += g >= 4 && p[0] == 3;
+          h.push_back(f(p, g));
+        }
+    }
+    return n;
+  };
+  int tpe = lateInvalid("tpe"), random = lateInvalid("random");
+  EXPECT_GT(random, 0);
+  EXPECT_LE(2 * tpe, random) << "tpe proposed " << tpe << " INVALID points late, random " << random;
 }
 
 TEST(Tpe, FirstGenerationStartsNearTheDefault) {
   SearchSpace s = mixedSpace();
-  auto first = pools(s, 2, 1, smooth)[0];
-  ASSERT_EQ(first.size(), 6u);
-  std::set<int> which;
-  for (const auto &p : first) {
-    EXPECT_EQ(controlsSet(p), 1);
-    for (size_t c = 0; c < p.size(); ++c)
-      if (p[c] != kUnset)
-        which.insert((int)c);
+  for (uint64_t seed = 1; seed <= 5; ++seed) {
+    auto first = pools(s, seed, 1, smooth)[0];
+    ASSERT_EQ(first.size(), 6u);
+    // The first half: one control each, three different controls.
+    std::set<int> which;
+    for (size_t i = 0; i < 3; ++i) {
+      EXPECT_EQ(controlsSet(first[i]), 1);
+      for (size_t c = 0; c < first[i].size(); ++c)
+        if (first[i][c] != kUnset)
+          which.insert((int)c);
+    }
+    EXPECT_EQ(which.size(), 3u);
+    // The rest leave about half the controls unset; uniform sampling would
+    // leave 1/(values + 1) of each unset.
+    int set = 0;
+    for (size_t i = 3; i < 6; ++i)
+      set += controlsSet(first[i]);
+    EXPECT_LE(set, 12) << "seed " << seed;
   }
-  // Five controls, six points: every control once before any twice.
-  EXPECT_EQ(which.size(), 5u);
 }
 
 TEST(Tpe, StopsSamplingAControlThatOnlyMadeThingsWorse) {
