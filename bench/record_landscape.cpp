@@ -174,9 +174,10 @@ int main(int argc, char **argv) {
       p["reason"] = o.reason, p["message"] = o.message;
     pts.push_back(p);
   }
-  std::string cmd;
-  for (int i = 0; i < argc; ++i)
-    cmd += (i ? " " : "") + std::string(argv[i]);
+  // The command as bench/landscapes/record.sh runs it, without this machine's paths.
+  std::string cmd = "record_landscape";
+  for (int i = 1; i < argc; ++i)
+    cmd += " " + std::string(argv[i]);
   nlohmann::json doc = {
       {"name", Name.getValue()},
       {"kind", "compile"},

@@ -222,7 +222,7 @@ TuneConfig parse(const std::string &path) {
     r.fail(root["search"]["strategy"], "search.strategy",
            "exhaustive search over a space of " + std::string(size) + " points, over search.exhaustive_limit " +
                std::to_string(c.search.exhaustiveLimit) +
-               "; use strategy genetic or random, exclude controls, or raise search.exhaustive_limit");
+               "; use strategy " + std::string(kDefaultStrategy) + " or random, exclude controls, or raise search.exhaustive_limit");
   }
   return c;
 }

@@ -289,7 +289,7 @@ std::unique_ptr<Strategy> makeStrategy(const SearchConfig &cfg, const SearchSpac
       snprintf(buf, sizeof buf, "%.0f", n);
       throw std::runtime_error("the search space has " + std::string(buf) +
                                " points, over exhaustive_limit " + std::to_string(cfg.exhaustiveLimit) +
-                               "; use strategy genetic or random, or raise search.exhaustive_limit");
+                               "; use strategy " + std::string(kDefaultStrategy) + " or random, or raise search.exhaustive_limit");
     }
     return std::make_unique<ExhaustiveStrategy>(cfg, space);
   }
