@@ -52,14 +52,19 @@ ScoredPoint smooth(const Point &p, int g) {
   return {p, true, {score}, g};
 }
 
-// Evaluations (baseline first) until the optimum; 0 when not within budget.
-int evaluationsToOptimum(const SearchSpace &s, const std::string &strategy, uint64_t seed, const Landscape &f,
-                         int budget) {
+std::unique_ptr<Strategy> strategy(const SearchSpace &s, const std::string &name, uint64_t seed, int pool,
+                                   bool pareto = false) {
   SearchConfig c;
-  c.strategy = strategy;
+  c.strategy = name;
   c.seed = seed;
-  c.poolSize = 8;
-  auto st = makeStrategy(c, s, false);
+  c.poolSize = pool;
+  return makeStrategy(c, s, pareto);
+}
+
+// Evaluations (baseline first) until the optimum; 0 when not within budget.
+int evaluationsToOptimum(const SearchSpace &s, const std::string &name, uint64_t seed, const Landscape &f,
+                         int budget) {
+  auto st = strategy(s, name, seed, 8);
   std::vector<ScoredPoint> h = {f(s.baseline(), 0)};
   int found = 0;
   for (int g = 1; (int)h.size() < budget && !found; ++g) {
@@ -85,12 +90,9 @@ double medianEvaluations(const SearchSpace &s, const std::string &strategy, cons
   return n[n.size() / 2];
 }
 
-std::vector<std::vector<Point>> pools(const SearchSpace &s, uint64_t seed, int generations, const Landscape &f) {
-  SearchConfig c;
-  c.strategy = "tpe";
-  c.seed = seed;
-  c.poolSize = 6;
-  auto st = makeStrategy(c, s, false);
+std::vector<std::vector<Point>> pools(const SearchSpace &s, uint64_t seed, int generations, const Landscape &f,
+                                      const std::string &name = "tpe") {
+  auto st = strategy(s, name, seed, 6);
   std::vector<ScoredPoint> h = {f(s.baseline(), 0)};
   std::vector<std::vector<Point>> out;
   for (int g = 1; g <= generations; ++g) {
@@ -127,15 +129,11 @@ TEST(Tpe, ResumedMidSearchProposesTheSamePools) {
   SearchSpace s = mixedSpace();
   auto whole = pools(s, 3, 6, smooth);
   for (int g = 2; g <= 6; ++g) {
-    SearchConfig c;
-    c.strategy = "tpe";
-    c.seed = 3;
-    c.poolSize = 6;
     std::vector<ScoredPoint> prefix = {smooth(s.baseline(), 0)};
     for (int k = 1; k < g; ++k)
       for (const auto &p : whole[k - 1])
         prefix.push_back(smooth(p, k));
-    EXPECT_EQ(makeStrategy(c, s, false)->pool(g, prefix), whole[g - 1]) << "generation " << g;
+    EXPECT_EQ(strategy(s, "tpe", 3, 6)->pool(g, prefix), whole[g - 1]) << "generation " << g;
   }
 }
 
@@ -163,20 +161,13 @@ TEST(Tpe, LearnsWhereThePointsAreInvalid) {
     return {p, true, {double(std::abs(p[1] - 2) + (p[2] == 1 ? 0 : 1) + (p[0] == 1 ? 0 : 1))}, g};
   };
   // Proposals of generations 4..8 that are INVALID, over seeds 1..5.
-  auto lateInvalid = [&](const std::string &strategy) {
+  auto lateInvalid = [&](const std::string &name) {
     int n = 0;
     for (uint64_t seed = 1; seed <= 5; ++seed) {
-      SearchConfig c;
-      c.strategy = strategy;
-      c.seed = seed;
-      c.poolSize = 6;
-      auto st = makeStrategy(c, s, false);
-      std::vector<ScoredPoint> h = {f(s.baseline(), 0)};
-      for (int g = 1; g <= 8; ++g)
-        for (const auto &p : st->pool(g, h)) {
-          n += g >= 4 && p[0] == 3;
-          h.push_back(f(p, g));
-        }
+      auto ps = pools(s, seed, 8, f, name);
+      for (int g = 4; g <= 8; ++g)
+        for (const auto &p : ps[g - 1])
+          n += p[0] == 3;
     }
     return n;
   };
@@ -218,11 +209,7 @@ TEST(Tpe, StopsSamplingAControlThatOnlyMadeThingsWorse) {
       sp.objectives[0] += 100;
     return sp;
   };
-  SearchConfig c;
-  c.strategy = "tpe";
-  c.seed = 4;
-  c.poolSize = 8;
-  auto st = makeStrategy(c, s, false);
+  auto st = strategy(s, "tpe", 4, 8);
   std::vector<ScoredPoint> h = {f(s.baseline(), 0)};
   int setAfterBan = 0;
   bool banned = false;
@@ -243,10 +230,7 @@ TEST(Tpe, StopsSamplingAControlThatOnlyMadeThingsWorse) {
 
 TEST(Tpe, WorksWithSeveralObjectivesAndAllInvalidHistory) {
   SearchSpace s = mixedSpace();
-  SearchConfig c;
-  c.strategy = "tpe";
-  c.poolSize = 5;
-  auto st = makeStrategy(c, s, true);
+  auto st = strategy(s, "tpe", 1, 5, /*pareto=*/true);
   std::vector<ScoredPoint> h = {{s.baseline(), true, {1, 2}, 0}};
   for (const auto &p : st->pool(1, h))
     h.push_back({p, false, {}, 1});
