@@ -131,8 +131,10 @@ private:
 // log P(valid | x): naive Bayes over the controls' states, OK against INVALID.
 class Feasibility {
 public:
-  Feasibility(const SearchSpace &space, const std::vector<bool> &ordinal, const std::vector<ScoredPoint> &history)
-      : ok_(space, ordinal, 1), bad_(space, ordinal, 1) {
+  // No smoothing between neighbouring values here: OK mass spread onto the
+  // value next to an INVALID one would hide exactly the boundary to learn.
+  Feasibility(const SearchSpace &space, const std::vector<ScoredPoint> &history)
+      : flat_(space.controls.size(), false), ok_(space, flat_, 1), bad_(space, flat_, 1) {
     for (const auto &h : history) {
       if (h.generation == 0)
         continue;   // the baseline (a required control makes it no point of the space)
@@ -148,6 +150,7 @@ public:
   }
 
 private:
+  std::vector<bool> flat_;
   Density ok_, bad_;
   double nOk_ = 0, nBad_ = 0;
 };
@@ -207,7 +210,7 @@ private:
     Density good(space_, ordinal_, 1), bad(space_, ordinal_, 1);
     for (size_t i = 0; i < ok.size(); ++i)
       (i < nGood ? good : bad).add(ok[order[i]].point, 1);
-    Feasibility feasible(space_, ordinal_, history);
+    Feasibility feasible(space_, history);
 
     std::vector<Point> cands = candidates(good, ok, order, nGood, harmful, want, taken, rng);
     std::vector<double> fixed(cands.size()), badLog(cands.size());
