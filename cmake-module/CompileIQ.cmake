@@ -11,6 +11,7 @@
 #       compiles <target> with the winner frozen in ciq.lock, after checking
 #       that the lock still applies (nvcc/ptxas version, architectures, ACF bytes).
 include_guard(GLOBAL)
+include(${CMAKE_CURRENT_LIST_DIR}/CompileIQStrategies.cmake)   # _CIQ_STRATEGIES
 
 if(CMAKE_VERSION VERSION_LESS 3.20)
   message(FATAL_ERROR "CompileIQ needs CMake 3.20 or newer (this is ${CMAKE_VERSION})")
@@ -402,8 +403,9 @@ macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
     endif()
   endforeach()
   set(_search_strategy "${ARG_STRATEGY}")
-  if(DEFINED ARG_STRATEGY AND NOT ARG_STRATEGY MATCHES "^(genetic|random|exhaustive)$")
-    _ciq_fail("${fn}" "STRATEGY '${ARG_STRATEGY}' is not one of genetic, random, exhaustive")
+  if(DEFINED ARG_STRATEGY AND NOT ARG_STRATEGY IN_LIST _CIQ_STRATEGIES)
+    list(JOIN _CIQ_STRATEGIES ", " _names)
+    _ciq_fail("${fn}" "STRATEGY '${ARG_STRATEGY}' is not one of ${_names}")
   endif()
 
   # A search space is a built-in name or a YAML file (relative to this directory).

@@ -2,6 +2,7 @@
 #include "CMakeCache.h"
 #include "Paths.h"
 #include "SpaceLoader.h"
+#include "StrategyTable.h"
 #include "YamlUtil.h"
 
 #include <algorithm>
@@ -125,8 +126,8 @@ SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
                            "exhaustive_limit", "canary"});
   if (n["strategy"]) {
     s.strategy = r.str(n["strategy"], "search.strategy");
-    if (s.strategy != "genetic" && s.strategy != "random" && s.strategy != "exhaustive")
-      r.fail(n["strategy"], "search.strategy", "expected genetic, random or exhaustive, got '" + s.strategy + "'");
+    if (!isStrategy(s.strategy))
+      r.fail(n["strategy"], "search.strategy", "expected " + strategyNames() + ", got '" + s.strategy + "'");
   }
   if (n["pool_size"]) s.poolSize = (int)r.integer(n["pool_size"], "search.pool_size", 1, 100000);
   if (n["generations"]) s.generations = (int)r.integer(n["generations"], "search.generations", 1, 100000);
@@ -231,7 +232,7 @@ TuneConfig parse(const std::string &path) {
     r.fail(root["search"]["strategy"], "search.strategy",
            "exhaustive search over a space of " + std::string(size) + " points, over search.exhaustive_limit " +
                std::to_string(c.search.exhaustiveLimit) +
-               "; use strategy genetic or random, exclude controls, or raise search.exhaustive_limit");
+               "; use strategy " + std::string(kDefaultStrategy) + " or random, exclude controls, or raise search.exhaustive_limit");
   }
   return c;
 }
