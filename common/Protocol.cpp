@@ -28,7 +28,7 @@ void to_json(json &j, const CandidateMessage &v) {
            {"ptxas_options", v.ptxasOptions}, {"nvcc_options", v.nvccOptions},
            {"defines", v.defines}, {"acfs", v.acfs},
            {"compile_timeout_s", v.compileTimeoutSeconds}, {"want_stats", v.wantStats},
-           {"strip_args", v.stripArgs}};
+           {"strip_args", v.stripArgs}, {"need_object", v.needObject}};
 }
 void from_json(const json &j, CandidateMessage &v) {
   GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash");
@@ -36,6 +36,7 @@ void from_json(const json &j, CandidateMessage &v) {
   GET(acfs, "acfs"); GET(compileTimeoutSeconds, "compile_timeout_s");
   v.wantStats = j.value("want_stats", true);
   GET(stripArgs, "strip_args");
+  v.needObject = j.value("need_object", true);
 }
 
 void to_json(json &j, const KernelStats &v) {
@@ -59,7 +60,7 @@ void to_json(json &j, const Receipt &v) {
            {"kernels", v.kernels}, {"device_code_sha256", v.deviceCodeSha256},
            {"device_code_bytes", v.deviceCodeBytes}, {"log_path", v.logPath},
            {"final_argv", v.finalArgv}, {"overridden_user_options", v.overriddenUserOptions},
-           {"skipped_controls", v.skippedControls}};
+           {"skipped_controls", v.skippedControls}, {"ptx_reuse", v.ptxReuse}};
 }
 void from_json(const json &j, Receipt &v) {
   GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash"); GET(source, "source");
@@ -68,6 +69,7 @@ void from_json(const json &j, Receipt &v) {
   GET(deviceCodeSha256, "device_code_sha256"); GET(deviceCodeBytes, "device_code_bytes");
   GET(logPath, "log_path"); GET(finalArgv, "final_argv");
   GET(overriddenUserOptions, "overridden_user_options"); GET(skippedControls, "skipped_controls");
+  v.ptxReuse = j.value("ptx_reuse", "full");
 }
 #undef GET
 

@@ -49,6 +49,9 @@ struct CandidateMessage {
   // (exact matches, see lockCompileArgs), so the baseline really is the
   // default compile.
   std::vector<std::string> stripArgs;
+  // False when every objective is a compile metric: a candidate that reuses
+  // kept PTX needs ptxas's statistics and device code, not a new object.
+  bool needObject = true;
 };
 
 // ptxas statistics of one kernel (entry function) for one architecture.
@@ -85,6 +88,9 @@ struct Receipt {
   std::vector<std::string> overriddenUserOptions;
   // Controls that cannot reach this compiler (e.g. nvcc options when ptxas runs alone).
   std::vector<std::string> skippedControls;
+  // How the object was made (docs/wrapper.md, "PTX reuse"): "full" (nvcc ran),
+  // "kept" (nvcc ran and its front end was kept), "reused" (ptxas on kept PTX).
+  std::string ptxReuse = "full";
 };
 
 void to_json(nlohmann::json &j, const CompileRequest &v);
