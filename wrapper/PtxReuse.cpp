@@ -171,7 +171,16 @@ PtxReuse::PtxReuse(ReuseContext ctx) : ctx_(std::move(ctx)) {
     return;
   key_ = frontEndKey({ctx_.nvccPath, ctx_.cwd, ctx_.userArgs});
   dir_ = entryDir(ctx_.runDir, key_);
-  entry_ = loadEntry(dir_, stale_);
+}
+
+// Read only for ptxas-only candidates: checking the entry re-hashes every
+// header, which a candidate that takes the full compile anyway need not pay.
+const std::optional<KeptEntry> &PtxReuse::entry() {
+  if (!loaded_) {
+    entry_ = loadEntry(dir_, stale_);
+    loaded_ = true;
+  }
+  return entry_;
 }
 
 std::vector<std::string> PtxReuse::dryRunArgs(const std::vector<std::string> &candArgs,
@@ -230,7 +239,7 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
     res.note = "PTX reuse: full compile of " + ctx_.output + ": " + why;
     return res;
   };
-  if (!entry_)
+  if (!entry())
     return stale_.empty() ? res : fallBack(stale_ + " changed since its PTX was kept");
   auto t0 = std::chrono::steady_clock::now();
   std::string keepDir = entry_->keepDir();

@@ -76,9 +76,11 @@ private:
   std::string unsupported_;
   std::string key_, dir_, tmpDir_, userDepfile_;
   std::optional<KeptEntry> entry_;
+  bool loaded_ = false;
   std::string stale_;   // a dependency that changed since the entry was kept
   bool keeping_ = false;
 
+  const std::optional<KeptEntry> &entry();
   std::vector<std::string> dryRunArgs(const std::vector<std::string> &candArgs, const std::string &keepDir) const;
 };
 

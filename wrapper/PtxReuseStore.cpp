@@ -160,6 +160,12 @@ std::string commitEntry(const std::string &tmpDir, const std::string &finalDir, 
             {"front_end_steps", entry.frontEndSteps},
             {"fatbin_section", entry.fatbinSection},
             {"deps", jdeps}};
+  // The preprocessed sources are the bulk of nvcc's kept files and nothing
+  // reuse runs reads them.
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(tmpDir + "/keep", ec), end; !ec && it != end; it.increment(ec))
+    if (llvm::StringRef(it->path()).endswith(".ii"))
+      llvm::sys::fs::remove(it->path());
   if (!writeFile(tmpDir + "/manifest.json", j.dump(1)))
     return "cannot write " + tmpDir + "/manifest.json";
   llvm::sys::fs::remove_directories(finalDir);

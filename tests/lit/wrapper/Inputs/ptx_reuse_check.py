@@ -24,7 +24,7 @@ import sys
 
 CANDIDATES = {
     "O1": ["--opt-level=1", "--maxrregcount=40"],
-    "O2": ["--opt-level=2", "--fmad=false"],
+    "O2": ["--opt-level=2", "--def-load-cache=cg", "--fmad=false"],
 }
 
 
