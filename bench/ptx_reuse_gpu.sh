@@ -8,7 +8,8 @@
 #
 #   bench/ptx_reuse_gpu.sh [BUILD_DIR [OUT_DIR]]      (BUILD_DIR: a built ciq tree, default build)
 #
-# Needs a GPU, CUDA 13.0, CMake and Ninja; no network. EVALUATIONS=n changes 30.
+# Needs a GPU, CUDA 13.0, CMake and Ninja; no network. EVALUATIONS=n changes 30;
+# FINALISTS=n re-measures the best n at the end (default 0 here).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
 build="$(cd "${1:-build}" && pwd)"
@@ -26,6 +27,9 @@ tune() { # label, environment assignment
         -DHEAVY_OBJECTIVE=runtime -DHEAVY_BUDGET="$n" -DCMAKE_CUDA_ARCHITECTURES=90 > "$out/$label.configure.log"
   local cfg
   cfg="$(find "$b/ciq" -name ciq.yaml | head -1)"
+  # The finalists' re-measurement builds nothing and costs both paths the
+  # same: left out (FINALISTS=n puts it back).
+  sed -i "/^  working_dir:/a\\  finalists: ${FINALISTS:-0}" "$cfg"
   local t0 t1
   t0=$(date +%s.%N)
   env $envset "$ciq" tune --config "$cfg" --max-evaluations "$n" --no-lock --no-canary > "$out/$label.tune.log" 2>&1

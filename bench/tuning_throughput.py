@@ -33,6 +33,7 @@ ap.add_argument("--reuse-example", help="a project with HEAVY_OBJECTIVE runtime|
 ap.add_argument("--reuse-evaluations", type=int, default=5, help="evaluations per PTX-reuse run (baseline included)")
 ap.add_argument("--skip-loop", action="store_true", help="only the PTX-reuse numbers")
 args = ap.parse_args()
+args.ciq, args.module_dir = os.path.abspath(args.ciq), os.path.abspath(args.module_dir)
 
 work = tempfile.mkdtemp(prefix="ciq-throughput-")
 src = os.path.join(work, "src")

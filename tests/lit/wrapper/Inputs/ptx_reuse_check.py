@@ -24,7 +24,7 @@ import sys
 
 CANDIDATES = {
     "O1": ["--opt-level=1", "--maxrregcount=40"],
-    "O2": ["--opt-level=2", "--def-load-cache=cg", "--fmad=false"],
+    "O0": ["--opt-level=0", "--fmad=false"],
 }
 
 
