@@ -38,11 +38,6 @@ std::string baseOf(const std::string &p) {
   return s == std::string::npos ? p : p.substr(s + 1);
 }
 
-std::string realPath(const std::string &p) {
-  char buf[PATH_MAX];
-  return realpath(p.c_str(), buf) ? std::string(buf) : p;
-}
-
 bool disabled() {
   const char *v = std::getenv("CIQ_PTX_REUSE");
   return v && (std::string(v) == "0" || std::string(v) == "off");
@@ -262,7 +257,7 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
   if (ptxas.empty() || fatbin.size() != 1)
     return fallBack("nvcc's steps have no ptxas run or not one fatbinary run");
 
-  std::string bin = dirOf(realPath(ctx_.nvccPath));
+  std::string bin = dirOf(resolvedPath(ctx_.nvccPath));
   std::string work = dir_ + "/cand" + std::to_string(getpid());
   llvm::sys::fs::remove_directories(work);
   llvm::sys::fs::create_directories(work);

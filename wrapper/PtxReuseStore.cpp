@@ -20,16 +20,11 @@ using nlohmann::json;
 // Bumped whenever the layout or the meaning of an entry changes.
 constexpr const char *kFormat = "ciq-ptx-reuse-1";
 
-std::string realPath(const std::string &p) {
-  char buf[PATH_MAX];
-  return realpath(p.c_str(), buf) ? std::string(buf) : p;
-}
-
 // A tool's identity without hashing its bytes (cicc is tens of MB): where it
 // is, its size and modification time. A reinstalled toolkit changes them.
 std::string toolIdentity(const std::string &path) {
   struct stat st {};
-  std::string real = realPath(path);
+  std::string real = resolvedPath(path);
   if (stat(real.c_str(), &st) != 0)
     return real + ":missing";
   return real + ":" + std::to_string(st.st_size) + ":" + std::to_string(st.st_mtim.tv_sec) + "." +
@@ -54,8 +49,13 @@ bool writeFile(const std::string &path, const std::string &text) {
 
 } // namespace
 
+std::string resolvedPath(const std::string &p) {
+  char buf[PATH_MAX];
+  return realpath(p.c_str(), buf) ? std::string(buf) : p;
+}
+
 std::string frontEndKey(const KeyInputs &in) {
-  std::string nvcc = realPath(in.nvccPath);
+  std::string nvcc = resolvedPath(in.nvccPath);
   std::string bin = llvm::sys::path::parent_path(nvcc).str();
   json j = {{"format", kFormat},
             {"nvcc", toolIdentity(nvcc)},

@@ -26,6 +26,9 @@ struct KeyInputs {
   std::vector<std::string> userArgs;  // the user's arguments, ciq's controls not added
 };
 
+// The path with links resolved (the path itself when it cannot be).
+std::string resolvedPath(const std::string &p);
+
 // The SHA-256 key of one translation unit's front end.
 std::string frontEndKey(const KeyInputs &in);
 
