@@ -168,6 +168,11 @@ PtxReuse::PtxReuse(ReuseContext ctx) : ctx_(std::move(ctx)) {
   dir_ = entryDir(ctx_.runDir, key_);
 }
 
+PtxReuse::~PtxReuse() {
+  if (keeping_)
+    llvm::sys::fs::remove_directories(tmpDir_); // gone already when the entry was committed
+}
+
 // Read only for ptxas-only candidates: checking the entry re-hashes every
 // header, which a candidate that takes the full compile anyway need not pay.
 const std::optional<KeptEntry> &PtxReuse::entry() {

@@ -52,6 +52,10 @@ bool ptxasOnly(const CandidateMessage &c);
 class PtxReuse {
 public:
   explicit PtxReuse(ReuseContext ctx);
+  // Removes what a keeping compile that failed left in the run directory.
+  ~PtxReuse();
+  PtxReuse(const PtxReuse &) = delete;
+  PtxReuse &operator=(const PtxReuse &) = delete;
 
   // "" when the command is one reuse supports (a compile of one source to
   // an object), else why not.
