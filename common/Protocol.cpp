@@ -28,7 +28,8 @@ void to_json(json &j, const CandidateMessage &v) {
            {"ptxas_options", v.ptxasOptions}, {"nvcc_options", v.nvccOptions},
            {"defines", v.defines}, {"acfs", v.acfs},
            {"compile_timeout_s", v.compileTimeoutSeconds}, {"want_stats", v.wantStats},
-           {"strip_args", v.stripArgs}, {"narrow_to", v.narrowTo}};
+           {"strip_args", v.stripArgs}, {"narrow_to", v.narrowTo},
+           {"need_object", v.needObject}};
 }
 void from_json(const json &j, CandidateMessage &v) {
   GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash");
@@ -37,6 +38,7 @@ void from_json(const json &j, CandidateMessage &v) {
   v.wantStats = j.value("want_stats", true);
   GET(stripArgs, "strip_args");
   GET(narrowTo, "narrow_to");
+  v.needObject = j.value("need_object", true);
 }
 
 void to_json(json &j, const KernelStats &v) {
@@ -63,7 +65,7 @@ void to_json(json &j, const Receipt &v) {
            {"device_code_bytes", v.deviceCodeBytes}, {"log_path", v.logPath},
            {"final_argv", v.finalArgv}, {"overridden_user_options", v.overriddenUserOptions},
            {"skipped_controls", v.skippedControls},
-           {"cap_overrides_unattributed", v.capOverridesUnattributed}};
+           {"cap_overrides_unattributed", v.capOverridesUnattributed}, {"ptx_reuse", v.ptxReuse}};
 }
 void from_json(const json &j, Receipt &v) {
   GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash"); GET(source, "source");
@@ -73,6 +75,7 @@ void from_json(const json &j, Receipt &v) {
   GET(logPath, "log_path"); GET(finalArgv, "final_argv");
   GET(overriddenUserOptions, "overridden_user_options"); GET(skippedControls, "skipped_controls");
   GET(capOverridesUnattributed, "cap_overrides_unattributed");
+  v.ptxReuse = j.value("ptx_reuse", "full");
 }
 #undef GET
 

@@ -52,6 +52,9 @@ struct CandidateMessage {
   // narrow_architectures: nvcc compiles SASS for this architecture only
   // ("sm_90"), whatever -gencode/-arch the build passes ("" : as the build says).
   std::string narrowTo;
+  // False when every objective is a compile metric: a candidate that reuses
+  // kept PTX needs ptxas's statistics and device code, not a new object.
+  bool needObject = true;
 };
 
 // ptxas statistics of one kernel (entry function) for one architecture.
@@ -96,6 +99,9 @@ struct Receipt {
   // "Overriding global maxrregcount" lines ptxas printed that name no kernel
   // this receipt could attribute them to (wrapper/RegisterCap.h).
   int capOverridesUnattributed = 0;
+  // How the object was made (docs/wrapper.md, "PTX reuse"): "full" (nvcc ran),
+  // "kept" (nvcc ran and its front end was kept), "reused" (ptxas on kept PTX).
+  std::string ptxReuse = "full";
 };
 
 void to_json(nlohmann::json &j, const CompileRequest &v);

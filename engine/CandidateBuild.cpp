@@ -1,6 +1,7 @@
 #include "CandidateBuild.h"
 #include "DeviceCode.h"
 #include "Lockfile.h"
+#include "Objectives.h"
 #include "Subprocess.h"
 
 #include <llvm/Support/FileSystem.h>
@@ -40,6 +41,17 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   return true;
 }
 
+// A search that only reads compile metrics and runs nothing it built lets a
+// candidate that reuses kept PTX skip assembling its object (PtxReuse.h).
+static bool needsObject(const TuneConfig &cfg) {
+  if (cfg.benchmark.enabled || !cfg.benchmark.correctness.empty())
+    return true;
+  for (const auto &o : cfg.objectives)
+    if (!isCompileMetric(o.metric))
+      return true;
+  return false;
+}
+
 CandidateMessage CandidateBuilder::messageFor(const Evaluation &e) const {
   CandidateMessage m;
   m.candidateId = e.candidateId;
@@ -54,6 +66,7 @@ CandidateMessage CandidateBuilder::messageFor(const Evaluation &e) const {
   m.compileTimeoutSeconds = cfg_.timeouts.compileSeconds;
   m.stripArgs = stripArgs_;
   m.narrowTo = cfg_.narrowTo;
+  m.needObject = needsObject(cfg_);
   return m;
 }
 

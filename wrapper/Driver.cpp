@@ -8,6 +8,7 @@
 #include "Inject.h"
 #include "LockMode.h"
 #include "NarrowArch.h"
+#include "PtxReuse.h"
 #include "PtxasStats.h"
 #include "RegisterCap.h"
 #include "Sha256.h"
@@ -284,6 +285,27 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats) {
   return out;
 }
 
+void note(const std::string &msg) {
+  llvm::WithColor::note(llvm::errs(), "ciq-ptxas") << msg << "\n";
+}
+
+// The receipt of a candidate built by PTX reuse: its ptxas statistics, the
+// device code of the fatbin it made, and the full command it stands for.
+void fillReusedReceipt(const ReuseResult &rr, const Injection &inj, Receipt &rc) {
+  writeAll(2, inj.addedVerbose ? stripPtxasVerbose(rr.err) : rr.err);
+  rc.exitStatus = rr.exitCode;
+  rc.status = rr.timedOut ? "compile_timeout" : rr.exitCode == 0 ? "ok" : "compile_error";
+  rc.wallMs = rr.wallMs;
+  rc.ptxasRan = true;
+  rc.kernels = parsePtxasVerbose(rr.err);
+  rc.finalArgv = inj.argv;
+  rc.overriddenUserOptions = inj.overridden;
+  rc.skippedControls = inj.skipped;
+  rc.deviceCodeSha256 = rr.deviceCodeSha256;
+  rc.deviceCodeBytes = rr.deviceCodeBytes;
+  rc.ptxReuse = "reused";
+}
+
 int timeoutError(const std::string &source, const CandidateMessage &c, double limit) {
   return fail("the compile of " + (source.empty() ? std::string("this invocation") : source) + " for candidate " +
                   c.candidateId + " ran past the compile timeout of " + std::to_string((int)limit) +
@@ -409,6 +431,8 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
       return fail(prep.error);
   }
 
+  // PTX reuse reads the user's command as it was, before the injection edits it.
+  NvccCommand reuseCmd = parsed.nvcc;
   Receipt rc;
   rc.candidateId = cand->candidateId;
   rc.candidateHash = cand->candidateHash;
@@ -425,11 +449,44 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     if (!inj.error.empty())
       return fail(inj.error);
     double limit = compileTimeout(*cand);
+    // PTX reuse (PtxReuse.h): a ptxas-only candidate runs ptxas on the kept
+    // front end; the first full compile keeps it.
+    std::optional<PtxReuse> reuse;
+    if (inv.kind == "nvcc")
+      reuse.emplace(ReuseContext{prep.nvccPath, cwd, getEnv("CIQ_RUN_DIR"), prep.output,
+                                 cand->stripArgs.empty() ? inv.args : stripped.args, &reuseCmd, limit});
+    std::vector<std::string> candArgs(inj.argv.begin() + inv.prefix.size(), inj.argv.end());
+    if (reuse) {
+      ReuseResult rr = reuse->tryReuse(*cand, candArgs, cand->needObject);
+      if (rr.reused) {
+        fillReusedReceipt(rr, inj, rc);
+        status = rr.timedOut ? timeoutError(prep.source, *cand, limit) : rr.exitCode;
+        if (!engine.sendReceipt(rc))
+          return fail(engine.error());
+        return status;
+      }
+      if (!rr.note.empty())
+        note(rr.note);
+    }
+    Injection run = inj;
+    if (auto keep = reuse ? reuse->keepArgs(*cand) : std::vector<std::string>{}; !keep.empty()) {
+      // The kept files come from nvcc itself: a compiler cache in front of it
+      // could answer from its cache and keep nothing.
+      run.argv = {prep.nvccPath};
+      run.argv.insert(run.argv.end(), candArgs.begin(), candArgs.end());
+      run.argv.insert(run.argv.end(), keep.begin(), keep.end());
+      rc.ptxReuse = "kept";
+    }
     // OpenSSL's first SHA-256 sets up its provider: do that on another core
     // while the compiler runs, not after it.
     std::thread warmHash([] { sha256Hex(""); });
-    Outcome out = runCompiler(inj, limit, true);
+    Outcome out = runCompiler(run, limit, true);
     warmHash.join();
+    if (rc.ptxReuse == "kept" && out.run.exitCode == 0 && !out.timedOut)
+      if (std::string n = reuse->keep(candArgs); !n.empty()) {
+        note(n);
+        rc.ptxReuse = "full";
+      }
     rc.exitStatus = out.run.exitCode;
     rc.status = out.timedOut ? "compile_timeout" : out.run.exitCode == 0 ? "ok" : "compile_error";
     rc.wallMs = out.run.wallMs;
