@@ -7,6 +7,7 @@
 #include "EngineClient.h"
 #include "Inject.h"
 #include "LockMode.h"
+#include "CompilerCrash.h"
 #include "PtxasStats.h"
 #include "Sha256.h"
 #include "Subprocess.h"
@@ -259,6 +260,7 @@ struct Outcome {
   SubprocessResult run;
   std::vector<KernelStats> kernels;
   bool timedOut = false;
+  bool ptxasReported = false;  // a -v report was printed: ptxas ran in this invocation
 };
 
 // Runs the final command: stdout and stdin are the user's; stderr is read so
@@ -273,8 +275,10 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats) {
   Outcome out;
   out.run = runSubprocess(inj.argv, o);
   out.timedOut = out.run.timedOut;
-  if (wantStats)
+  if (wantStats) {
     out.kernels = parsePtxasVerbose(out.run.err);
+    out.ptxasReported = ptxasReported(out.run.err);
+  }
   writeAll(2, inj.addedVerbose ? stripPtxasVerbose(out.run.err) : out.run.err);
   return out;
 }
@@ -414,10 +418,19 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     Outcome out = runCompiler(inj, limit, true);
     warmHash.join();
     rc.exitStatus = out.run.exitCode;
-    rc.status = out.timedOut ? "compile_timeout" : out.run.exitCode == 0 ? "ok" : "compile_error";
+    CompilerCrash crash = detectCompilerCrash(out.run, baseName(inv.compilerPath));
+    rc.status = out.timedOut           ? "compile_timeout"
+                : crash.signal != 0    ? "compiler_crash"
+                : out.run.exitCode == 0 ? "ok"
+                                        : "compile_error";
+    rc.crashSignal = crash.signal;
+    rc.crashedTool = crash.tool;
     rc.wallMs = out.run.wallMs;
-    rc.ptxasRan = true;
-    rc.kernels = out.kernels;
+    // Only a report ptxas printed is evidence that it ran (with -dlto it
+    // does not, at compile time); only a compile that succeeded has stats.
+    rc.ptxasRan = out.ptxasReported;
+    if (rc.status == "ok")
+      rc.kernels = out.kernels;
     rc.finalArgv = inj.argv;
     rc.overriddenUserOptions = inj.overridden;
     rc.skippedControls = inj.skipped;

@@ -397,6 +397,15 @@ std::optional<double> parseNvbenchCsv(const MetricSource &src, const std::string
 
 } // namespace
 
+std::string metricFilePath(const MetricSource &src, const std::string &workingDir) {
+  if (src.file.empty())
+    return "";
+  llvm::SmallString<256> path(src.file);
+  if (!llvm::sys::path::is_absolute(path) && !workingDir.empty())
+    path = workingDir, llvm::sys::path::append(path, src.file);
+  return std::string(path);
+}
+
 std::optional<double> parseMetric(const MetricSource &src, const std::string &stdoutText,
                                   const std::string &workingDir, std::string &error) {
   std::string text = stdoutText, where = "benchmark's stdout";
@@ -405,9 +414,7 @@ std::optional<double> parseMetric(const MetricSource &src, const std::string &st
     return std::nullopt;
   }
   if (!src.file.empty()) {
-    llvm::SmallString<256> path(src.file);
-    if (!llvm::sys::path::is_absolute(path) && !workingDir.empty())
-      path = workingDir, llvm::sys::path::append(path, src.file);
+    std::string path = metricFilePath(src, workingDir);
     auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
     if (!buf) {
       error = "benchmark.metric.file " + std::string(path) + " cannot be read (" +
