@@ -2,6 +2,7 @@
 #include "Interleave.h"
 #include "Objectives.h"
 
+#include <cctype>
 #include <cstdio>
 #include <map>
 

@@ -1,5 +1,6 @@
 #include "GpuLock.h"
 
+#include <cctype>
 #include <cerrno>
 #include <cstdlib>
 #include <cstring>
