@@ -2,6 +2,7 @@
 #include "GpuState.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <unistd.h>
 
 namespace ciq {
@@ -11,9 +12,11 @@ MeasuredPhase::MeasuredPhase(std::string visibleDevices, std::string holder,
     : visible_(std::move(visibleDevices)), holder_(std::move(holder)), say_(std::move(say)) {}
 
 bool MeasuredPhase::begin(std::string &error) {
-  nlohmann::json state = queryGpuState();
-  nlohmann::json gpu = measuredGpu(state, visible_);
-  uuid_ = gpu.is_object() && gpu.value("uuid", nlohmann::json()).is_string() ? gpu["uuid"].get<std::string>() : "host";
+  if (uuid_.empty()) { // which GPU: asked once, it does not change
+    nlohmann::json gpu = measuredGpu(queryGpuState(), visible_);
+    uuid_ = gpu.is_object() && gpu.value("uuid", nlohmann::json()).is_string() ? gpu["uuid"].get<std::string>()
+                                                                               : "host";
+  }
   std::string me = "pid " + std::to_string(getpid()) + " (" + (getenv("USER") ? getenv("USER") : "?") + "): " + holder_;
   auto waiting = [&](const std::string &other) {
     if (say_)
@@ -22,7 +25,7 @@ bool MeasuredPhase::begin(std::string &error) {
   if (!lock_.acquire(uuid_, me, error, waiting))
     return false;
   // The state once the GPU is ours: what a foreign process does now counts.
-  before_ = lock_.held() ? measuredGpu(queryGpuState(), visible_) : gpu;
+  before_ = measuredGpu(queryGpuState(), visible_);
   if (first_.is_null())
     first_ = before_;
   return true;

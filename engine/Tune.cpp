@@ -295,7 +295,13 @@ Evaluation TuneRun::evaluate(const Point &p, int generation, const std::string &
     // candidate is INVALID (the message keeps the reproducer command).
     progress_.note(e.candidateId + ": " + e.message + "; building it once more");
     std::string first = e.message;
-    e = Evaluation{e.candidateId, e.generation, e.point, e.rendered, e.candidateHash};
+    Evaluation again;
+    again.candidateId = e.candidateId;
+    again.generation = e.generation;
+    again.point = e.point;
+    again.rendered = e.rendered;
+    again.candidateHash = e.candidateHash;
+    e = again;
     w.builder->build(e, logPath(e.candidateId + ".retry"));
     if (e.reason == reason::CompilerCrash)
       e.message = "crashed twice: " + e.message;

@@ -39,8 +39,14 @@ int main(int argc, char **argv) {
     t -= 1.0;
   if (maxRegisters(self) <= 40)
     t -= 0.3;
-  bool searchRun = std::string(argv[0]).find("/ciq/") == std::string::npos;
-  if (searchRun && self.find("--def-load-cache=cg") != std::string::npos)
+  // The search runs ./app in the build tree; re-measurements run copies by
+  // their absolute path.
+  bool searchRun = argv[0][0] != '/';
+  // The option as ptxas records it in the cubin; spelt backwards here, or
+  // this program's own copy of the text would always match.
+  std::string option = "gc=ehcac-daol-fed--";
+  option.assign(option.rbegin(), option.rend());
+  if (searchRun && self.find(option) != std::string::npos)
     t -= 0.1;
   std::mt19937 gen(seed);
   t += std::normal_distribution<double>(0, 0.01)(gen);
