@@ -28,7 +28,7 @@ void to_json(json &j, const CandidateMessage &v) {
            {"ptxas_options", v.ptxasOptions}, {"nvcc_options", v.nvccOptions},
            {"defines", v.defines}, {"acfs", v.acfs},
            {"compile_timeout_s", v.compileTimeoutSeconds}, {"want_stats", v.wantStats},
-           {"strip_args", v.stripArgs}};
+           {"strip_args", v.stripArgs}, {"narrow_to", v.narrowTo}};
 }
 void from_json(const json &j, CandidateMessage &v) {
   GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash");
@@ -36,6 +36,7 @@ void from_json(const json &j, CandidateMessage &v) {
   GET(acfs, "acfs"); GET(compileTimeoutSeconds, "compile_timeout_s");
   v.wantStats = j.value("want_stats", true);
   GET(stripArgs, "strip_args");
+  GET(narrowTo, "narrow_to");
 }
 
 void to_json(json &j, const KernelStats &v) {
@@ -44,7 +45,8 @@ void to_json(json &j, const KernelStats &v) {
            {"spill_stores", v.spillStores}, {"spill_loads", v.spillLoads},
            {"stack_frame", v.stackFrame}, {"shared_bytes", v.sharedBytes},
            {"constant_bytes", v.constantBytes}, {"compile_ms", v.compileMs}, {"entry", v.entry},
-           {"frame_known", v.frameKnown}, {"usage_known", v.usageKnown}};
+           {"frame_known", v.frameKnown}, {"usage_known", v.usageKnown},
+           {"cap_applied", v.capApplied}, {"cap_override", v.capOverride}};
 }
 void from_json(const json &j, KernelStats &v) {
   GET(name, "name"); GET(demangled, "demangled"); GET(arch, "arch"); GET(registers, "registers");
@@ -56,6 +58,7 @@ void from_json(const json &j, KernelStats &v) {
   v.entry = j.value("entry", true);
   v.frameKnown = j.value("frame_known", true);
   v.usageKnown = j.value("usage_known", true);
+  GET(capApplied, "cap_applied"); GET(capOverride, "cap_override");
 }
 
 void to_json(json &j, const Receipt &v) {
@@ -66,7 +69,7 @@ void to_json(json &j, const Receipt &v) {
            {"device_code_bytes", v.deviceCodeBytes}, {"log_path", v.logPath},
            {"final_argv", v.finalArgv}, {"overridden_user_options", v.overriddenUserOptions},
            {"skipped_controls", v.skippedControls}, {"crash_signal", v.crashSignal},
-           {"crashed_tool", v.crashedTool}};
+           {"crashed_tool", v.crashedTool}, {"cap_overrides_unattributed", v.capOverridesUnattributed}};
 }
 void from_json(const json &j, Receipt &v) {
   GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash"); GET(source, "source");
@@ -76,6 +79,7 @@ void from_json(const json &j, Receipt &v) {
   GET(logPath, "log_path"); GET(finalArgv, "final_argv");
   GET(overriddenUserOptions, "overridden_user_options"); GET(skippedControls, "skipped_controls");
   GET(crashSignal, "crash_signal"); GET(crashedTool, "crashed_tool");
+  GET(capOverridesUnattributed, "cap_overrides_unattributed");
 }
 #undef GET
 

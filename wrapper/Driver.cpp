@@ -8,7 +8,9 @@
 #include "Inject.h"
 #include "LockMode.h"
 #include "CompilerCrash.h"
+#include "NarrowArch.h"
 #include "PtxasStats.h"
+#include "RegisterCap.h"
 #include "Sha256.h"
 #include "Subprocess.h"
 
@@ -259,6 +261,7 @@ std::string defaultOutput(const NvccCommand &cmd) {
 struct Outcome {
   SubprocessResult run;
   std::vector<KernelStats> kernels;
+  int capOverridesUnattributed = 0;
   bool timedOut = false;
   bool ptxasReported = false;  // a -v report was printed: ptxas ran in this invocation
 };
@@ -278,6 +281,7 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats) {
   if (wantStats) {
     out.kernels = parsePtxasVerbose(out.run.err);
     out.ptxasReported = ptxasReported(out.run.err);
+    out.capOverridesUnattributed = markRegisterCapOverrides(out.run.err, out.kernels);
   }
   writeAll(2, inj.addedVerbose ? stripPtxasVerbose(out.run.err) : out.run.err);
   return out;
@@ -395,6 +399,18 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     if (!prep.error.empty())
       return fail(prep.error);
   }
+  // narrow_architectures: SASS for the measured architecture only (NarrowArch.h).
+  if (!cand->narrowTo.empty() && inv.kind == "nvcc") {
+    std::vector<std::string> narrowed;
+    std::string err;
+    if (!narrowNvccArgs(stripped.args, cand->narrowTo, cwd, narrowed, err))
+      return fail(err);
+    stripped.args = narrowed;
+    parsed = Parsed{};
+    prep = prepare(stripped, parsed, cwd);
+    if (!prep.error.empty())
+      return fail(prep.error);
+  }
 
   Receipt rc;
   rc.candidateId = cand->candidateId;
@@ -431,6 +447,7 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     rc.ptxasRan = out.ptxasReported;
     if (rc.status == "ok")
       rc.kernels = out.kernels;
+    rc.capOverridesUnattributed = out.capOverridesUnattributed;
     rc.finalArgv = inj.argv;
     rc.overriddenUserOptions = inj.overridden;
     rc.skippedControls = inj.skipped;
