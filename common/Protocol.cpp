@@ -46,7 +46,8 @@ void to_json(json &j, const KernelStats &v) {
            {"registers", v.registers}, {"barriers", v.barriers},
            {"spill_stores", v.spillStores}, {"spill_loads", v.spillLoads},
            {"stack_frame", v.stackFrame}, {"shared_bytes", v.sharedBytes},
-           {"constant_bytes", v.constantBytes}, {"compile_ms", v.compileMs},
+           {"constant_bytes", v.constantBytes}, {"compile_ms", v.compileMs}, {"entry", v.entry},
+           {"frame_known", v.frameKnown}, {"usage_known", v.usageKnown},
            {"cap_applied", v.capApplied}, {"cap_override", v.capOverride}};
 }
 void from_json(const json &j, KernelStats &v) {
@@ -54,6 +55,11 @@ void from_json(const json &j, KernelStats &v) {
   GET(barriers, "barriers"); GET(spillStores, "spill_stores"); GET(spillLoads, "spill_loads");
   GET(stackFrame, "stack_frame"); GET(sharedBytes, "shared_bytes");
   GET(constantBytes, "constant_bytes"); GET(compileMs, "compile_ms");
+  // Journals written before these fields: every recorded kernel was an entry
+  // whose report was read.
+  v.entry = j.value("entry", true);
+  v.frameKnown = j.value("frame_known", true);
+  v.usageKnown = j.value("usage_known", true);
   GET(capApplied, "cap_applied"); GET(capOverride, "cap_override");
 }
 
@@ -64,8 +70,9 @@ void to_json(json &j, const Receipt &v) {
            {"kernels", v.kernels}, {"device_code_sha256", v.deviceCodeSha256},
            {"device_code_bytes", v.deviceCodeBytes}, {"log_path", v.logPath},
            {"final_argv", v.finalArgv}, {"overridden_user_options", v.overriddenUserOptions},
-           {"skipped_controls", v.skippedControls},
-           {"cap_overrides_unattributed", v.capOverridesUnattributed}, {"ptx_reuse", v.ptxReuse}};
+           {"skipped_controls", v.skippedControls}, {"crash_signal", v.crashSignal},
+           {"crashed_tool", v.crashedTool}, {"cap_overrides_unattributed", v.capOverridesUnattributed},
+           {"ptx_reuse", v.ptxReuse}};
 }
 void from_json(const json &j, Receipt &v) {
   GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash"); GET(source, "source");
@@ -74,6 +81,7 @@ void from_json(const json &j, Receipt &v) {
   GET(deviceCodeSha256, "device_code_sha256"); GET(deviceCodeBytes, "device_code_bytes");
   GET(logPath, "log_path"); GET(finalArgv, "final_argv");
   GET(overriddenUserOptions, "overridden_user_options"); GET(skippedControls, "skipped_controls");
+  GET(crashSignal, "crash_signal"); GET(crashedTool, "crashed_tool");
   GET(capOverridesUnattributed, "cap_overrides_unattributed");
   v.ptxReuse = j.value("ptx_reuse", "full");
 }

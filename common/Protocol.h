@@ -70,6 +70,9 @@ struct KernelStats {
   long sharedBytes = 0;    // static shared memory, bytes
   long constantBytes = 0;  // sum of cmem[N] banks reported, bytes
   double compileMs = 0;    // ptxas "Compile time" for this entry, ms (0 if not printed)
+  bool entry = true;       // false: a device (non-entry) function, reported by "Function properties"
+  bool frameKnown = false; // the "bytes stack frame, ... spill" line was read: else stack and spills are unknown
+  bool usageKnown = false; // the "Used N registers" line was read: else registers and smem are unknown
   // -maxrregcount: ptxas said it applied the cap to this entry, or kept the
   // entry's own limit instead (__launch_bounds__, __maxnreg__), e.g.
   // "entry-specific value 255 computed using thread count" (wrapper/RegisterCap.h).
@@ -84,7 +87,9 @@ struct Receipt {
   std::string source;
   std::string output;
   int exitStatus = 0;
-  std::string status;               // "ok", "compile_error", "compile_timeout"
+  std::string status;               // "ok", "compile_error", "compiler_crash", "compile_timeout"
+  int crashSignal = 0;              // compiler_crash: the signal that killed the compiler (or a tool nvcc ran)
+  std::string crashedTool;          // compiler_crash: "ptxas", "cicc", ... as nvcc names it
   double wallMs = 0;
   bool ptxasRan = false;            // false for -E, -M, PTX-only, host-only steps
   std::vector<KernelStats> kernels;

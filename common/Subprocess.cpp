@@ -323,4 +323,16 @@ std::string shellJoin(const std::vector<std::string> &argv) {
   return s;
 }
 
+std::string signalName(int signal) {
+  switch (signal) {
+  case SIGKILL: return "SIGKILL";
+  case SIGSEGV: return "SIGSEGV";
+  case SIGABRT: return "SIGABRT";
+  case SIGBUS: return "SIGBUS";
+  case SIGILL: return "SIGILL";
+  case SIGTERM: return "SIGTERM";
+  default: return "signal " + std::to_string(signal);
+  }
+}
+
 } // namespace ciq

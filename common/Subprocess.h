@@ -61,4 +61,7 @@ void keepInheritedDescriptorsToSelf();
 std::string shellQuote(const std::string &arg);
 std::string shellJoin(const std::vector<std::string> &argv);
 
+// "SIGKILL" for 9, "SIGSEGV" for 11, ...; "signal N" for others.
+std::string signalName(int signal);
+
 } // namespace ciq

@@ -84,12 +84,27 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
   daemon_.clearCandidate();
   std::map<std::string, const Receipt *> byOutput;
   bool compileFailed = false, timedOut = false;
+  const Receipt *crashed = nullptr;
   for (const auto &rc : receipts) {
     byOutput[rc.output] = &rc;
     e.kernels.insert(e.kernels.end(), rc.kernels.begin(), rc.kernels.end());
     compileFailed = compileFailed || rc.status == "compile_error";
     timedOut = timedOut || rc.status == "compile_timeout";
+    if (rc.status == "compiler_crash" && !crashed)
+      crashed = &rc;
   }
+  if (crashed) {
+    // A compiler fault, not the candidate's controls: the command that
+    // reproduces it goes with the reason (docs/troubleshooting.md).
+    e.reason = reason::CompilerCrash;
+    e.message = (crashed->crashedTool.empty() ? std::string("the compiler") : crashed->crashedTool) +
+                " was killed by " + signalName(crashed->crashSignal) + " compiling " + crashed->source +
+                "; reproduce: " + shellJoin(crashed->finalArgv) + "; log: " + e.log;
+    e.kernels.clear();
+    return;
+  }
+  if (r.exitCode != 0 || r.spawnFailed || r.timedOut || timedOut)
+    e.kernels.clear(); // a failed build's statistics describe no program
   if (r.timedOut || timedOut) {
     e.reason = reason::CompileTimeout;
     e.message = std::string(timedOut ? "a compile ran past timeouts.compile_s" : "the build ran past timeouts.build_s") +
@@ -113,7 +128,8 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
       continue;
     }
     const Receipt &rc = *it->second;
-    e.objects.push_back({o.source, o.object, rc.deviceCodeSha256, rc.status, rc.deviceCodeBytes, rc.wallMs});
+    e.objects.push_back({o.source, o.object, rc.deviceCodeSha256, rc.status, rc.deviceCodeBytes, rc.wallMs,
+                         rc.ptxasRan});
     hashes.push_back(rc.deviceCodeSha256);
   }
   if (!missing.empty()) {
@@ -126,6 +142,11 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     return;
   }
   e.deviceCodeSha256 = combineDeviceCodeHashes(hashes);
+  std::vector<std::string> outputs;
+  for (const auto &o : e.objects)
+    outputs.push_back(o.output);
+  std::string err;
+  e.objectsSha256 = objectsCodeSha256(outputs, err).value_or(""); // "": never reused
   e.ok = true;
 }
 

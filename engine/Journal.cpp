@@ -23,7 +23,8 @@ json evaluationToJson(const Evaluation &e) {
   json objects = json::array();
   for (const auto &o : e.objects)
     objects.push_back({{"source", o.source}, {"output", o.output}, {"device_code_sha256", o.deviceCodeSha256},
-                       {"device_code_bytes", o.deviceCodeBytes}, {"wall_ms", o.wallMs}, {"status", o.status}});
+                       {"device_code_bytes", o.deviceCodeBytes}, {"wall_ms", o.wallMs}, {"status", o.status},
+                       {"ptxas_ran", o.ptxasRan}});
   return json{{"op", "evaluation"},
               {"candidate_id", e.candidateId},
               {"generation", e.generation},
@@ -37,6 +38,7 @@ json evaluationToJson(const Evaluation &e) {
               {"message", e.message},
               {"scores", e.scores},
               {"device_code_sha256", e.deviceCodeSha256},
+              {"objects_sha256", e.objectsSha256},
               {"duplicate_of", e.duplicateOf},
               {"duplicate_kind", e.duplicateKind},
               {"kernels", e.kernels},
@@ -68,12 +70,14 @@ Evaluation evaluationFromJson(const json &j) {
   e.message = j.value("message", "");
   e.scores = j.value("scores", std::map<std::string, double>{});
   e.deviceCodeSha256 = j.value("device_code_sha256", "");
+  e.objectsSha256 = j.value("objects_sha256", "");
   e.duplicateOf = j.value("duplicate_of", "");
   e.duplicateKind = j.value("duplicate_kind", "");
   e.kernels = j.value("kernels", std::vector<KernelStats>{});
   for (const auto &o : j.value("objects", json::array()))
     e.objects.push_back({o.value("source", ""), o.value("output", ""), o.value("device_code_sha256", ""),
-                         o.value("status", ""), o.value("device_code_bytes", 0L), o.value("wall_ms", 0.0)});
+                         o.value("status", ""), o.value("device_code_bytes", 0L), o.value("wall_ms", 0.0),
+                         o.value("ptxas_ran", true)});
   e.runs = j.value("runs", std::vector<double>{});
   e.cvPercent = j.value("cv_percent", -1.0);
   e.buildMs = j.value("build_ms", 0.0);

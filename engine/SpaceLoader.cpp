@@ -116,7 +116,7 @@ void acfDomain(Control &c, const YAML::Node &n, const YamlReader &r, const std::
 Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string &key,
                      const std::string &baseDir) {
   r.onlyKeys(n, key, {"name", "ptxas", "nvcc", "define", "acf", "choice", "range", "literal",
-                      "log_sampling", "knockout_prob", "required", "help", "changes_results"});
+                      "log_sampling", "knockout_prob", "required", "help", "changes_results", "compiler_default"});
   Control c;
   if (!n["name"])
     r.fail(n, key, "missing 'name'");
@@ -159,6 +159,8 @@ Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string
     c.help = r.str(n["help"], k + ".help");
   if (n["changes_results"])
     c.changesResults = r.boolean(n["changes_results"], k + ".changes_results");
+  if (n["compiler_default"])
+    c.compilerDefault = r.str(n["compiler_default"], k + ".compiler_default");
   return c;
 }
 

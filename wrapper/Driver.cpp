@@ -7,6 +7,7 @@
 #include "EngineClient.h"
 #include "Inject.h"
 #include "LockMode.h"
+#include "CompilerCrash.h"
 #include "NarrowArch.h"
 #include "PtxReuse.h"
 #include "PtxasStats.h"
@@ -263,6 +264,7 @@ struct Outcome {
   std::vector<KernelStats> kernels;
   int capOverridesUnattributed = 0;
   bool timedOut = false;
+  bool ptxasReported = false;  // a -v report was printed: ptxas ran in this invocation
 };
 
 // Runs the final command: stdout and stdin are the user's; stderr is read so
@@ -279,6 +281,7 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats) {
   out.timedOut = out.run.timedOut;
   if (wantStats) {
     out.kernels = parsePtxasVerbose(out.run.err);
+    out.ptxasReported = ptxasReported(out.run.err);
     out.capOverridesUnattributed = markRegisterCapOverrides(out.run.err, out.kernels);
   }
   writeAll(2, inj.addedVerbose ? stripPtxasVerbose(out.run.err) : out.run.err);
@@ -488,10 +491,19 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
         rc.ptxReuse = "full";
       }
     rc.exitStatus = out.run.exitCode;
-    rc.status = out.timedOut ? "compile_timeout" : out.run.exitCode == 0 ? "ok" : "compile_error";
+    CompilerCrash crash = detectCompilerCrash(out.run, baseName(inv.compilerPath));
+    rc.status = out.timedOut           ? "compile_timeout"
+                : crash.signal != 0    ? "compiler_crash"
+                : out.run.exitCode == 0 ? "ok"
+                                        : "compile_error";
+    rc.crashSignal = crash.signal;
+    rc.crashedTool = crash.tool;
     rc.wallMs = out.run.wallMs;
-    rc.ptxasRan = true;
-    rc.kernels = out.kernels;
+    // Only a report ptxas printed is evidence that it ran (with -dlto it
+    // does not, at compile time); only a compile that succeeded has stats.
+    rc.ptxasRan = out.ptxasReported;
+    if (rc.status == "ok")
+      rc.kernels = out.kernels;
     rc.capOverridesUnattributed = out.capOverridesUnattributed;
     rc.finalArgv = inj.argv;
     rc.overriddenUserOptions = inj.overridden;

@@ -114,6 +114,10 @@ bool loadJournal(const std::string &path, RunData &run, std::map<std::string, nl
       byId[id] = j;
     } else if (op == "generation") {
       run.generations.push_back(j);
+    } else if (op == "attribution") {
+      run.attribution = j.value("rows", nlohmann::json::array());
+    } else if (op == "minimize") {
+      run.minimization = j;
     }
   }
   return true;
