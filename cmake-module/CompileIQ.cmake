@@ -42,6 +42,37 @@ if(NOT DEFINED CMAKE_EXPORT_COMPILE_COMMANDS)
   set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 endif()
 
+# A tuning run killed with kill -9 cannot put the build tree back: the objects
+# it last built carry a candidate's controls. Its list of them
+# (docs/troubleshooting.md) is acted on here, at the next configure, unless
+# that ciq is still running.
+function(_ciq_repair_build_tree)
+  set(list "${CMAKE_BINARY_DIR}/CMakeFiles/ciq-candidate-objects.txt")
+  if(NOT EXISTS "${list}")
+    return()
+  endif()
+  file(STRINGS "${list}" lines)
+  set(removed 0)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^# ciq engine ([0-9]+) ")
+      set(comm "")
+      if(EXISTS "/proc/${CMAKE_MATCH_1}/comm")
+        file(READ "/proc/${CMAKE_MATCH_1}/comm" comm)
+      endif()
+      if(comm MATCHES "^ciq")
+        return()
+      endif()
+    elseif(IS_ABSOLUTE "${line}" AND EXISTS "${line}")
+      file(REMOVE "${line}")
+      math(EXPR removed "${removed} + 1")
+    endif()
+  endforeach()
+  file(REMOVE "${list}")
+  message(STATUS "CompileIQ: removed ${removed} object(s) an interrupted ciq search left in this build tree "
+    "(the build recompiles them with your own flags)")
+endfunction()
+_ciq_repair_build_tree()
+
 # Default for ciq_apply_lock's POLICY (e.g. -DCIQ_LOCK_POLICY=warn on a CI
 # machine whose nvcc differs by a patch release).
 set(CIQ_LOCK_POLICY "error" CACHE STRING "What ciq_apply_lock does with a lock that no longer applies: error or warn")

@@ -16,6 +16,9 @@ inline const char *CompileError = "compile_error";
 inline const char *CompileTimeout = "compile_timeout";
 inline const char *LinkError = "link_error";
 inline const char *StaleBuild = "stale_build";
+// The build died of a signal or lost its compiles (not the candidate's fault):
+// retried once, never recorded; the search stops if it happens again.
+inline const char *BuildInterrupted = "build_interrupted";
 inline const char *RunCrash = "run_crash";
 inline const char *RunTimeout = "run_timeout";
 inline const char *WrongAnswer = "wrong_answer";
@@ -53,7 +56,9 @@ struct Evaluation {
 };
 
 nlohmann::json evaluationToJson(const Evaluation &e);
-Evaluation evaluationFromJson(const nlohmann::json &j);
+// Reads one journal evaluation line, checking every type; false with error
+// "<where>: "<key>": expected ..., found ...".
+bool evaluationFromJson(const nlohmann::json &j, Evaluation &e, std::string &error, const std::string &where);
 
 std::string nowIso8601();
 

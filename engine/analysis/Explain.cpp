@@ -19,11 +19,11 @@ namespace {
 std::optional<std::vector<KernelStats>> kernelsOf(const RecordedEval &e) {
   if (!e.journal.is_object() || !e.journal.contains("kernels") || !e.journal["kernels"].is_array())
     return std::nullopt;
-  try {
-    return e.journal["kernels"].get<std::vector<KernelStats>>();
-  } catch (const nlohmann::json::exception &) {
+  std::vector<KernelStats> kernels;
+  std::string why;
+  if (!readJson(e.journal["kernels"], kernels, why))
     return std::nullopt;
-  }
+  return kernels;
 }
 
 // Occupancy as "62.5% (registers)" or the reason it cannot be computed.

@@ -1,0 +1,44 @@
+"""Starts `ciq tune --config CONFIG --no-lock`, waits until N evaluations are
+in the journal and a compile of the next one runs, and kills the engine with
+SIGKILL (only the engine, as a user's kill -9 would).
+
+usage: kill_mid_build.py <ciq> <config> <run dir> <N>"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+ciq, cfg, run, n = sys.argv[1], sys.argv[2], os.path.realpath(sys.argv[3]), int(sys.argv[4])
+
+
+def evaluations():
+    try:
+        return sum(1 for line in open(os.path.join(run, "journal.jsonl"), "rb") if b'"evaluation"' in line)
+    except FileNotFoundError:
+        return 0
+
+
+def compiling():
+    tag = ("CIQ_RUN_DIR=" + run).encode()
+    for pid in os.listdir("/proc"):
+        try:
+            if tag in open("/proc/%s/environ" % pid, "rb").read().split(b"\0") and \
+                    open("/proc/%s/comm" % pid).read().strip() in ("cicc", "ptxas", "cudafe++", "fatbinary"):
+                return True
+        except (OSError, ValueError):
+            pass
+    return False
+
+
+p = subprocess.Popen([ciq, "tune", "--config", cfg, "--no-lock"], stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL)
+deadline = time.time() + 300
+while not (evaluations() >= n and compiling()):
+    if p.poll() is not None or time.time() > deadline:
+        sys.exit("the search ended before the kill point")
+    time.sleep(0.005)
+p.send_signal(signal.SIGKILL)
+p.wait()
+print("killed during the build of evaluation %d" % (evaluations() + 1))
