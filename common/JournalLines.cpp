@@ -39,7 +39,9 @@ std::optional<std::string> verifiedObject(const std::string &line) {
 
 } // namespace
 
-std::string journalLineText(const json &object) { return withChecksum(object.dump()); }
+std::string journalLineText(const json &object) {
+  return withChecksum(object.dump(-1, ' ', false, json::error_handler_t::replace));
+}
 
 bool readJournalLines(const std::string &path, std::vector<JournalLine> &lines, std::vector<std::string> &damaged,
                       std::string &error) {

@@ -32,7 +32,8 @@ LineSocket::~LineSocket() {
 }
 
 bool LineSocket::send(const nlohmann::json &msg) {
-  std::string line = msg.dump() + "\n";
+  // Invalid UTF-8 (a path, a quoted bad message) is replaced, never thrown on.
+  std::string line = msg.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   size_t off = 0;
   while (off < line.size()) {
     ssize_t n = ::send(fd_, line.data() + off, line.size() - off, MSG_NOSIGNAL);

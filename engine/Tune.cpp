@@ -91,7 +91,9 @@ private:
   bool inputsRecorded_ = false;
   int firstNewId_ = 0;       // ids below are taken (journal, intact or damaged)
   std::string interrupted_;  // why the search stops: a build killed twice
-  std::string nextName(size_t k) const { return candidateName(std::max<size_t>(firstNewId_, evals_.size()) + k); }
+  size_t resumedCount_ = 0;  // evaluations read from the journal
+  // Ids continue after every id the journal used, damaged lines included.
+  std::string nextName(size_t k) const { return candidateName(firstNewId_ + (evals_.size() - resumedCount_) + k); }
   int stopInterrupted() const {
     return reportError(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + cfg_.path +
                        "`");
@@ -126,7 +128,8 @@ bool TuneRun::openJournal() {
     for (const auto &d : prior.damaged)
       reportWarning(d + "; that line is skipped (its evaluation, if it was one, is measured again under a new id)");
     evals_ = prior.evaluations;
-    firstNewId_ = prior.nextId;
+    firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
+    resumedCount_ = evals_.size();
     inputsRecorded_ = !prior.inputs.is_null();
   } else if (std::string priorConfig = startConfigPath(prior.start);
              !prior.start.is_null() && priorConfig != cfg_.path && !opts_.fresh && !opts_.canaryOnly) {

@@ -49,8 +49,11 @@ const RecordedEval *RunData::find(const std::string &key) const {
 }
 
 int RunData::pareto() const {
-  if (start.is_object() && start.contains("objectives") && start["objectives"].is_array())
-    return start.value("pareto", start["objectives"].size() > 1) ? 1 : 0;
+  if (start.is_object() && start.contains("objectives") && start["objectives"].is_array()) {
+    bool pareto = start["objectives"].size() > 1;
+    JsonFields(start, "").opt("pareto", pareto);
+    return pareto ? 1 : 0;
+  }
   return objectiveNames.size() > 1 ? 1 : 0;
 }
 
@@ -290,11 +293,15 @@ std::optional<RunData> loadRun(const std::string &path, std::string &error) {
   }
   if (run.start.is_object() && run.start.contains("objectives") &&
       run.start["objectives"].is_array() && !run.start["objectives"].empty()) {
-    run.direction = run.start["objectives"][0].value("direction", "minimize");
+    // Types checked by checkLineTypes; null members read as absent.
+    JsonFields(run.start["objectives"][0], "").opt("direction", run.direction);
     run.directionKnown = true;
     if (run.objectiveNames.empty())
-      for (const auto &o : run.start["objectives"])
-        run.objectiveNames.push_back(o.value("metric", ""));
+      for (const auto &o : run.start["objectives"]) {
+        std::string metric;
+        JsonFields(o, "").opt("metric", metric);
+        run.objectiveNames.push_back(metric);
+      }
   }
   return run;
 }

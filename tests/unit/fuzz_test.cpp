@@ -32,7 +32,8 @@ namespace {
 constexpr int kCases = 300;
 constexpr unsigned kSeed = 15;
 
-// Runs one case in a child; true when it crashed.
+// Runs one case in a child; true when it crashed (the status is kept in lastStatus).
+int lastStatus = 0;
 bool crashes(const std::function<void()> &reader) {
   fflush(nullptr);
   pid_t pid = fork();
@@ -44,6 +45,7 @@ bool crashes(const std::function<void()> &reader) {
   }
   int status = 0;
   waitpid(pid, &status, 0);
+  lastStatus = status;
   return !(WIFEXITED(status) && WEXITSTATUS(status) == 0);
 }
 
@@ -143,10 +145,12 @@ int fuzzFile(const std::string &path, const std::function<std::string(std::mt199
   std::mt19937 rng(kSeed);
   int crashed = 0;
   for (int i = 0; i < kCases; ++i) {
-    writeText(path, make(rng));
+    std::string input = make(rng);
+    writeText(path, input);
     if (crashes(reader)) {
       ++crashed;
-      ADD_FAILURE() << "crash on case " << i << " of " << path;
+      ADD_FAILURE() << "crash (wait status " << lastStatus << ") on case " << i << " of " << path << ":\n"
+                    << input.substr(0, 2000);
     }
   }
   return crashed;
@@ -222,7 +226,7 @@ TEST(Fuzz, JournalAndResultsCsv) {
 TEST(Fuzz, CiqYamlAndSpaceFiles) {
   ciq::test::TempProject p;
   std::string space = "controls:\n  - name: opt-level\n    ptxas: \"--opt-level={}\"\n    choice: [1, 2, 3]\n"
-                      "  - name: tile\n    define: TILE\n    range: {min: 1, max: 8, step: 1}\n";
+                      "  - name: tile\n    define: TILE\n    range: {start: 2, end: 8, step: 2}\n";
   std::string yaml = "target: app\nobjectives: [registers, spill_bytes]\nsearch:\n  strategy: genetic\n"
                      "  pool_size: 4\n  generations: 2\n  seed: 3\ntimeouts:\n  build_s: 60\n"
                      "space:\n  include: [./space.yaml]\n";
@@ -305,5 +309,5 @@ TEST(Fuzz, SocketMessages) {
     auto reply = s->receive(5);
     _exit(reply && reply->value("alive", false) ? 0 : 6);
   });
-  EXPECT_FALSE(crashed);
+  EXPECT_FALSE(crashed) << "wait status " << lastStatus;
 }

@@ -2,13 +2,31 @@
 in the journal and a compile of the next one runs, and kills the engine with
 SIGKILL (only the engine, as a user's kill -9 would).
 
-usage: kill_mid_build.py <ciq> <config> <run dir> <N>"""
+usage: kill_mid_build.py <ciq> <config> <run dir> <N>
+       kill_mid_build.py --wait <run dir>   (until no process of its builds is left)"""
 import json
 import os
 import signal
 import subprocess
 import sys
 import time
+
+def builds(run):
+    tag = ("CIQ_RUN_DIR=" + run).encode()
+    found = 0
+    for pid in os.listdir("/proc"):
+        try:
+            found += tag in open("/proc/%s/environ" % pid, "rb").read().split(b"\0")
+        except (OSError, ValueError):
+            pass
+    return found
+
+
+if sys.argv[1] == "--wait":
+    deadline = time.time() + 120
+    while builds(os.path.realpath(sys.argv[2])) and time.time() < deadline:
+        time.sleep(0.05)
+    sys.exit(0)
 
 ciq, cfg, run, n = sys.argv[1], sys.argv[2], os.path.realpath(sys.argv[3]), int(sys.argv[4])
 
