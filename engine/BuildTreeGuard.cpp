@@ -36,13 +36,15 @@ std::string candidateObjectsList(const std::string &buildDir) {
   return buildDir + "/CMakeFiles/ciq-candidate-objects.txt";
 }
 
-void guardBuildTree(const std::string &buildDir, const std::vector<std::string> &objects,
+void guardBuildTree(const std::string &buildDir, const std::string &runDir, const std::vector<std::string> &objects,
                     const std::string &socketPath) {
   std::string list = candidateObjectsList(buildDir);
   {
     std::ofstream out(list + ".tmp");
     // The engine that owns the list: a live one is never repaired under.
     out << "# ciq engine " << getpid() << " " << processStartTime(getpid()) << "\n";
+    // Where its compiles are registered (ProcessTrack.h), for a configure's repair.
+    out << "# ciq run dir " << runDir << "\n";
     for (const auto &o : objects)
       out << o << "\n";
   }

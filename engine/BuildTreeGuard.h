@@ -14,7 +14,7 @@ std::string candidateObjectsList(const std::string &buildDir);
 
 // Writes the list and arms the signal-time removal of the objects and of the
 // engine's socket file.
-void guardBuildTree(const std::string &buildDir, const std::vector<std::string> &objects,
+void guardBuildTree(const std::string &buildDir, const std::string &runDir, const std::vector<std::string> &objects,
                     const std::string &socketPath);
 // After the objects were removed on a normal end: the list goes too.
 void releaseBuildTree(const std::string &buildDir);

@@ -55,7 +55,7 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   std::vector<std::string> objects;
   for (const auto &o : driver_.objects())
     objects.push_back(o.object);
-  guardBuildTree(cfg_.buildDir, objects, daemon_.socketPath());
+  guardBuildTree(cfg_.buildDir, cfg_.runDir, objects, daemon_.socketPath());
   started_ = true;
   return true;
 }

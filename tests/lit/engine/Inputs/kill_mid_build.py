@@ -50,7 +50,7 @@ def compiling():
     return False
 
 
-p = subprocess.Popen([ciq, "tune", "--config", cfg, "--no-lock"], stdout=subprocess.DEVNULL,
+p = subprocess.Popen([ciq, "tune", "--fresh", "--config", cfg, "--no-lock"], stdout=subprocess.DEVNULL,
                      stderr=subprocess.DEVNULL)
 deadline = time.time() + 300
 while not (evaluations() >= n and compiling()):
