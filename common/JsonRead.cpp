@@ -39,8 +39,8 @@ struct DepthCheck : nlohmann::json_sax<json> {
   bool parse_error(std::size_t position, const std::string &, const nlohmann::detail::exception &ex) override {
     std::string what = ex.what(); // "[json.exception.parse_error.101] parse error at line 1, column 2: ..."
     size_t cut = what.find("] ");
-    parseError = "not valid JSON (" + (cut == std::string::npos ? what : what.substr(cut + 2)) + ", byte " +
-                 std::to_string(position) + ")";
+    (void)position; // the message names line and column
+    parseError = "not valid JSON (" + (cut == std::string::npos ? what : what.substr(cut + 2)) + ")";
     return false;
   }
 };
@@ -152,22 +152,29 @@ JsonFields::JsonFields(const json &obj, std::string where) : obj_(obj), where_(s
     error_ = where_ + ": expected a JSON object, found " + jsonKind(obj_);
 }
 
-JsonFields &JsonFields::object(const char *key, const json *&out, bool required) {
-  static const json empty = json::object();
-  out = &empty;
+const json *JsonFields::member(const char *key, bool required) {
   if (!error_.empty())
-    return *this;
+    return nullptr;
   auto it = obj_.find(key);
   if (it == obj_.end() || it->is_null()) {
     if (required)
       error_ = where_ + ": \"" + key + "\": missing";
-    return *this;
+    return nullptr;
   }
+  return &*it;
+}
+
+JsonFields &JsonFields::object(const char *key, const json *&out, bool required) {
+  static const json empty = json::object();
+  out = &empty;
+  const json *it = member(key, required);
+  if (!it)
+    return *this;
   if (!it->is_object()) {
     error_ = where_ + ": \"" + key + "\": expected an object, found " + jsonKind(*it);
     return *this;
   }
-  out = &*it;
+  out = it;
   return *this;
 }
 

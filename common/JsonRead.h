@@ -84,15 +84,13 @@ public:
   const std::string &where() const { return where_; }
 
 private:
+  // The member to read, or null (absent, null, or an earlier error; a missing
+  // required member sets the error).
+  const nlohmann::json *member(const char *key, bool required);
   template <class T> JsonFields &field(const char *key, T &out, bool required) {
-    if (!error_.empty())
+    const nlohmann::json *it = member(key, required);
+    if (!it)
       return *this;
-    auto it = obj_.find(key);
-    if (it == obj_.end() || it->is_null()) {
-      if (required)
-        error_ = where_ + ": \"" + key + "\": missing";
-      return *this;
-    }
     T v{};
     std::string why;
     if (!readJson(*it, v, why))

@@ -66,8 +66,13 @@ std::optional<json> parseLockJson(const std::string &path, std::string &error) {
   std::stringstream ss;
   ss << in.rdbuf();
   json j;
-  if (!parseJson(ss.str(), path, j, error)) {
-    error = "malformed lockfile " + error + kRestore;
+  std::string why;
+  if (!parseJson(ss.str(), "", j, why)) {
+    // why: ": not valid JSON (parse error at line L, column C: ...)" or ": JSON nested deeper than ..."
+    std::string what = why.substr(2);
+    if (what.rfind("not valid JSON (", 0) == 0)
+      what = "JSON " + what.substr(16, what.size() - 17);
+    error = path + ": malformed lockfile (" + what + ")" + kRestore;
     return std::nullopt;
   }
   if (j.is_object())
