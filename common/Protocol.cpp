@@ -32,13 +32,13 @@ void to_json(json &j, const CandidateMessage &v) {
            {"ptxas_options", v.ptxasOptions}, {"nvcc_options", v.nvccOptions},
            {"defines", v.defines}, {"acfs", v.acfs},
            {"compile_timeout_s", v.compileTimeoutSeconds}, {"want_stats", v.wantStats},
-           {"strip_args", v.stripArgs}, {"engine_token", v.engineToken}};
+           {"strip_args", v.stripArgs}, {"narrow_to", v.narrowTo}, {"engine_token", v.engineToken}};
 }
 bool readJson(const json &j, CandidateMessage &v, std::string &why) {
   READ(.opt("candidate_id", v.candidateId).opt("candidate_hash", v.candidateHash)
            .opt("ptxas_options", v.ptxasOptions).opt("nvcc_options", v.nvccOptions).opt("defines", v.defines)
            .opt("acfs", v.acfs).opt("compile_timeout_s", v.compileTimeoutSeconds).opt("want_stats", v.wantStats)
-           .opt("strip_args", v.stripArgs).opt("engine_token", v.engineToken))
+           .opt("strip_args", v.stripArgs).opt("narrow_to", v.narrowTo).opt("engine_token", v.engineToken))
 }
 
 void to_json(json &j, const KernelStats &v) {
@@ -46,13 +46,15 @@ void to_json(json &j, const KernelStats &v) {
            {"registers", v.registers}, {"barriers", v.barriers},
            {"spill_stores", v.spillStores}, {"spill_loads", v.spillLoads},
            {"stack_frame", v.stackFrame}, {"shared_bytes", v.sharedBytes},
-           {"constant_bytes", v.constantBytes}, {"compile_ms", v.compileMs}};
+           {"constant_bytes", v.constantBytes}, {"compile_ms", v.compileMs},
+           {"cap_applied", v.capApplied}, {"cap_override", v.capOverride}};
 }
 bool readJson(const json &j, KernelStats &v, std::string &why) {
   READ(.opt("name", v.name).opt("demangled", v.demangled).opt("arch", v.arch).opt("registers", v.registers)
            .opt("barriers", v.barriers).opt("spill_stores", v.spillStores).opt("spill_loads", v.spillLoads)
            .opt("stack_frame", v.stackFrame).opt("shared_bytes", v.sharedBytes)
-           .opt("constant_bytes", v.constantBytes).opt("compile_ms", v.compileMs))
+           .opt("constant_bytes", v.constantBytes).opt("compile_ms", v.compileMs)
+           .opt("cap_applied", v.capApplied).opt("cap_override", v.capOverride))
 }
 
 void to_json(json &j, const Receipt &v) {
@@ -62,7 +64,8 @@ void to_json(json &j, const Receipt &v) {
            {"kernels", v.kernels}, {"device_code_sha256", v.deviceCodeSha256},
            {"device_code_bytes", v.deviceCodeBytes}, {"log_path", v.logPath},
            {"final_argv", v.finalArgv}, {"overridden_user_options", v.overriddenUserOptions},
-           {"skipped_controls", v.skippedControls}, {"engine_token", v.engineToken}};
+           {"skipped_controls", v.skippedControls},
+           {"cap_overrides_unattributed", v.capOverridesUnattributed}, {"engine_token", v.engineToken}};
 }
 bool readJson(const json &j, Receipt &v, std::string &why) {
   READ(.opt("candidate_id", v.candidateId).opt("candidate_hash", v.candidateHash).opt("source", v.source)
@@ -71,7 +74,7 @@ bool readJson(const json &j, Receipt &v, std::string &why) {
            .opt("device_code_sha256", v.deviceCodeSha256).opt("device_code_bytes", v.deviceCodeBytes)
            .opt("log_path", v.logPath).opt("final_argv", v.finalArgv)
            .opt("overridden_user_options", v.overriddenUserOptions).opt("skipped_controls", v.skippedControls)
-           .opt("engine_token", v.engineToken))
+           .opt("cap_overrides_unattributed", v.capOverridesUnattributed).opt("engine_token", v.engineToken))
 }
 #undef READ
 

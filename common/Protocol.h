@@ -57,6 +57,9 @@ struct CandidateMessage {
   std::vector<std::string> stripArgs;
   // Echoed in the receipt: only receipts of this engine instance count.
   std::string engineToken;
+  // narrow_architectures: nvcc compiles SASS for this architecture only
+  // ("sm_90"), whatever -gencode/-arch the build passes ("" : as the build says).
+  std::string narrowTo;
 };
 
 // ptxas statistics of one kernel (entry function) for one architecture.
@@ -72,6 +75,11 @@ struct KernelStats {
   long sharedBytes = 0;    // static shared memory, bytes
   long constantBytes = 0;  // sum of cmem[N] banks reported, bytes
   double compileMs = 0;    // ptxas "Compile time" for this entry, ms (0 if not printed)
+  // -maxrregcount: ptxas said it applied the cap to this entry, or kept the
+  // entry's own limit instead (__launch_bounds__, __maxnreg__), e.g.
+  // "entry-specific value 255 computed using thread count" (wrapper/RegisterCap.h).
+  bool capApplied = false;
+  std::string capOverride;
 };
 
 // What the wrapper reports after one compiler invocation.
@@ -94,6 +102,9 @@ struct Receipt {
   // Controls that cannot reach this compiler (e.g. nvcc options when ptxas runs alone).
   std::vector<std::string> skippedControls;
   std::string engineToken;          // the candidate's engineToken
+  // "Overriding global maxrregcount" lines ptxas printed that name no kernel
+  // this receipt could attribute them to (wrapper/RegisterCap.h).
+  int capOverridesUnattributed = 0;
 };
 
 void to_json(nlohmann::json &j, const CompileRequest &v);
