@@ -43,6 +43,67 @@ if(NOT DEFINED CMAKE_EXPORT_COMPILE_COMMANDS)
   set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 endif()
 
+# A tuning run killed with kill -9 cannot put the build tree back: the objects
+# it last built carry a candidate's controls. Its list of them
+# (docs/troubleshooting.md) is acted on here, at the next configure, unless
+# that ciq is still running.
+# Ends the process groups the killed search's compiles registered in
+# <run dir>/procs (common/ProcessTrack.h: "<pgid> <leader start time>"
+# lines), so that none writes an object after the repair.
+function(_ciq_end_compiles run_dir)
+  file(GLOB records "${run_dir}/procs/*")
+  foreach(record IN LISTS records)
+    file(STRINGS "${record}" groups)
+    foreach(group IN LISTS groups)
+      if(NOT group MATCHES "^([0-9]+) ([0-9]+)$")
+        continue()
+      endif()
+      set(pgid ${CMAKE_MATCH_1})
+      set(start ${CMAKE_MATCH_2})
+      if(NOT EXISTS "/proc/${pgid}/stat")
+        continue()
+      endif()
+      file(READ "/proc/${pgid}/stat" stat)
+      string(REGEX REPLACE "^.*\\) " "" fields "${stat}")
+      string(REPLACE " " ";" fields "${fields}")
+      list(GET fields 19 now)
+      if(now STREQUAL start)
+        execute_process(COMMAND kill -KILL -- -${pgid} OUTPUT_QUIET ERROR_QUIET)
+      endif()
+    endforeach()
+    file(REMOVE "${record}")
+  endforeach()
+endfunction()
+
+function(_ciq_repair_build_tree)
+  set(list "${CMAKE_BINARY_DIR}/CMakeFiles/ciq-candidate-objects.txt")
+  if(NOT EXISTS "${list}")
+    return()
+  endif()
+  file(STRINGS "${list}" lines)
+  set(removed 0)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^# ciq engine ([0-9]+) ")
+      set(comm "")
+      if(EXISTS "/proc/${CMAKE_MATCH_1}/comm")
+        file(READ "/proc/${CMAKE_MATCH_1}/comm" comm)
+      endif()
+      if(comm MATCHES "^ciq")
+        return()
+      endif()
+    elseif(line MATCHES "^# ciq run dir (.+)$")
+      _ciq_end_compiles("${CMAKE_MATCH_1}")
+    elseif(IS_ABSOLUTE "${line}" AND EXISTS "${line}")
+      file(REMOVE "${line}")
+      math(EXPR removed "${removed} + 1")
+    endif()
+  endforeach()
+  file(REMOVE "${list}")
+  message(STATUS "CompileIQ: removed ${removed} object(s) an interrupted ciq search left in this build tree "
+    "(the build recompiles them with your own flags)")
+endfunction()
+_ciq_repair_build_tree()
+
 # Default for ciq_apply_lock's POLICY (e.g. -DCIQ_LOCK_POLICY=warn on a CI
 # machine whose nvcc differs by a patch release).
 set(CIQ_LOCK_POLICY "error" CACHE STRING "What ciq_apply_lock does with a lock that no longer applies: error or warn")

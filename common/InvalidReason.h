@@ -31,6 +31,9 @@ inline const char *CompilerCrash = "compiler_crash";
 inline const char *CompileTimeout = "compile_timeout";
 inline const char *LinkError = "link_error";
 inline const char *StaleBuild = "stale_build";
+// Not the candidate's fault: retried once, never recorded; the search stops
+// if it happens again.
+inline const char *BuildInterrupted = "build_interrupted";
 inline const char *NotMeasurable = "not_measurable";
 inline const char *RunCrash = "run_crash";
 inline const char *RunTimeout = "run_timeout";

@@ -3,24 +3,28 @@
 namespace ciq {
 using nlohmann::json;
 
-// value() with a default keeps older or newer peers readable: unknown keys are
-// ignored, missing ones take their defaults.
-#define GET(field, key) v.field = j.value(key, decltype(v.field){})
+// Reads fields into v through JsonFields; why gets the message without a "where".
+#define READ(...)                                                                                                   \
+  JsonFields f(j, "");                                                                                              \
+  f __VA_ARGS__;                                                                                                    \
+  if (!f.ok())                                                                                                      \
+    why = f.error().substr(2);                                                                                      \
+  return f.ok();
 
 void to_json(json &j, const CompileRequest &v) {
   j = json{{"compiler", v.compiler}, {"mode", v.mode}, {"cwd", v.cwd}, {"source", v.source},
-           {"output", v.output}, {"argv", v.argv}, {"pid", v.pid}};
+           {"output", v.output}, {"argv", v.argv}, {"pid", v.pid}, {"engine_token", v.engineToken}};
 }
-void from_json(const json &j, CompileRequest &v) {
-  GET(compiler, "compiler"); GET(mode, "mode"); GET(cwd, "cwd"); GET(source, "source");
-  GET(output, "output"); GET(argv, "argv"); GET(pid, "pid");
+bool readJson(const json &j, CompileRequest &v, std::string &why) {
+  READ(.opt("compiler", v.compiler).opt("mode", v.mode).opt("cwd", v.cwd).opt("source", v.source)
+           .opt("output", v.output).opt("argv", v.argv).opt("pid", v.pid).opt("engine_token", v.engineToken))
 }
 
 void to_json(json &j, const AcfRef &v) {
   j = json{{"stage", v.stage}, {"path", v.path}, {"sha256", v.sha256}};
 }
-void from_json(const json &j, AcfRef &v) {
-  GET(stage, "stage"); GET(path, "path"); GET(sha256, "sha256");
+bool readJson(const json &j, AcfRef &v, std::string &why) {
+  READ(.opt("stage", v.stage).opt("path", v.path).opt("sha256", v.sha256))
 }
 
 void to_json(json &j, const CandidateMessage &v) {
@@ -29,16 +33,14 @@ void to_json(json &j, const CandidateMessage &v) {
            {"defines", v.defines}, {"acfs", v.acfs},
            {"compile_timeout_s", v.compileTimeoutSeconds}, {"want_stats", v.wantStats},
            {"strip_args", v.stripArgs}, {"narrow_to", v.narrowTo},
-           {"need_object", v.needObject}};
+           {"need_object", v.needObject}, {"engine_token", v.engineToken}};
 }
-void from_json(const json &j, CandidateMessage &v) {
-  GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash");
-  GET(ptxasOptions, "ptxas_options"); GET(nvccOptions, "nvcc_options"); GET(defines, "defines");
-  GET(acfs, "acfs"); GET(compileTimeoutSeconds, "compile_timeout_s");
-  v.wantStats = j.value("want_stats", true);
-  GET(stripArgs, "strip_args");
-  GET(narrowTo, "narrow_to");
-  v.needObject = j.value("need_object", true);
+bool readJson(const json &j, CandidateMessage &v, std::string &why) {
+  READ(.opt("candidate_id", v.candidateId).opt("candidate_hash", v.candidateHash)
+           .opt("ptxas_options", v.ptxasOptions).opt("nvcc_options", v.nvccOptions).opt("defines", v.defines)
+           .opt("acfs", v.acfs).opt("compile_timeout_s", v.compileTimeoutSeconds).opt("want_stats", v.wantStats)
+           .opt("strip_args", v.stripArgs).opt("narrow_to", v.narrowTo).opt("need_object", v.needObject)
+           .opt("engine_token", v.engineToken))
 }
 
 void to_json(json &j, const KernelStats &v) {
@@ -50,17 +52,16 @@ void to_json(json &j, const KernelStats &v) {
            {"frame_known", v.frameKnown}, {"usage_known", v.usageKnown},
            {"cap_applied", v.capApplied}, {"cap_override", v.capOverride}};
 }
-void from_json(const json &j, KernelStats &v) {
-  GET(name, "name"); GET(demangled, "demangled"); GET(arch, "arch"); GET(registers, "registers");
-  GET(barriers, "barriers"); GET(spillStores, "spill_stores"); GET(spillLoads, "spill_loads");
-  GET(stackFrame, "stack_frame"); GET(sharedBytes, "shared_bytes");
-  GET(constantBytes, "constant_bytes"); GET(compileMs, "compile_ms");
+bool readJson(const json &j, KernelStats &v, std::string &why) {
   // Journals written before these fields: every recorded kernel was an entry
   // whose report was read.
-  v.entry = j.value("entry", true);
-  v.frameKnown = j.value("frame_known", true);
-  v.usageKnown = j.value("usage_known", true);
-  GET(capApplied, "cap_applied"); GET(capOverride, "cap_override");
+  v.entry = v.frameKnown = v.usageKnown = true;
+  READ(.opt("name", v.name).opt("demangled", v.demangled).opt("arch", v.arch).opt("registers", v.registers)
+           .opt("barriers", v.barriers).opt("spill_stores", v.spillStores).opt("spill_loads", v.spillLoads)
+           .opt("stack_frame", v.stackFrame).opt("shared_bytes", v.sharedBytes)
+           .opt("constant_bytes", v.constantBytes).opt("compile_ms", v.compileMs)
+           .opt("entry", v.entry).opt("frame_known", v.frameKnown).opt("usage_known", v.usageKnown)
+           .opt("cap_applied", v.capApplied).opt("cap_override", v.capOverride))
 }
 
 void to_json(json &j, const Receipt &v) {
@@ -72,20 +73,20 @@ void to_json(json &j, const Receipt &v) {
            {"final_argv", v.finalArgv}, {"overridden_user_options", v.overriddenUserOptions},
            {"skipped_controls", v.skippedControls}, {"crash_signal", v.crashSignal},
            {"crashed_tool", v.crashedTool}, {"cap_overrides_unattributed", v.capOverridesUnattributed},
-           {"ptx_reuse", v.ptxReuse}};
+           {"ptx_reuse", v.ptxReuse}, {"engine_token", v.engineToken}};
 }
-void from_json(const json &j, Receipt &v) {
-  GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash"); GET(source, "source");
-  GET(output, "output"); GET(exitStatus, "exit_status"); GET(status, "status");
-  GET(wallMs, "wall_ms"); GET(ptxasRan, "ptxas_ran"); GET(kernels, "kernels");
-  GET(deviceCodeSha256, "device_code_sha256"); GET(deviceCodeBytes, "device_code_bytes");
-  GET(logPath, "log_path"); GET(finalArgv, "final_argv");
-  GET(overriddenUserOptions, "overridden_user_options"); GET(skippedControls, "skipped_controls");
-  GET(crashSignal, "crash_signal"); GET(crashedTool, "crashed_tool");
-  GET(capOverridesUnattributed, "cap_overrides_unattributed");
-  v.ptxReuse = j.value("ptx_reuse", "full");
+bool readJson(const json &j, Receipt &v, std::string &why) {
+  READ(.opt("candidate_id", v.candidateId).opt("candidate_hash", v.candidateHash).opt("source", v.source)
+           .opt("output", v.output).opt("exit_status", v.exitStatus).opt("status", v.status)
+           .opt("wall_ms", v.wallMs).opt("ptxas_ran", v.ptxasRan).opt("kernels", v.kernels)
+           .opt("device_code_sha256", v.deviceCodeSha256).opt("device_code_bytes", v.deviceCodeBytes)
+           .opt("log_path", v.logPath).opt("final_argv", v.finalArgv)
+           .opt("overridden_user_options", v.overriddenUserOptions).opt("skipped_controls", v.skippedControls)
+           .opt("crash_signal", v.crashSignal).opt("crashed_tool", v.crashedTool)
+           .opt("cap_overrides_unattributed", v.capOverridesUnattributed).opt("ptx_reuse", v.ptxReuse)
+           .opt("engine_token", v.engineToken))
 }
-#undef GET
+#undef READ
 
 json makeMessage(const std::string &op, const json &payload) {
   json m = payload.is_object() ? payload : json::object();

@@ -8,6 +8,8 @@
 //   wrapper -> engine  {"v":1,"op":"receipt", ...Receipt}
 //   engine  -> wrapper {"v":1,"op":"ack"}
 #pragma once
+#include "JsonRead.h"
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -25,6 +27,10 @@ struct CompileRequest {
   std::string output;              // absolute path of -o, may be empty
   std::vector<std::string> argv;   // the user's command, unchanged
   int pid = 0;
+  // The engine instance this compile was started for (CIQ_ENGINE_TOKEN of the
+  // build's environment): an engine answers only its own builds, so a compile
+  // left by a killed engine never gets a candidate of the next one.
+  std::string engineToken;
 };
 
 // An ACF to inject: already copied to a path that names its SHA-256 and has no comma.
@@ -49,6 +55,8 @@ struct CandidateMessage {
   // (exact matches, see lockCompileArgs), so the baseline really is the
   // default compile.
   std::vector<std::string> stripArgs;
+  // Echoed in the receipt: only receipts of this engine instance count.
+  std::string engineToken;
   // narrow_architectures: nvcc compiles SASS for this architecture only
   // ("sm_90"), whatever -gencode/-arch the build passes ("" : as the build says).
   std::string narrowTo;
@@ -101,6 +109,7 @@ struct Receipt {
   std::vector<std::string> overriddenUserOptions;
   // Controls that cannot reach this compiler (e.g. nvcc options when ptxas runs alone).
   std::vector<std::string> skippedControls;
+  std::string engineToken;          // the candidate's engineToken
   // "Overriding global maxrregcount" lines ptxas printed that name no kernel
   // this receipt could attribute them to (wrapper/RegisterCap.h).
   int capOverridesUnattributed = 0;
@@ -110,15 +119,19 @@ struct Receipt {
 };
 
 void to_json(nlohmann::json &j, const CompileRequest &v);
-void from_json(const nlohmann::json &j, CompileRequest &v);
 void to_json(nlohmann::json &j, const AcfRef &v);
-void from_json(const nlohmann::json &j, AcfRef &v);
 void to_json(nlohmann::json &j, const CandidateMessage &v);
-void from_json(const nlohmann::json &j, CandidateMessage &v);
 void to_json(nlohmann::json &j, const KernelStats &v);
-void from_json(const nlohmann::json &j, KernelStats &v);
 void to_json(nlohmann::json &j, const Receipt &v);
-void from_json(const nlohmann::json &j, Receipt &v);
+
+// Typed readers (JsonRead.h): every field's type is checked; false with why
+// naming the key and the expectation. Missing keys keep their defaults, so
+// older or newer peers stay readable.
+bool readJson(const nlohmann::json &j, CompileRequest &v, std::string &why);
+bool readJson(const nlohmann::json &j, AcfRef &v, std::string &why);
+bool readJson(const nlohmann::json &j, CandidateMessage &v, std::string &why);
+bool readJson(const nlohmann::json &j, KernelStats &v, std::string &why);
+bool readJson(const nlohmann::json &j, Receipt &v, std::string &why);
 
 // Wraps a payload with {"v":1,"op":op}.
 nlohmann::json makeMessage(const std::string &op, const nlohmann::json &payload = nlohmann::json::object());

@@ -28,10 +28,40 @@ using Clock = std::chrono::steady_clock;
 // signal handler, so a lock-free atomic.
 std::atomic<int> activeGroup{0};
 
+// Groups of compiles started below the running child but outside its group
+// (ninja gives every command its own): see trackGroup.
+constexpr int kTracked = 1024;
+std::atomic<int> trackedGroups[kTracked];
+std::atomic<void (*)()> cleanupHook{nullptr};
+
+bool anyTrackedAlive() {
+  for (auto &t : trackedGroups) {
+    int g = t.load();
+    if (g > 0 && kill(-g, 0) == 0)
+      return true;
+  }
+  return false;
+}
+
+// Async-signal-safe only: kill, nanosleep, and the hook's unlink calls.
 void onTerminationSignal(int sig) {
   int g = activeGroup.load();
   if (g > 0)
     kill(-g, SIGKILL);
+  // A compile's wrapper ends its compiler's group on SIGTERM; give it 2 s,
+  // then end whatever is left outright.
+  for (auto &t : trackedGroups)
+    if (int tg = t.load(); tg > 0)
+      kill(-tg, SIGTERM);
+  for (int i = 0; i < 200 && anyTrackedAlive(); ++i) {
+    timespec ts{0, 10 * 1000 * 1000};
+    nanosleep(&ts, nullptr);
+  }
+  for (auto &t : trackedGroups)
+    if (int tg = t.load(); tg > 0)
+      kill(-tg, SIGKILL);
+  if (auto hook = cleanupHook.load())
+    hook();
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -297,6 +327,26 @@ void keepInheritedDescriptorsToSelf() {
   }
   closedir(dir);
 }
+
+void trackGroup(int pgid) {
+  if (pgid <= 1 || pgid == getpgrp())
+    return;
+  for (auto &t : trackedGroups) {
+    int expected = 0;
+    if (t.compare_exchange_strong(expected, pgid))
+      return;
+  }
+}
+
+void untrackGroup(int pgid) {
+  for (auto &t : trackedGroups) {
+    int expected = pgid;
+    if (t.compare_exchange_strong(expected, 0))
+      return;
+  }
+}
+
+void setTerminationCleanup(void (*hook)()) { cleanupHook = hook; }
 
 void forwardTerminationSignals() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {

@@ -49,6 +49,14 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
 // child's group, then this process, as the signal would have.
 void forwardTerminationSignals();
 
+// Further process groups the termination signals reach (SIGTERM, then
+// SIGKILL 2 s later): the compiles a build runs in groups of their own.
+void trackGroup(int pgid);
+void untrackGroup(int pgid);
+// Called from the signal handler after every group has ended: only
+// async-signal-safe work (unlink of prepared paths).
+void setTerminationCleanup(void (*hook)());
+
 // Descriptors this process inherited (3 and up) are not passed on to the
 // programs it runs. ninja waits for EOF on a pipe it gives every command; a
 // daemon started inside a build (sccache's server) would otherwise inherit it

@@ -1,4 +1,8 @@
 #include "Config.h"
+#include "BuildTreeGuard.h"
+
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
 #include "CMakeCache.h"
 #include "Paths.h"
 #include "SpaceLoader.h"
@@ -257,7 +261,14 @@ std::optional<TuneConfig> loadConfig(const std::string &path, std::string &error
     return std::nullopt;
   }
   try {
-    return parse(abs.str().str());
+    TuneConfig cfg = parse(abs.str().str());
+    // Every ciq command that reads this config puts back the build tree a
+    // killed search left with candidate objects (BuildTreeGuard.h).
+    std::string note;
+    repairBuildTree(cfg.buildDir, cfg.runDir, note);
+    if (!note.empty())
+      llvm::WithColor::note(llvm::errs(), "ciq") << note << "\n";
+    return cfg;
   } catch (const ConfigError &e) {
     error = e.what();
   } catch (const YAML::Exception &e) {

@@ -48,7 +48,9 @@ struct Evaluation {
 };
 
 nlohmann::json evaluationToJson(const Evaluation &e);
-Evaluation evaluationFromJson(const nlohmann::json &j);
+// Reads one journal evaluation line, checking every type; false with error
+// "<where>: "<key>": expected ..., found ...".
+bool evaluationFromJson(const nlohmann::json &j, Evaluation &e, std::string &error, const std::string &where);
 
 std::string nowIso8601();
 

@@ -5,7 +5,9 @@
 #include "CandidateBuild.h"
 #include "InertControls.h"
 #include "Command.h"
+#include "InputIdentity.h"
 #include "Interleave.h"
+#include "JsonRead.h"
 #include "Journal.h"
 #include "LockWriter.h"
 #include "Minimize.h"
@@ -47,6 +49,12 @@ nlohmann::json startLine(const TuneConfig &cfg) {
                       {"generations", cfg.search.generations}, {"mutate_rate", cfg.search.mutateRate},
                       {"cull_size", cfg.search.cullSize}, {"elitism", cfg.search.elitism}, {"seed", cfg.search.seed}}},
           {"target", cfg.target}, {"objectives", objectives}, {"started_at", nowIso8601()}};
+}
+
+std::string startConfigPath(const nlohmann::json &start) {
+  std::string path = "?";
+  JsonFields(start, "start").opt("config_path", path);
+  return path;
 }
 
 class TuneRun {
@@ -119,6 +127,16 @@ private:
   nlohmann::json lockExtra_ = nlohmann::json::object();   // minimization, attribution, measurement: into the lock
   Evaluation minimized_;               // the winner after minimization (when it changed)
   std::map<std::string, std::vector<std::string>> snapshots_;   // rendered hash -> benchmark copy (after the search)
+  bool inputsRecorded_ = false;
+  int firstNewId_ = 0;       // ids below are taken (journal, intact or damaged)
+  std::string interrupted_;  // why the search stops: a build killed twice
+  size_t resumedCount_ = 0;  // evaluations read from the journal
+  // Ids continue after every id the journal used, damaged lines included.
+  std::string nextName(size_t k) const { return candidateName(firstNewId_ + (evals_.size() - resumedCount_) + k); }
+  int stopInterrupted() const {
+    return reportError(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + cfg_.path +
+                       "`");
+  }
   std::vector<Point> unspent(std::vector<Point> pool, int generation);
 };
 
@@ -131,16 +149,31 @@ bool TuneRun::openJournal() {
       reportError("nothing to resume in " + cfg_.runDir + " (no journal.jsonl); start with `ciq tune`");
       return false;
     }
-    if (prior.start.value("space_identity", "") != cfg_.space.identity() ||
-        prior.start.value("seed", 0ull) != cfg_.search.seed || prior.start.value("strategy", "") != cfg_.search.strategy) {
+    std::string identity, strategy;
+    unsigned long long seed = 0;
+    JsonFields start(prior.start, jpath + ": start line");
+    start.opt("space_identity", identity).opt("seed", seed).opt("strategy", strategy);
+    if (!start.ok())
+      return reportError(start.error() + "; start over with `ciq tune --fresh`"), false;
+    if (identity != cfg_.space.identity() || seed != cfg_.search.seed || strategy != cfg_.search.strategy) {
       reportError(jpath + ": the search space, seed or strategy changed since this search started; "
                           "resume needs the same ciq.yaml (or start over with `ciq tune --fresh`)");
       return false;
     }
+    if (!prior.inputs.is_null())
+      if (std::string changed = changedInput(prior.inputs, cfg_); !changed.empty())
+        return reportError(jpath + ": " + changed + "; results of the old and new inputs must not mix: start over "
+                                   "with `ciq tune --fresh --config " + cfg_.path + "`"),
+               false;
+    for (const auto &d : prior.damaged)
+      reportWarning(d + "; that line is skipped (its evaluation, if it was one, is measured again under a new id)");
     evals_ = prior.evaluations;
-  } else if (!prior.start.is_null() && prior.start.value("config_path", "") != cfg_.path && !opts_.fresh &&
-             !opts_.canaryOnly) {
-    reportError(cfg_.runDir + " holds the search of " + prior.start.value("config_path", "?") + "; give " + cfg_.path +
+    firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
+    resumedCount_ = evals_.size();
+    inputsRecorded_ = !prior.inputs.is_null();
+  } else if (std::string priorConfig = startConfigPath(prior.start);
+             !prior.start.is_null() && priorConfig != cfg_.path && !opts_.fresh && !opts_.canaryOnly) {
+    reportError(cfg_.runDir + " holds the search of " + priorConfig + "; give " + cfg_.path +
                 " its own run_dir:, or pass --fresh to replace that search (its journal is kept as journal.jsonl.previous)");
     return false;
   } else if (unfinished && !opts_.fresh && !opts_.canaryOnly) {
@@ -234,7 +267,8 @@ bool TuneRun::startWorkers() {
     else if (!prepareWorkerConfig(cfg_, k, w->cfg, err))
       return reportError(err), false;
     w->builder = std::make_unique<CandidateBuilder>(w->cfg);
-    if (!w->builder->start(socketPathFor(w->cfg.runDir), err))
+    std::string socket;
+    if (!socketPathFor(w->cfg.runDir, socket, err) || !w->builder->start(socket, err))
       return reportError(err), false;
     if (cfg_.benchmark.enabled) {
       std::map<std::string, std::string> env;
@@ -382,6 +416,10 @@ void TuneRun::keepArtifacts(const Evaluation &e) {
 }
 
 void TuneRun::record(Evaluation &e) {
+  if (e.reason == reason::BuildInterrupted) { // not the candidate's result: kept out of the journal
+    interrupted_ = e.message;
+    return;
+  }
   journal_.append(evaluationToJson(e));
   evals_.push_back(e);
   size_t i = evals_.size() - 1;
@@ -409,10 +447,29 @@ std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {
 }
 
 bool TuneRun::evaluateBaseline() {
-  if (!evals_.empty())
-    return true; // resumed: the baseline is the journal's first evaluation
-  Evaluation b = evaluate(cfg_.space.baseline(), 0, candidateName(0), *workers_[0]);
+  if (!evals_.empty()) {
+    // Resumed: the baseline is the journal's first evaluation, and no search
+    // goes on without a valid one.
+    const Evaluation &b = evals_.front();
+    if (b.generation == 0 && b.ok) {
+      if (!inputsRecorded_) // killed between the baseline and its inputs line
+        journal_.append(captureInputs(cfg_, builder().driver().objects()));
+      return inputsRecorded_ = true;
+    }
+    reportError(cfg_.runDir + "/journal.jsonl: the baseline " + b.candidateId + " is " +
+                (b.generation == 0 ? "INVALID (" + b.reason + ": " + b.message + ")" : "missing") +
+                ", and no search goes on without a valid baseline; start over with `ciq tune --fresh --config " +
+                cfg_.path + "`");
+    return false;
+  }
+  Evaluation b = evaluate(cfg_.space.baseline(), 0, nextName(0), *workers_[0]);
   record(b);
+  if (!interrupted_.empty())
+    return stopInterrupted(), false;
+  if (b.ok && !inputsRecorded_) { // the build's dependency records exist now
+    journal_.append(captureInputs(cfg_, builder().driver().objects()));
+    inputsRecorded_ = true;
+  }
   if (!b.ok) {
     reportError("the baseline (your build with no control applied) is INVALID: " + b.reason + ": " + b.message +
                 "; fix the build or benchmark first (" + b.replay + ")");
@@ -487,7 +544,7 @@ bool TuneRun::runCanary() {
 
 void TuneRun::evaluateBatch(const std::vector<Point> &points, int generation) {
   if (points.size() == 1) {
-    Evaluation e = evaluate(points[0], generation, candidateName(evals_.size()), *workers_[0]);
+    Evaluation e = evaluate(points[0], generation, nextName(0), *workers_[0]);
     record(e);
     return;
   }
@@ -495,7 +552,7 @@ void TuneRun::evaluateBatch(const std::vector<Point> &points, int generation) {
   std::vector<std::thread> threads;
   for (size_t k = 0; k < points.size(); ++k)
     threads.emplace_back([&, k] {
-      results[k] = evaluate(points[k], generation, candidateName(evals_.size() + k), *workers_[k]);
+      results[k] = evaluate(points[k], generation, nextName(k), *workers_[k]);
     });
   for (auto &t : threads)
     t.join();
@@ -580,6 +637,8 @@ int TuneRun::searchGenerations() {
       i += n;
       size_t before = evals_.size();
       evaluateBatch(batch, g);
+      if (!interrupted_.empty())
+        return stopInterrupted();
       for (size_t k = before; k < evals_.size(); ++k)
         if (evals_[k].reason == reason::StaleBuild)
           return reportError(evals_[k].message);

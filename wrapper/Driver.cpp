@@ -10,6 +10,7 @@
 #include "CompilerCrash.h"
 #include "NarrowArch.h"
 #include "PtxReuse.h"
+#include "ProcessTrack.h"
 #include "PtxasStats.h"
 #include "RegisterCap.h"
 #include "Sha256.h"
@@ -269,8 +270,10 @@ struct Outcome {
 
 // Runs the final command: stdout and stdin are the user's; stderr is read so
 // the ptxas -v report can be parsed and, when ciq asked for it, removed.
-Outcome runCompiler(const Injection &inj, double timeout, bool wantStats) {
+Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, CompileRegistration *reg = nullptr) {
   SubprocessOptions o;
+  if (reg) // the compiler's own group, so that a killed search's next engine can end it
+    o.onStart = [reg](int pgid) { reg->addGroup(pgid); };
   o.captureStdout = false;
   o.captureStderr = true;
   o.inheritStdin = true;
@@ -401,6 +404,10 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
   req.argv = inv.prefix;
   req.argv.insert(req.argv.end(), inv.args.begin(), inv.args.end());
   req.pid = getpid();
+  req.engineToken = getEnv("CIQ_ENGINE_TOKEN");
+  // Written before the engine is even asked: if it was killed, its successor
+  // ends this process (and the compiler it starts) before building anything.
+  CompileRegistration registration(getEnv("CIQ_RUN_DIR"));
   EngineClient engine(socket, socketTimeoutFromEnv());
   auto cand = engine.requestCandidate(req);
   if (!cand)
@@ -439,6 +446,7 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
   Receipt rc;
   rc.candidateId = cand->candidateId;
   rc.candidateHash = cand->candidateHash;
+  rc.engineToken = cand->engineToken;
   rc.source = prep.source;
   rc.output = prep.output;
   int status = 0;
@@ -483,7 +491,7 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     // OpenSSL's first SHA-256 sets up its provider: do that on another core
     // while the compiler runs, not after it.
     std::thread warmHash([] { sha256Hex(""); });
-    Outcome out = runCompiler(run, limit, true);
+    Outcome out = runCompiler(run, limit, true, &registration);
     warmHash.join();
     if (rc.ptxReuse == "kept" && out.run.exitCode == 0 && !out.timedOut)
       if (std::string n = reuse->keep(candArgs); !n.empty()) {
@@ -519,8 +527,13 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     }
     status = out.timedOut ? timeoutError(prep.source, *cand, limit) : out.run.exitCode;
   }
-  if (!engine.sendReceipt(rc))
+  if (!engine.sendReceipt(rc)) {
+    // The engine that asked for this object is gone: it must not stay in the
+    // build tree with a candidate's device code in it.
+    if (!prep.output.empty())
+      ::unlink(prep.output.c_str());
     return fail(engine.error());
+  }
   return status;
 }
 

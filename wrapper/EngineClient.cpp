@@ -38,9 +38,15 @@ std::optional<CandidateMessage> EngineClient::requestCandidate(const CompileRequ
     error_ = unreachable(sock_->error().empty() ? "connection closed" : sock_->error());
     return std::nullopt;
   }
-  std::string op = msg->value("op", "");
+  std::string op, message = "(no message)";
+  JsonFields f(*msg, "the answer of the ciq engine at " + path_);
+  f.need("op", op).opt("message", message);
+  if (!f.ok()) {
+    error_ = f.error();
+    return std::nullopt;
+  }
   if (op == "error") {
-    error_ = "the ciq engine refused this compile: " + msg->value("message", "(no message)");
+    error_ = "the ciq engine refused this compile: " + message;
     return std::nullopt;
   }
   if (op != "candidate") {
@@ -48,12 +54,13 @@ std::optional<CandidateMessage> EngineClient::requestCandidate(const CompileRequ
              "' where a candidate was expected (wrapper and engine of different versions?)";
     return std::nullopt;
   }
-  try {
-    return msg->get<CandidateMessage>();
-  } catch (const nlohmann::json::exception &e) {
-    error_ = "malformed candidate from the ciq engine at " + path_ + ": " + e.what();
+  CandidateMessage c;
+  std::string why;
+  if (!readJson(*msg, c, why)) {
+    error_ = "malformed candidate from the ciq engine at " + path_ + ": " + why;
     return std::nullopt;
   }
+  return c;
 }
 
 bool EngineClient::sendReceipt(const Receipt &r) {
@@ -62,7 +69,10 @@ bool EngineClient::sendReceipt(const Receipt &r) {
     return false;
   }
   auto msg = sock_->receive(timeout_);
-  if (!msg || msg->value("op", "") != "ack") {
+  std::string op;
+  if (msg)
+    JsonFields(*msg, "").opt("op", op);
+  if (!msg || op != "ack") {
     error_ = unreachable(msg ? "no ack for the receipt" : "no ack for the receipt: " + sock_->error());
     return false;
   }

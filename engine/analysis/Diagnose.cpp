@@ -1,3 +1,4 @@
+#include "JsonRead.h"
 #include "Diagnose.h"
 #include "InvalidReason.h"
 
@@ -195,7 +196,8 @@ std::optional<Finding> checkAllInvalid(const RunData &run) {
                         " candidates");
   for (const auto *e : cands)
     if (e->reason == top.front().second) {
-      std::string msg = e->journal.is_object() ? e->journal.value("message", "") : "";
+      std::string msg;
+      JsonFields(e->journal, "").opt("message", msg);
       f.details.push_back("e.g. " + e->id + (msg.empty() ? "" : ": " + msg));
       f.details.push_back("  command: " + commandOf(*e));
       if (!e->log.empty())
@@ -389,9 +391,11 @@ std::optional<Finding> checkHighCv(const RunData &run, const DiagnoseThresholds 
 // Mean pairwise normalised Hamming distance of the journal's points.
 std::optional<double> pointDistance(const std::vector<const RecordedEval *> &evals) {
   std::vector<std::vector<int>> pts;
-  for (const auto *e : evals)
-    if (e->journal.is_object() && e->journal.contains("point") && e->journal["point"].is_array())
-      pts.push_back(e->journal["point"].get<std::vector<int>>());
+  for (const auto *e : evals) {
+    std::vector<int> point;
+    if (JsonFields(e->journal, "").need("point", point).ok())
+      pts.push_back(point);
+  }
   if (pts.size() < 2)
     return std::nullopt;
   double sum = 0;
@@ -452,7 +456,8 @@ std::optional<Finding> checkBaselineInvalid(const RunData &run) {
   f.title = "the baseline (no control applied) is INVALID: " +
             (base->reason.empty() ? std::string("unknown reason") : base->reason) + "; no candidate was searched";
   f.threshold = "the baseline must be OK before any candidate is built";
-  std::string msg = base->journal.is_object() ? base->journal.value("message", "") : "";
+  std::string msg;
+  JsonFields(base->journal, "").opt("message", msg);
   if (!msg.empty())
     f.details.push_back(msg);
   f.cause = "the build, benchmark or correctness command fails on your own build, before ciq changes anything";

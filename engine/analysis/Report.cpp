@@ -1,3 +1,4 @@
+#include "JsonRead.h"
 #include "Report.h"
 
 #include "Diagnose.h"
@@ -187,7 +188,7 @@ struct Plotter {
     std::string dx = run.direction, dy = "minimize";
     if (run.start.is_object() && run.start.contains("objectives") &&
         run.start["objectives"].size() > 1)
-      dy = run.start["objectives"][1].value("direction", "minimize");
+      JsonFields(run.start["objectives"][1], "").opt("direction", dy);
     std::vector<std::pair<double, double>> pts;
     for (const auto &e : run.evals)
       if (e.ok && e.objectives.count(x) && e.objectives.count(y))

@@ -88,7 +88,9 @@ TEST(Protocol, ReceiptRoundTrip) {
   r.candidateId = "c0001";
   r.kernels.push_back({"_Z1kv", "k()", "sm_90", 64, 0, 8, 12, 40, 0, 0, 1.5});
   nlohmann::json j = r;
-  Receipt back = j.get<Receipt>();
+  Receipt back;
+  std::string why;
+  ASSERT_TRUE(readJson(j, back, why)) << why;
   EXPECT_EQ(back.kernels.at(0).spillLoads, 12);
   EXPECT_EQ(back.candidateId, "c0001");
 }
