@@ -16,17 +16,6 @@ std::vector<CommandEntry> &commandRegistry() {
   return entries;
 }
 
-int reportError(const std::string &message) {
-  llvm::WithColor::error(llvm::errs(), "ciq") << message << "\n";
-  return 1;
-}
-void reportWarning(const std::string &message) {
-  llvm::WithColor::warning(llvm::errs(), "ciq") << message << "\n";
-}
-void reportNote(const std::string &message) {
-  llvm::WithColor::note(llvm::errs(), "ciq") << message << "\n";
-}
-
 } // namespace ciq
 
 int main(int argc, char **argv) {
