@@ -74,6 +74,7 @@ struct Receipt {
   std::string output;
   int exitStatus = 0;
   std::string status;               // "ok", "compile_error", "compile_timeout"
+  std::string reason;               // why the compiler did not run, e.g. "ACF /x.acf does not exist"
   double wallMs = 0;
   bool ptxasRan = false;            // false for -E, -M, PTX-only, host-only steps
   std::vector<KernelStats> kernels;
@@ -97,6 +98,12 @@ void to_json(nlohmann::json &j, const KernelStats &v);
 void from_json(const nlohmann::json &j, KernelStats &v);
 void to_json(nlohmann::json &j, const Receipt &v);
 void from_json(const nlohmann::json &j, Receipt &v);
+
+// Byte strings (paths, arguments) on the wire: valid UTF-8 as a JSON string,
+// anything else as {"base64": "..."} (lossless). bytesFromJson throws
+// nlohmann::json::type_error for anything else.
+nlohmann::json bytesToJson(const std::string &bytes);
+std::string bytesFromJson(const nlohmann::json &j);
 
 // Wraps a payload with {"v":1,"op":op}.
 nlohmann::json makeMessage(const std::string &op, const nlohmann::json &payload = nlohmann::json::object());

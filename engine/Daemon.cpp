@@ -59,6 +59,22 @@ void Daemon::setCandidate(const CandidateMessage &c) {
   receipts_.clear();
 }
 
+void Daemon::setTunedOutputs(std::set<std::string> outputs) {
+  std::lock_guard<std::mutex> g(mu_);
+  tunedOutputs_ = std::move(outputs);
+}
+
+// A launcher compile whose output is no object of the tuned targets.
+static bool outsideTunedTargets(const nlohmann::json &hello, const std::set<std::string> &tuned) {
+  if (tuned.empty() || hello.value("mode", "") != "launcher")
+    return false;
+  try {
+    return !tuned.count(hello.get<CompileRequest>().output);
+  } catch (const nlohmann::json::exception &) {
+    return false; // malformed: the candidate path reports it
+  }
+}
+
 void Daemon::clearCandidate() {
   std::lock_guard<std::mutex> g(mu_);
   current_.reset();
@@ -93,6 +109,10 @@ void Daemon::serve(LineSocket sock) {
     }
     std::lock_guard<std::mutex> g(mu_);
     if (op == "hello") {
+      if (outsideTunedTargets(*msg, tunedOutputs_)) {
+        sock.send(makeMessage("pass"));
+        return;
+      }
       if (!current_) {
         sock.send(makeMessage("error", {{"message", "the ciq engine is not building a candidate right now; "
                                                     "this compile was started outside the tuning run"}}));
@@ -100,7 +120,13 @@ void Daemon::serve(LineSocket sock) {
       }
       sock.send(makeMessage("candidate", *current_));
     } else if (op == "receipt") {
-      Receipt r = msg->get<Receipt>();
+      Receipt r;
+      try {
+        r = msg->get<Receipt>();
+      } catch (const nlohmann::json::exception &e) {
+        sock.send(makeMessage("error", {{"message", std::string("malformed receipt: ") + e.what()}}));
+        return;
+      }
       if (current_ && r.candidateId == current_->candidateId)
         receipts_.push_back(r);
       sock.send(makeMessage("ack"));

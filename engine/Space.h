@@ -34,6 +34,9 @@ struct Control {
   bool changesResults = false;         // `changes_results: true`: may change the program's output (fmad, ftz)
   std::string help;
   std::string origin;                  // which file (and line) declared it
+  // The space file that declared it, and the compiler release that file says
+  // it was written for (`compiler_version: "13.0"`, "" when it says none).
+  std::string spaceName, spaceCompilerVersion;
 };
 
 // Where a piece of the space came from (recorded in the lockfile).
