@@ -178,11 +178,6 @@ int waitForChild(pid_t pid, Clock::time_point start, const SubprocessOptions &o,
         break;
     } else if (!reaped) {
       usleep(waitMs * 1000);
-    } else if (r.timedOut && !limit.killed) {
-      // Only the group's other members are left: they get the rest of the grace period.
-      if (kill(-pid, 0) != 0)
-        break;
-      usleep(std::min(waitMs, 10) * 1000);
     }
     drainReady(fds, r);
     if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
@@ -191,7 +186,9 @@ int waitForChild(pid_t pid, Clock::time_point start, const SubprocessOptions &o,
         close(pidfd);
       fds[2].fd = -1;
     }
-    if (reaped && fds[0].fd < 0 && fds[1].fd < 0 && (!r.timedOut || limit.killed || kill(-pid, 0) != 0))
+    // Done when it is reaped and its pipes are closed; what is left of the
+    // group then holds neither and is killed by the caller.
+    if (reaped && fds[0].fd < 0 && fds[1].fd < 0)
       break;
   }
   if (!reaped) {
