@@ -90,7 +90,7 @@ void to_json(json &j, const CandidateMessage &v) {
            {"ptxas_options", bytesListToJson(v.ptxasOptions)}, {"nvcc_options", bytesListToJson(v.nvccOptions)},
            {"defines", bytesListToJson(v.defines)}, {"acfs", v.acfs},
            {"compile_timeout_s", v.compileTimeoutSeconds}, {"want_stats", v.wantStats},
-           {"strip_args", bytesListToJson(v.stripArgs)}};
+           {"strip_args", bytesListToJson(v.stripArgs)}, {"narrow_to", v.narrowTo}};
 }
 void from_json(const json &j, CandidateMessage &v) {
   GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash");
@@ -99,6 +99,7 @@ void from_json(const json &j, CandidateMessage &v) {
   GET(acfs, "acfs"); GET(compileTimeoutSeconds, "compile_timeout_s");
   v.wantStats = j.value("want_stats", true);
   getBytes(j, "strip_args", v.stripArgs);
+  GET(narrowTo, "narrow_to");
 }
 
 void to_json(json &j, const KernelStats &v) {
@@ -106,13 +107,15 @@ void to_json(json &j, const KernelStats &v) {
            {"registers", v.registers}, {"barriers", v.barriers},
            {"spill_stores", v.spillStores}, {"spill_loads", v.spillLoads},
            {"stack_frame", v.stackFrame}, {"shared_bytes", v.sharedBytes},
-           {"constant_bytes", v.constantBytes}, {"compile_ms", v.compileMs}};
+           {"constant_bytes", v.constantBytes}, {"compile_ms", v.compileMs},
+           {"cap_applied", v.capApplied}, {"cap_override", v.capOverride}};
 }
 void from_json(const json &j, KernelStats &v) {
   GET(name, "name"); GET(demangled, "demangled"); GET(arch, "arch"); GET(registers, "registers");
   GET(barriers, "barriers"); GET(spillStores, "spill_stores"); GET(spillLoads, "spill_loads");
   GET(stackFrame, "stack_frame"); GET(sharedBytes, "shared_bytes");
   GET(constantBytes, "constant_bytes"); GET(compileMs, "compile_ms");
+  GET(capApplied, "cap_applied"); GET(capOverride, "cap_override");
 }
 
 void to_json(json &j, const Receipt &v) {
@@ -122,7 +125,8 @@ void to_json(json &j, const Receipt &v) {
            {"kernels", v.kernels}, {"device_code_sha256", v.deviceCodeSha256},
            {"device_code_bytes", v.deviceCodeBytes}, {"log_path", bytesToJson(v.logPath)},
            {"final_argv", bytesListToJson(v.finalArgv)}, {"overridden_user_options", bytesListToJson(v.overriddenUserOptions)},
-           {"skipped_controls", bytesListToJson(v.skippedControls)}};
+           {"skipped_controls", bytesListToJson(v.skippedControls)},
+           {"cap_overrides_unattributed", v.capOverridesUnattributed}};
 }
 void from_json(const json &j, Receipt &v) {
   GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash"); getBytes(j, "source", v.source);
@@ -133,6 +137,7 @@ void from_json(const json &j, Receipt &v) {
   getBytes(j, "log_path", v.logPath); getBytes(j, "final_argv", v.finalArgv);
   getBytes(j, "overridden_user_options", v.overriddenUserOptions);
   getBytes(j, "skipped_controls", v.skippedControls);
+  GET(capOverridesUnattributed, "cap_overrides_unattributed");
 }
 #undef GET
 

@@ -6,6 +6,7 @@
 #include "YamlUtil.h"
 
 #include <algorithm>
+#include <regex>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <set>
@@ -165,7 +166,7 @@ TuneConfig parse(const std::string &path) {
     r.fail(root, "(top level)", "expected a mapping at the top (target:, space:, ...); see docs/config.md");
   r.onlyKeys(root, "", {"target", "build_dir", "config", "lockfile", "run_dir", "tune_targets",
                         "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs", "workers",
-                        "keep_invalid"});
+                        "keep_invalid", "tune_architectures", "narrow_architectures"});
   TuneConfig c;
   c.path = path;
   std::string base = llvm::sys::path::parent_path(path).str();
@@ -185,6 +186,15 @@ TuneConfig parse(const std::string &path) {
   if (root["jobs"]) c.jobs = (int)r.integer(root["jobs"], "jobs", 0, 4096);
   if (root["workers"]) c.workers = (int)r.integer(root["workers"], "workers", 0, 64);
   if (root["keep_invalid"]) c.keepInvalid = r.boolean(root["keep_invalid"], "keep_invalid");
+  if (root["tune_architectures"]) {
+    c.tuneArchitectures = r.strings(root["tune_architectures"], "tune_architectures");
+    for (const auto &a : c.tuneArchitectures)
+      if (!std::regex_match(a, std::regex("sm_[0-9]+[af]?")))
+        r.fail(root["tune_architectures"], "tune_architectures",
+               "'" + a + "' is not an SASS architecture; write it as sm_90 (sm_90a, sm_100f)");
+  }
+  if (root["narrow_architectures"])
+    c.narrowArchitectures = r.boolean(root["narrow_architectures"], "narrow_architectures");
   if (root["benchmark"]) c.benchmark = parseBenchmark(root["benchmark"], r, base);
   if (root["search"]) c.search = parseSearch(root["search"], r);
   if (root["timeouts"]) c.timeouts = parseTimeouts(root["timeouts"], r);
