@@ -1,5 +1,6 @@
 #include "Lockfile.h"
 #include "JsonRead.h"
+#include "AcfStaging.h"
 #include "NvccList.h"
 #include "Sha256.h"
 
@@ -176,6 +177,15 @@ bool writeLockfile(const std::string &path, const Lockfile &l, std::string &erro
   return true;
 }
 
+std::string defaultLockfilePath(const std::string &dir, const std::string &target) {
+  std::string named = dir + "/" + target + ".ciq.lock", old = dir + "/ciq.lock";
+  std::string err;
+  if (!std::filesystem::exists(named) && std::filesystem::exists(old))
+    if (auto l = readLockfile(old, err, /*checkIntegrity=*/false); !l || l->target == target)
+      return old;
+  return named;
+}
+
 CandidateMessage lockToCandidate(const Lockfile &l, const std::string &lockPath) {
   CandidateMessage c;
   c.candidateId = "lock:" + l.candidateId;
@@ -199,8 +209,11 @@ std::vector<std::string> lockCompileArgs(const Lockfile &l, const std::string &l
   for (const auto &o : l.nvccOptions)
     args.push_back(o);
   CandidateMessage c = lockToCandidate(l, lockPath);
-  for (const auto &a : c.acfs)
-    args.push_back(a.stage == "nvcc" ? "--apply-controls=" + a.path : "-Xptxas=--apply-controls=" + escapeNvccListItem(a.path));
+  for (const auto &a : c.acfs) {
+    std::string err; // as ciq_apply_lock() renders it: `ciq lock acfs`
+    std::string path = plainAcfPath(a.path, err).value_or(a.path);
+    args.push_back(a.stage == "nvcc" ? "--apply-controls=" + path : "-Xptxas=--apply-controls=" + escapeNvccListItem(path));
+  }
   for (const auto &d : l.defines)
     args.push_back("-D" + d);
   return args;

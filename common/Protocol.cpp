@@ -1,5 +1,8 @@
 #include "Protocol.h"
 
+#include <llvm/Support/ConvertUTF.h>
+#include <openssl/evp.h>
+
 namespace ciq {
 using nlohmann::json;
 
@@ -11,31 +14,122 @@ using nlohmann::json;
     why = f.error().substr(2);                                                                                      \
   return f.ok();
 
-void to_json(json &j, const CompileRequest &v) {
-  j = json{{"compiler", v.compiler}, {"mode", v.mode}, {"cwd", v.cwd}, {"source", v.source},
-           {"output", v.output}, {"argv", v.argv}, {"pid", v.pid}, {"engine_token", v.engineToken}};
+// Paths and arguments are bytes, JSON strings are UTF-8: a value that is not
+// valid UTF-8 (a Latin-1 file name) travels as {"base64": "..."} so that it
+// arrives byte for byte instead of making the JSON writer throw.
+json bytesToJson(const std::string &bytes) {
+  auto *p = reinterpret_cast<const llvm::UTF8 *>(bytes.data());
+  if (llvm::isLegalUTF8String(&p, p + bytes.size()))
+    return bytes;
+  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char *>(out.data()),
+                          reinterpret_cast<const unsigned char *>(bytes.data()), (int)bytes.size());
+  out.resize(n < 0 ? 0 : n);
+  return json{{"base64", out}};
 }
-bool readJson(const json &j, CompileRequest &v, std::string &why) {
+
+std::string bytesFromJson(const json &j) {
+  if (j.is_string())
+    return j.get<std::string>();
+  if (!j.is_object() || !j.contains("base64") || !j["base64"].is_string())
+    throw json::type_error::create(302, "expected a string or {\"base64\": ...} for a byte string", &j);
+  const std::string &b64 = j["base64"].get_ref<const std::string &>();
+  std::string out(3 * (b64.size() / 4), '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char *>(out.data()),
+                          reinterpret_cast<const unsigned char *>(b64.data()), (int)b64.size());
+  if (n < 0 || b64.size() % 4)
+    throw json::type_error::create(302, "invalid base64 in a byte string", &j);
+  // EVP_DecodeBlock counts the '=' padding as zero bytes.
+  size_t pad = b64.size() >= 2 && b64[b64.size() - 2] == '=' ? 2 : !b64.empty() && b64.back() == '=' ? 1 : 0;
+  out.resize(n - pad);
+  return out;
+}
+
+namespace {
+
+json bytesListToJson(const std::vector<std::string> &list) {
+  json a = json::array();
+  for (const auto &s : list)
+    a.push_back(bytesToJson(s));
+  return a;
+}
+
+void getBytes(const json &j, const char *key, std::string &out) {
+  auto it = j.find(key);
+  out = it == j.end() || it->is_null() ? std::string() : bytesFromJson(*it);
+}
+
+void getBytes(const json &j, const char *key, std::vector<std::string> &out) {
+  out.clear();
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null())
+    return;
+  if (!it->is_array())
+    throw json::type_error::create(302, std::string("expected a list for '") + key + "'", &*it);
+  for (const auto &e : *it)
+    out.push_back(bytesFromJson(e));
+}
+
+// Byte fields arrive as strings or {"base64": ...}: decode them in place (a
+// json string holds any bytes) so the typed readers below see plain strings.
+bool decodeBytes(json &j, std::initializer_list<const char *> keys, std::string &why) {
+  if (!j.is_object())
+    return true; // the typed reader says what was expected
+  for (const char *k : keys) {
+    auto it = j.find(k);
+    if (it == j.end() || it->is_null())
+      continue;
+    try {
+      if (it->is_array())
+        for (auto &e : *it)
+          e = bytesFromJson(e);
+      else
+        *it = bytesFromJson(*it);
+    } catch (const json::exception &e) {
+      why = std::string("\"") + k + "\": " + e.what();
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
+
+void to_json(json &j, const CompileRequest &v) {
+  j = json{{"compiler", v.compiler}, {"mode", v.mode}, {"cwd", bytesToJson(v.cwd)},
+           {"source", bytesToJson(v.source)}, {"output", bytesToJson(v.output)},
+           {"argv", bytesListToJson(v.argv)}, {"pid", v.pid}, {"engine_token", v.engineToken}};
+}
+bool readJson(const json &in, CompileRequest &v, std::string &why) {
+  json j = in;
+  if (!decodeBytes(j, {"cwd", "source", "output", "argv"}, why))
+    return false;
   READ(.opt("compiler", v.compiler).opt("mode", v.mode).opt("cwd", v.cwd).opt("source", v.source)
            .opt("output", v.output).opt("argv", v.argv).opt("pid", v.pid).opt("engine_token", v.engineToken))
 }
 
 void to_json(json &j, const AcfRef &v) {
-  j = json{{"stage", v.stage}, {"path", v.path}, {"sha256", v.sha256}};
+  j = json{{"stage", v.stage}, {"path", bytesToJson(v.path)}, {"sha256", v.sha256}};
 }
-bool readJson(const json &j, AcfRef &v, std::string &why) {
+bool readJson(const json &in, AcfRef &v, std::string &why) {
+  json j = in;
+  if (!decodeBytes(j, {"path"}, why))
+    return false;
   READ(.opt("stage", v.stage).opt("path", v.path).opt("sha256", v.sha256))
 }
 
 void to_json(json &j, const CandidateMessage &v) {
   j = json{{"candidate_id", v.candidateId}, {"candidate_hash", v.candidateHash},
-           {"ptxas_options", v.ptxasOptions}, {"nvcc_options", v.nvccOptions},
-           {"defines", v.defines}, {"acfs", v.acfs},
+           {"ptxas_options", bytesListToJson(v.ptxasOptions)}, {"nvcc_options", bytesListToJson(v.nvccOptions)},
+           {"defines", bytesListToJson(v.defines)}, {"acfs", v.acfs},
            {"compile_timeout_s", v.compileTimeoutSeconds}, {"want_stats", v.wantStats},
-           {"strip_args", v.stripArgs}, {"narrow_to", v.narrowTo},
+           {"strip_args", bytesListToJson(v.stripArgs)}, {"narrow_to", v.narrowTo},
            {"need_object", v.needObject}, {"engine_token", v.engineToken}};
 }
-bool readJson(const json &j, CandidateMessage &v, std::string &why) {
+bool readJson(const json &in, CandidateMessage &v, std::string &why) {
+  json j = in;
+  if (!decodeBytes(j, {"ptxas_options", "nvcc_options", "defines", "strip_args"}, why))
+    return false;
   READ(.opt("candidate_id", v.candidateId).opt("candidate_hash", v.candidateHash)
            .opt("ptxas_options", v.ptxasOptions).opt("nvcc_options", v.nvccOptions).opt("defines", v.defines)
            .opt("acfs", v.acfs).opt("compile_timeout_s", v.compileTimeoutSeconds).opt("want_stats", v.wantStats)
@@ -66,18 +160,22 @@ bool readJson(const json &j, KernelStats &v, std::string &why) {
 
 void to_json(json &j, const Receipt &v) {
   j = json{{"candidate_id", v.candidateId}, {"candidate_hash", v.candidateHash},
-           {"source", v.source}, {"output", v.output}, {"exit_status", v.exitStatus},
-           {"status", v.status}, {"wall_ms", v.wallMs}, {"ptxas_ran", v.ptxasRan},
+           {"source", bytesToJson(v.source)}, {"output", bytesToJson(v.output)}, {"exit_status", v.exitStatus},
+           {"status", v.status}, {"reason", bytesToJson(v.reason)}, {"wall_ms", v.wallMs}, {"ptxas_ran", v.ptxasRan},
            {"kernels", v.kernels}, {"device_code_sha256", v.deviceCodeSha256},
-           {"device_code_bytes", v.deviceCodeBytes}, {"log_path", v.logPath},
-           {"final_argv", v.finalArgv}, {"overridden_user_options", v.overriddenUserOptions},
-           {"skipped_controls", v.skippedControls}, {"crash_signal", v.crashSignal},
+           {"device_code_bytes", v.deviceCodeBytes}, {"log_path", bytesToJson(v.logPath)},
+           {"final_argv", bytesListToJson(v.finalArgv)}, {"overridden_user_options", bytesListToJson(v.overriddenUserOptions)},
+           {"skipped_controls", bytesListToJson(v.skippedControls)}, {"crash_signal", v.crashSignal},
            {"crashed_tool", v.crashedTool}, {"cap_overrides_unattributed", v.capOverridesUnattributed},
            {"ptx_reuse", v.ptxReuse}, {"engine_token", v.engineToken}};
 }
-bool readJson(const json &j, Receipt &v, std::string &why) {
+bool readJson(const json &in, Receipt &v, std::string &why) {
+  json j = in;
+  if (!decodeBytes(j, {"source", "output", "reason", "log_path", "final_argv", "overridden_user_options",
+                       "skipped_controls"}, why))
+    return false;
   READ(.opt("candidate_id", v.candidateId).opt("candidate_hash", v.candidateHash).opt("source", v.source)
-           .opt("output", v.output).opt("exit_status", v.exitStatus).opt("status", v.status)
+           .opt("output", v.output).opt("exit_status", v.exitStatus).opt("status", v.status).opt("reason", v.reason)
            .opt("wall_ms", v.wallMs).opt("ptxas_ran", v.ptxasRan).opt("kernels", v.kernels)
            .opt("device_code_sha256", v.deviceCodeSha256).opt("device_code_bytes", v.deviceCodeBytes)
            .opt("log_path", v.logPath).opt("final_argv", v.finalArgv)

@@ -98,6 +98,7 @@ struct Receipt {
   std::string status;               // "ok", "compile_error", "compiler_crash", "compile_timeout"
   int crashSignal = 0;              // compiler_crash: the signal that killed the compiler (or a tool nvcc ran)
   std::string crashedTool;          // compiler_crash: "ptxas", "cicc", ... as nvcc names it
+  std::string reason;               // why the compiler did not run, e.g. "ACF /x.acf does not exist"
   double wallMs = 0;
   bool ptxasRan = false;            // false for -E, -M, PTX-only, host-only steps
   std::vector<KernelStats> kernels;
@@ -132,6 +133,12 @@ bool readJson(const nlohmann::json &j, AcfRef &v, std::string &why);
 bool readJson(const nlohmann::json &j, CandidateMessage &v, std::string &why);
 bool readJson(const nlohmann::json &j, KernelStats &v, std::string &why);
 bool readJson(const nlohmann::json &j, Receipt &v, std::string &why);
+
+// Byte strings (paths, arguments) on the wire: valid UTF-8 as a JSON string,
+// anything else as {"base64": "..."} (lossless). bytesFromJson throws
+// nlohmann::json::type_error for anything else.
+nlohmann::json bytesToJson(const std::string &bytes);
+std::string bytesFromJson(const nlohmann::json &j);
 
 // Wraps a payload with {"v":1,"op":op}.
 nlohmann::json makeMessage(const std::string &op, const nlohmann::json &payload = nlohmann::json::object());

@@ -193,9 +193,12 @@ std::optional<LineSocket> connectUnix(const std::string &path, double timeoutSec
       }
       return LineSocket(fd);
     }
-    error = strerror(errno);
+    int why = errno;
+    error = strerror(why);
     ::close(fd);
-    if (std::chrono::steady_clock::now() >= deadline)
+    // No socket file, or nobody listening: a listener exists before any
+    // client is started, so waiting for one cannot help.
+    if (why == ENOENT || why == ECONNREFUSED || std::chrono::steady_clock::now() >= deadline)
       return std::nullopt;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

@@ -19,6 +19,9 @@ struct SubprocessOptions {
   std::map<std::string, std::string> setEnv;     // added or replaced variables
   std::vector<std::string> unsetEnv;             // removed variables
   double timeoutSeconds = 0;                     // 0: no limit
+  // At the limit the group gets SIGTERM (the program's own cleanup runs),
+  // then SIGKILL after this many seconds.
+  double killGraceSeconds = 2;
   bool captureStdout = true;                     // else inherited
   bool captureStderr = true;                     // else inherited
   bool mergeStderrIntoStdout = false;            // one interleaved stream
@@ -32,7 +35,7 @@ struct SubprocessOptions {
 struct SubprocessResult {
   int exitCode = -1;        // exit status, or 128+signal when killed by a signal
   int termSignal = 0;       // signal that ended it, 0 if it exited
-  bool timedOut = false;    // killed (with its whole group) at the limit
+  bool timedOut = false;    // ended (with its whole group: TERM, then KILL) at the limit
   bool spawnFailed = false; // could not exec; errorMessage says why
   std::string errorMessage;
   std::string out;          // captured stdout (or merged output)

@@ -51,6 +51,10 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
       stripArgs_ = lockCompileArgs(*l, cfg_.lockfile);
   }
   daemon_.setLogPath(cfg_.runDir + "/logs/engine-socket.log");
+  std::set<std::string> tuned;
+  for (const auto &o : driver_.objects())
+    tuned.insert(o.object);
+  daemon_.setTunedOutputs(std::move(tuned));
   if (!daemon_.start(socketPath, error))
     return false;
   std::vector<std::string> objects;
@@ -155,7 +159,10 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
   std::map<std::string, const Receipt *> byOutput;
   bool compileFailed = false, timedOut = false;
   const Receipt *crashed = nullptr;
+  std::string why; // a receipt's reason: the compiler was not started (a missing ACF)
   for (const auto &rc : receipts) {
+    if (why.empty())
+      why = rc.reason;
     byOutput[rc.output] = &rc;
     e.kernels.insert(e.kernels.end(), rc.kernels.begin(), rc.kernels.end());
     compileFailed = compileFailed || rc.status == "compile_error";
@@ -190,7 +197,8 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
       allCompiled = allCompiled && byOutput.count(o.object) && byOutput[o.object]->exitStatus == 0;
     e.reason = (compileFailed || !allCompiled) ? reason::CompileError : reason::LinkError;
     e.message = std::string(e.reason == reason::CompileError ? "the compile failed" : "the link failed") +
-                " (cmake --build exit " + std::to_string(r.exitCode) + "); log: " + e.log;
+                " (cmake --build exit " + std::to_string(r.exitCode) + ")" + (why.empty() ? "" : ": " + why) +
+                "; log: " + e.log;
     return;
   }
   std::vector<std::string> missing, hashes;

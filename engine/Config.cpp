@@ -4,6 +4,7 @@
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 #include "CMakeCache.h"
+#include "Lockfile.h"
 #include "Paths.h"
 #include "SpaceLoader.h"
 #include "StrategyTable.h"
@@ -183,7 +184,7 @@ TuneConfig parse(const std::string &path) {
            "'" + c.buildDir + "' is not a configured CMake build tree (no CMakeCache.txt); configure it first");
   if (root["config"]) c.config = r.str(root["config"], "config");
   c.lockfile = root["lockfile"] ? absolutePath(r.str(root["lockfile"], "lockfile"), base)
-                                : sourceDirOf(c.buildDir) + "/ciq.lock";
+                                : defaultLockfilePath(sourceDirOf(c.buildDir), c.target);
   c.runDir = root["run_dir"] ? absolutePath(r.str(root["run_dir"], "run_dir"), base)
                              : c.buildDir + "/ciq/" + c.target;
   if (root["tune_targets"]) c.tuneTargets = r.strings(root["tune_targets"], "tune_targets");

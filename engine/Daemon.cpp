@@ -122,6 +122,17 @@ void Daemon::setCandidate(const CandidateMessage &c) {
   receipts_.clear();
 }
 
+void Daemon::setTunedOutputs(std::set<std::string> outputs) {
+  std::lock_guard<std::mutex> g(mu_);
+  tunedOutputs_ = std::move(outputs);
+}
+
+// A launcher compile whose output is no object of the tuned targets
+// (try_compile, other targets): it compiles unchanged.
+static bool outsideTunedTargets(const CompileRequest &req, const std::set<std::string> &tuned) {
+  return !tuned.empty() && req.mode == "launcher" && !tuned.count(req.output);
+}
+
 void Daemon::clearCandidate() {
   std::lock_guard<std::mutex> g(mu_);
   current_.reset();
@@ -187,6 +198,10 @@ bool Daemon::handle(LineSocket &sock, const std::string &op, const nlohmann::jso
       return refuse(sock, "this compile was started by another ciq engine (a search that was killed or has "
                           "ended), not by the one serving " + path_),
              false;
+    if (outsideTunedTargets(req, tunedOutputs_)) {
+      sock.send(makeMessage("pass"));
+      return true;
+    }
     if (!current_)
       return refuse(sock, "the ciq engine is not building a candidate right now; "
                           "this compile was started outside the tuning run"),

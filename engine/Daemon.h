@@ -9,6 +9,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -26,6 +27,10 @@ public:
   const std::string &socketPath() const { return path_; }
 
   void setCandidate(const CandidateMessage &c);
+  // The objects of the tuned targets: a launcher compile of anything else (a
+  // try_compile, another target) is answered "pass" and never gets a
+  // candidate. Empty: every compile gets one.
+  void setTunedOutputs(std::set<std::string> outputs);
   void clearCandidate();
   // Receipts of the current candidate since it was set.
   std::vector<Receipt> receipts();
@@ -60,6 +65,7 @@ private:
   std::mutex mu_;
   std::optional<CandidateMessage> current_;
   std::vector<Receipt> receipts_;
+  std::set<std::string> tunedOutputs_;
   nlohmann::json status_ = nlohmann::json::object();
   // Client threads are detached (one per compile: an overnight search makes
   // thousands); stop() waits for this count to reach zero instead of joining.

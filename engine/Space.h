@@ -35,6 +35,9 @@ struct Control {
   std::string compilerDefault;         // `compiler_default:` the value the compiler uses when unset ("" unknown)
   std::string help;
   std::string origin;                  // which file (and line) declared it
+  // The space file that declared it, and the compiler release that file says
+  // it was written for (`compiler_version: "13.0"`, "" when it says none).
+  std::string spaceName, spaceCompilerVersion;
 };
 
 // Where a piece of the space came from (recorded in the lockfile).

@@ -1,7 +1,9 @@
 #include "Driver.h"
 
 #include <set>
+#include <sys/stat.h>
 
+#include "AcfStaging.h"
 #include "CommandLine.h"
 #include "DeviceCode.h"
 #include "EngineClient.h"
@@ -28,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -168,10 +171,18 @@ std::string cacheParentProblem() {
          putCiqFirst(cache);
 }
 
+// ciq-ptxas again (a launcher chain that names it twice): it runs once.
+bool isCiqPtxasCommand(const char *arg) {
+  auto p = findExecutable(arg);
+  return p && isCiqPtxas(*p);
+}
+
 // Launcher argv: [ciq options] [launchers...] compiler args...
 bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
   int i = 1;
   for (; i < argc; ++i) {
+    if (argv[i][0] != '-' && isCiqPtxasCommand(argv[i]))
+      continue; // `ciq-ptxas ciq-ptxas nvcc`: its options are read like ours
     std::string a = argv[i];
     auto value = [&](const std::string &opt, std::string &out) {
       if (a == opt && i + 1 < argc) {
@@ -219,7 +230,8 @@ bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
     }
   int end = compiler >= 0 ? compiler + 1 : i + 1;
   for (int k = i; k < end; ++k)
-    inv.prefix.push_back(argv[k]);
+    if (k == compiler || !isCiqPtxasCommand(argv[k])) // `ciq-ptxas ccache ciq-ptxas nvcc`
+      inv.prefix.push_back(argv[k]);
   for (int k = end; k < argc; ++k)
     inv.args.push_back(argv[k]);
   if (compiler >= 0) {
@@ -268,9 +280,38 @@ struct Outcome {
   bool ptxasReported = false;  // a -v report was printed: ptxas ran in this invocation
 };
 
+// The files named on the command line (-o, -MF) as they were before the
+// compile: what a compile killed at the timeout wrote there is removed, so
+// the next build cannot take a partial object or depfile for a finished one.
+class NamedOutputs {
+public:
+  explicit NamedOutputs(std::vector<std::string> paths) : paths_(std::move(paths)) {
+    for (const auto &p : paths_)
+      before_.push_back(state(p));
+  }
+  void removeWrittenSince() const {
+    for (size_t i = 0; i < paths_.size(); ++i)
+      if (auto now = state(paths_[i]); now && now != before_[i])
+        ::unlink(paths_[i].c_str());
+  }
+
+private:
+  using State = std::optional<std::tuple<dev_t, ino_t, long, long, off_t>>;
+  static State state(const std::string &p) {
+    struct stat st;
+    if (p.empty() || stat(p.c_str(), &st) != 0)
+      return std::nullopt;
+    return std::make_tuple(st.st_dev, st.st_ino, (long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_size);
+  }
+  std::vector<std::string> paths_;
+  std::vector<State> before_;
+};
+
 // Runs the final command: stdout and stdin are the user's; stderr is read so
 // the ptxas -v report can be parsed and, when ciq asked for it, removed.
-Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, CompileRegistration *reg = nullptr) {
+Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, const std::vector<std::string> &named,
+                    CompileRegistration *reg = nullptr) {
+  NamedOutputs outputs(named);
   SubprocessOptions o;
   if (reg) // the compiler's own group, so that a killed search's next engine can end it
     o.onStart = [reg](int pgid) { reg->addGroup(pgid); };
@@ -282,6 +323,8 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, Compil
   Outcome out;
   out.run = runSubprocess(inj.argv, o);
   out.timedOut = out.run.timedOut;
+  if (out.timedOut)
+    outputs.removeWrittenSince();
   if (wantStats) {
     out.kernels = parsePtxasVerbose(out.run.err);
     out.ptxasReported = ptxasReported(out.run.err);
@@ -315,7 +358,7 @@ void fillReusedReceipt(const ReuseResult &rr, const Injection &inj, Receipt &rc)
 int timeoutError(const std::string &source, const CandidateMessage &c, double limit) {
   return fail("the compile of " + (source.empty() ? std::string("this invocation") : source) + " for candidate " +
                   c.candidateId + " ran past the compile timeout of " + std::to_string((int)limit) +
-                  " s and was killed with its whole process group; raise compile_timeout_s in ciq.yaml "
+                  " s and its whole process group was ended (TERM, then KILL); raise compile_timeout_s in ciq.yaml "
                   "or CIQ_COMPILE_TIMEOUT (seconds)",
               124);
 }
@@ -325,6 +368,7 @@ struct Prepared {
   bool ptxasRuns = false;
   bool versionQuery = false;     // ptxas --version in a tuning run
   std::string source, output;    // absolute
+  std::vector<std::string> namedOutputs; // -o and -MF as given on the command line, absolute
   std::vector<std::string> sassArchs;
   std::string nvccPath, ptxasPath;
   std::function<Injection(const CandidateMessage &, bool)> inject;
@@ -346,6 +390,9 @@ Prepared prepare(const Invocation &inv, Parsed &p, const std::string &cwd) {
     r.source = absolute(p.nvcc.source(), cwd);
     r.output = absolute(p.nvcc.output.empty() ? defaultOutput(p.nvcc) : p.nvcc.output, cwd);
     r.sassArchs = p.nvcc.sassArchs();
+    for (const auto &f : {p.nvcc.output, p.nvcc.depfile})
+      if (!f.empty())
+        r.namedOutputs.push_back(absolute(f, cwd));
     r.nvccPath = inv.compilerPath;
     std::string dir = inv.compilerPath.substr(0, inv.compilerPath.rfind('/') + 1);
     char buf[PATH_MAX];
@@ -362,6 +409,7 @@ Prepared prepare(const Invocation &inv, Parsed &p, const std::string &cwd) {
     r.versionQuery = p.ptxas.versionQuery;
     r.source = absolute(p.ptxas.input, cwd);
     r.output = absolute(p.ptxas.output, cwd);
+    r.namedOutputs = {r.output};
     if (p.ptxas.arch.rfind("sm_", 0) == 0)
       r.sassArchs = {p.ptxas.arch};
     r.ptxasPath = inv.compilerPath;
@@ -382,6 +430,23 @@ int versionWithCandidate(const Invocation &inv, const CandidateMessage &c) {
   if (r.exitCode == 0)
     writeAll(1, "ciq candidate " + c.candidateHash + " (" + c.candidateId + ")\n");
   return r.exitCode;
+}
+
+// Every ACF of `c` readable, and at a path the compiler gets whole (see
+// common/AcfStaging.h); "" or the one problem, naming the file.
+std::string stageAcfs(CandidateMessage &c, const std::string &whose) {
+  for (auto &a : c.acfs) {
+    if (::access(a.path.c_str(), R_OK) != 0)
+      return "ACF " + a.path + " (stage " + a.stage + ") of " + whose +
+             (errno == ENOENT ? " does not exist" : std::string(" cannot be read: ") + std::strerror(errno)) +
+             "; restore it, or remove it from the search space";
+    std::string err;
+    auto plain = plainAcfPath(a.path, err);
+    if (!plain)
+      return err;
+    a.path = *plain;
+  }
+  return "";
 }
 
 int tuningRun(const Invocation &inv, const std::string &socket) {
@@ -410,6 +475,11 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
   CompileRegistration registration(getEnv("CIQ_RUN_DIR"));
   EngineClient engine(socket, socketTimeoutFromEnv());
   auto cand = engine.requestCandidate(req);
+  if (!cand && engine.compileUnchanged()) {
+    if (!engine.notice().empty())
+      warn(engine.notice());
+    return execArgv(req.argv);
+  }
   if (!cand)
     return fail(engine.error());
 
@@ -455,6 +525,14 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     rc.exitStatus = status;
     rc.status = status == 0 ? "ok" : "compile_error";
     rc.finalArgv = req.argv;
+  } else if (std::string bad = stageAcfs(*cand, "candidate " + cand->candidateId); !bad.empty()) {
+    // Checked before launch: ptxas would only say it cannot open the file.
+    rc.exitStatus = 1;
+    rc.status = "compile_error";
+    rc.reason = bad;
+    rc.finalArgv = req.argv;
+    engine.sendReceipt(rc);
+    return fail(bad);
   } else {
     Injection inj = prep.inject(*cand, true);
     if (!inj.error.empty())
@@ -491,7 +569,7 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     // OpenSSL's first SHA-256 sets up its provider: do that on another core
     // while the compiler runs, not after it.
     std::thread warmHash([] { sha256Hex(""); });
-    Outcome out = runCompiler(run, limit, true, &registration);
+    Outcome out = runCompiler(run, limit, true, prep.namedOutputs, &registration);
     warmHash.join();
     if (rc.ptxReuse == "kept" && out.run.exitCode == 0 && !out.timedOut)
       if (std::string n = reuse->keep(candArgs); !n.empty()) {
@@ -564,6 +642,8 @@ int lockRun(const Invocation &inv) {
   }
   if (std::string p = cacheParentProblem(); !p.empty())
     return fail(p);
+  if (std::string bad = stageAcfs(d.candidate, "the lock " + inv.lockPath); !bad.empty())
+    return fail(bad);
   // The tuning run's rendering without its -v: statistics are not needed here,
   // and -v changes only ptxas's record of its own command line, never the
   // SASS that the lock's device-code SHA-256 covers.
@@ -573,7 +653,7 @@ int lockRun(const Invocation &inv) {
   double limit = compileTimeout(d.candidate);
   if (limit <= 0)
     return execArgv(inj.argv); // nothing to watch: the compiler takes this process's place
-  Outcome out = runCompiler(inj, limit, false);
+  Outcome out = runCompiler(inj, limit, false, prep.namedOutputs);
   if (out.run.spawnFailed)
     return fail(out.run.errorMessage, 127);
   if (out.timedOut)

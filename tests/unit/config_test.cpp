@@ -169,7 +169,7 @@ TEST(Config, MinimalFileGetsDefaults) {
   TuneConfig c = p.loadOk("target: app\n");
   EXPECT_EQ(c.target, "app");
   EXPECT_EQ(c.buildDir, p.dir());
-  EXPECT_EQ(c.lockfile, p.dir() + "/ciq.lock");
+  EXPECT_EQ(c.lockfile, p.dir() + "/app.ciq.lock"); // named by the target: two targets never share one
   EXPECT_EQ(c.runDir, p.dir() + "/ciq/app");
   ASSERT_EQ(c.objectives.size(), 2u);
   EXPECT_EQ(c.objectives[0].metric, "spill_bytes");
