@@ -56,7 +56,9 @@ TEST(Protocol, ByteStringsRoundTripLosslessly) {
   CompileRequest req;
   req.source = "/p/lat\xe9n/k.cu";
   req.argv = {"nvcc", "-c", "lat\xe9n/k.cu"};
-  auto back = nlohmann::json::parse(makeMessage("hello", req).dump()).get<CompileRequest>();
+  CompileRequest back;
+  std::string why;
+  ASSERT_TRUE(readJson(nlohmann::json::parse(makeMessage("hello", req).dump()), back, why)) << why;
   EXPECT_EQ(back.source, req.source);
   EXPECT_EQ(back.argv, req.argv);
 }
