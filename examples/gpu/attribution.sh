@@ -47,28 +47,28 @@ run() { # run <log> <command...>
 
 one() {
   local ex=$1 bench=$1_bench
-  local dir="$results/$ex" src="$results/$ex/src" build="$results/$ex/build" log="$results/$ex/steps.log"
+  local dir="$results/$ex" src="$results/$ex/src" lock="$results/$ex/src/$1_bench.ciq.lock" build="$results/$ex/build" log="$results/$ex/steps.log"
   [ -d "$repo/examples/$ex" ] || { echo "attribution: no example '$ex'" >&2; return 2; }
   mkdir -p "$dir"
-  rm -rf "$src" && cp -r "$repo/examples/$ex" "$src" && rm -f "$src/ciq.lock"
+  rm -rf "$src" && cp -r "$repo/examples/$ex" "$src" && rm -f "$src/ciq.lock" "$lock"
   : >"$log"
   run "$log" cmake -S "$src" -B "$build" "${generator[@]}" -DCMAKE_BUILD_TYPE=Release \
     -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCompileIQ_DIR="$module_dir" || { echo "$ex: configure failed ($log)"; return 1; }
   run "$log" cmake --build "$build" --target "$bench" || { echo "$ex: build failed ($log)"; return 1; }
   local cfg="$build/ciq/$bench/ciq.yaml" origin
   if [ "${ATTRIBUTION_TUNE:-0}" != 1 ] && [ -f "$dir/winner.lock" ]; then
-    cp "$dir/winner.lock" "$src/ciq.lock"; origin="previous run ($dir/winner.lock)"
+    cp "$dir/winner.lock" "$lock"; origin="previous run ($dir/winner.lock)"
   elif [ "${ATTRIBUTION_TUNE:-0}" != 1 ] && [ -f "$repo/docs/benchmarks/$ex/ciq.lock.json" ]; then
-    cp "$repo/docs/benchmarks/$ex/ciq.lock.json" "$src/ciq.lock"; origin="shipped co-tuned winner (docs/benchmarks/$ex)"
+    cp "$repo/docs/benchmarks/$ex/ciq.lock.json" "$lock"; origin="shipped co-tuned winner (docs/benchmarks/$ex)"
   else
     run "$log" "$ciq" tune --config "$cfg" --fresh --no-canary --max-evaluations "$budget"
-    [ -f "$src/ciq.lock" ] || { echo "$ex: the tune wrote no lock (no significant winner; $log)"; return 1; }
+    [ -f "$lock" ] || { echo "$ex: the tune wrote no lock (no significant winner; $log)"; return 1; }
     origin="fresh tune, $budget evaluations"
   fi
-  cp "$src/ciq.lock" "$dir/winner.lock"
+  cp "$lock" "$dir/winner.lock"
   run "$log" "$ciq" validate --config "$cfg" --runs 10
-  [ -f "$src/ciq.lock" ] && cp "$src/ciq.lock" "$dir/validated.lock"
-  python3 - "$ex" "$src/ciq.lock" "$origin" <<'PY'
+  [ -f "$lock" ] && cp "$lock" "$dir/validated.lock"
+  python3 - "$ex" "$lock" "$origin" <<'PY'
 import json, sys
 ex, path, origin = sys.argv[1:4]
 v = json.load(open(path)).get("score", {}).get("validation", {})
