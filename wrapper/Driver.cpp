@@ -329,7 +329,7 @@ Prepared prepare(const Invocation &inv, Parsed &p, const std::string &cwd) {
     r.versionQuery = p.ptxas.versionQuery;
     r.source = absolute(p.ptxas.input, cwd);
     r.output = absolute(p.ptxas.output, cwd);
-    if (p.ptxas.arch.rfind("sm_", 0) == 0)
+    if (p.ptxas.ptxasRuns)   // not for --version, which has no target (ptxas's default is no choice)
       r.sassArchs = {p.ptxas.arch};
     r.ptxasPath = inv.compilerPath;
     r.inject = [&p, &inv](const CandidateMessage &c, bool v) { return injectPtxas(p.ptxas, c, inv.prefix, v); };
