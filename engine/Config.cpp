@@ -225,7 +225,7 @@ TuneConfig parse(const std::string &path) {
   YamlReader r(path);
   if (!root.IsMap())
     r.fail(root, "(top level)", "expected a mapping at the top (target:, space:, ...); see docs/config.md");
-  r.onlyKeys(root, "", {"target", "build", "build_dir", "config", "lockfile", "run_dir", "tune_targets",
+  r.onlyKeys(root, "", {"target", "build_dir", "build", "config", "lockfile", "run_dir", "tune_targets",
                         "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs", "workers",
                         "keep_invalid"});
   TuneConfig c;
