@@ -147,6 +147,15 @@ bool TuneRun::openJournal() {
 bool TuneRun::prepare() {
   if (opts_.canaryOnly)
     cfg_.runDir += "/canary";
+  if (cfg_.benchmark.enabled) {
+    // A program the build does not make is checked now; one it makes, once
+    // the baseline is built (before it is measured).
+    std::string err;
+    auto program = resolveBenchmarkProgram(cfg_, err);
+    if (!program && !benchmarkProgramIsBuilt(cfg_, absolutePath(cfg_.benchmark.command[0], benchmarkWorkDir(cfg_))))
+      return reportError(err), false;
+    programChecked_ = program.has_value();
+  }
   llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
   if (!openJournal())
     return false;
@@ -157,15 +166,6 @@ bool TuneRun::prepare() {
     strategy_ = makeStrategy(cfg_.search, cfg_.space, cfg_.pareto);
   } catch (const std::exception &e) {
     return reportError(cfg_.path + ": search.strategy: " + e.what()), false;
-  }
-  if (cfg_.benchmark.enabled) {
-    // A program the build does not make is checked now; one it makes, once
-    // the baseline is built (before it is measured).
-    std::string err;
-    auto program = resolveBenchmarkProgram(cfg_, err);
-    if (!program && !benchmarkProgramIsBuilt(cfg_, absolutePath(cfg_.benchmark.command[0], benchmarkWorkDir(cfg_))))
-      return reportError(err), false;
-    programChecked_ = program.has_value();
   }
   if (!startWorkers())
     return false;
