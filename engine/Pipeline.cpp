@@ -88,6 +88,8 @@ void keepArtifacts(Worker &w, const std::string &dir) {
 } // namespace
 
 void evaluateCandidate(Worker &w, Evaluation &e, const PipelineOptions &o) {
+  // A worker on a node may be the first to log into the run directory.
+  llvm::sys::fs::create_directories(llvm::sys::path::parent_path(o.logPath));
   w.builder->build(e, o.logPath);
   if (e.ok) {
     scoreCompileMetrics(w.cfg, e);

@@ -86,7 +86,12 @@ int run() {
   if (!spec)
     return ciq::reportError("cannot read the candidate " + Candidate + " (JSON written by the engine)");
   rec.spec = *spec;
-  ciq::Evaluation e = ciq::evaluationFromJson(*spec);
+  ciq::Evaluation e;
+  try {
+    e = ciq::evaluationFromJson(*spec);
+  } catch (const nlohmann::json::exception &x) {
+    return ciq::reportError(Candidate + ": not a candidate record as the engine writes it (" + x.what() + ")");
+  }
   e.ok = false;
   std::string err;
   auto cfg = ciq::loadConfig(Config, err);
