@@ -194,10 +194,10 @@ class Cluster:
         out = self.run(["squeue", "-h", "-w", node, "-t", "RUNNING", "-o", "%i"]).stdout.split()
         return [int(j) for j in out]
 
-    def kill_node(self, node):
+    def kill_node(self, node, jobs=()):
         """The node dies: its slurmd and every process of the jobs it runs
         (their slurmstepd and what it started) are killed with SIGKILL."""
-        jobs = set(str(j) for j in self.jobs_on(node))
+        jobs = set(str(j) for j in list(jobs) + self.jobs_on(node))
         kids = self._children()
         victims = []
         pid = self.procs.pop("slurmd-" + node, None)
