@@ -36,6 +36,7 @@ ap.add_argument("--example", required=True, help="examples/spill")
 ap.add_argument("--evaluations", type=int, default=13, help="evaluations of each search (baseline included)")
 ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
 args = ap.parse_args()
+args.ciq, args.module_dir, args.example = map(os.path.abspath, (args.ciq, args.module_dir, args.example))
 
 work = tempfile.mkdtemp(prefix="ciq-slurm-bench-")
 src = os.path.join(work, "src")

@@ -41,8 +41,11 @@ def which(name):
 
 
 class Cluster:
-    def __init__(self, root, cpus_per_node=1, slurmd_timeout_s=4):
+    def __init__(self, root, cpus_per_node=1, slurmd_timeout_s=4, fake_gpu=False):
         self.root = os.path.abspath(root)
+        # fake_gpu: each node declares one GPU (gres gpu:1 backed by /dev/null),
+        # which nvidia-smi cannot see: a node whose GPU vanished.
+        self.fake_gpu = fake_gpu
         self.cpus = cpus_per_node
         self.slurmd_timeout = slurmd_timeout_s
         self.procs = {}   # name -> pid of a daemon we started
@@ -92,9 +95,15 @@ class Cluster:
             "ReconfigFlags=KeepPartState",
             "SchedulerParameters=sched_interval=1",
         ]
+        gres = ""
+        if self.fake_gpu:
+            lines.append("GresTypes=gpu")
+            gres = " Gres=gpu:1"
+            with open(os.path.join(r, "gres.conf"), "w") as f:
+                f.write("Name=gpu File=/dev/null\n")
         for n in NODES:
             lines.append("NodeName=%s NodeHostname=localhost NodeAddr=127.0.0.1 Port=%d CPUs=%d "
-                         "RealMemory=1000 State=UNKNOWN" % (n, free_port(), self.cpus))
+                         "RealMemory=1000 State=UNKNOWN%s" % (n, free_port(), self.cpus, gres))
         lines.append("PartitionName=debug Nodes=%s Default=YES MaxTime=INFINITE State=UP" % ",".join(NODES))
         with open(self.conf, "w") as f:
             f.write("\n".join(lines) + "\n")

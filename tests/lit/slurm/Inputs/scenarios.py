@@ -1,7 +1,7 @@
 """Compile-only searches through the two-node test cluster (cluster.py),
 compared with the same search on the local executor.
 
-usage: scenarios.py <ciq> <work dir holding search.yaml and build/> same|faults
+usage: scenarios.py <ciq> <work dir holding search.yaml and build/> same|faults|gpu
 
 same:   the local search; then the Slurm search, its engine killed with
         SIGKILL while a job runs (`ciq resume` must reattach to that job, not
@@ -13,6 +13,9 @@ faults: one job at a time; the node running c0001 dies (its slurmd and the
         scored. c0002's node dies, then the node of its requeued job: c0002 is
         INVALID (node_failure). The nodes come back and c0003 runs; the
         search ends (never stalls), with the local search's candidates.
+gpu:    each node's GPU (gres gpu:1) is not there for nvidia-smi: the
+        baseline's job is requeued once on the other node, then the baseline
+        is INVALID (gpu_lost) and the search stops with that reason.
 Prints one line per check, for FileCheck.
 """
 import json
@@ -217,5 +220,25 @@ def faults(cluster):
     print("candidates: %s as the local search" % ("the same" if same_ids else "NOT the same"))
 
 
-with Cluster(os.path.join(work, "cluster")) as c:
-    {"same": same, "faults": faults}[scenario](c)
+def gpu(cluster):
+    slurm, slurm_run = config("gpu", slurm_jobs=1, extra=GPU_BENCHMARK)
+    text = open(slurm).read().replace("  max_jobs:", "  gres: gpu:1\n  max_jobs:")
+    with open(slurm, "w") as f:
+        f.write(text)
+    p = run(cluster, ["tune", "--no-lock", "--config", slurm], os.path.join(work, "gpu.log"))
+    rc = finish(p, "the search on nodes without their GPU")
+    print("search: exit %d" % rc)
+    for e in evaluations(slurm_run):
+        print("%s: %s %s: %s" % (e["candidate_id"], e["status"], e["reason"], e["message"]))
+    print(open(os.path.join(work, "gpu.log")).read().strip().splitlines()[-1])
+
+
+# A runtime objective: its jobs ask for a GPU (gres gpu:1).
+GPU_BENCHMARK = """benchmark:
+  command: [python3, -c, "print('time_ms=1')"]
+  metric: {regex: 'time_ms=([0-9.]+)'}
+  finalists: 0
+"""
+
+with Cluster(os.path.join(work, "cluster"), fake_gpu=scenario == "gpu") as c:
+    {"same": same, "faults": faults, "gpu": gpu}[scenario](c)
