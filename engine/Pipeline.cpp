@@ -3,6 +3,8 @@
 #include "Interleave.h"
 #include "Objectives.h"
 
+#include <cstdlib>
+#include <llvm/ADT/StringRef.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
@@ -55,7 +57,10 @@ void measureCandidate(Worker &w, Evaluation &e) {
   auto m = w.bench->measure(e.log);
   e.measureMs = m.wallMs;
   // Where a GPU exists: its clocks and throttle state, with the result.
-  if (auto g = queryGpuState(w.gpu); !g["gpus"].empty())
+  std::string gpu = w.gpu;
+  if (const char *v = getenv("CUDA_VISIBLE_DEVICES"); gpu.empty() && v)
+    gpu = llvm::StringRef(v).split(',').first.str();   // the one the benchmark's CUDA calls device 0
+  if (auto g = queryGpuState(gpu); !g["gpus"].empty())
     e.gpu = g["gpus"][0];
   if (!m.ok) {
     e.ok = false;

@@ -61,7 +61,9 @@ private:
   Evaluation evaluate(const Point &p, int generation, const std::string &id, Worker &w);
   void evaluateBatch(const std::vector<Point> &points, int generation);
   void evaluateOnSlurm(const std::vector<Point> &points, int generation);
-  size_t parallelism() const { return slurm_ ? (size_t)cfg_.executor.slurm.maxJobs : workers_.size(); }
+  // Slurm: a generation's candidates go to the executor at once; it keeps
+  // slurm.max_jobs of them in flight.
+  size_t parallelism() const { return slurm_ ? (size_t)cfg_.search.poolSize : workers_.size(); }
   void record(Evaluation &e);
   bool runCanary();
   int runFinalists(WinnerChoice &w);
@@ -190,7 +192,7 @@ bool TuneRun::startWorkers() {
     std::string err;
     if (!slurm_->start(opts_.resume, err))
       return reportError(err), false;
-    progress_.note("evaluating up to " + std::to_string(parallelism()) + " candidates at once as Slurm jobs (" +
+    progress_.note("evaluating up to " + std::to_string(cfg_.executor.slurm.maxJobs) + " candidates at once as Slurm jobs (" +
                    cfg_.runDir + "/slurm)");
   }
   return true;
