@@ -34,6 +34,7 @@ ap.add_argument("--ciq", required=True)
 ap.add_argument("--module-dir", required=True, help="<ciq build>/lib/cmake/CompileIQ")
 ap.add_argument("--example", required=True, help="examples/spill")
 ap.add_argument("--evaluations", type=int, default=13, help="evaluations of each search (baseline included)")
+ap.add_argument("--rounds", type=int, default=2, help="alternating local and Slurm searches of each")
 ap.add_argument("--keep", action="store_true", help="keep the temporary folder")
 args = ap.parse_args()
 args.ciq, args.module_dir, args.example = map(os.path.abspath, (args.ciq, args.module_dir, args.example))
@@ -100,21 +101,27 @@ def search(cfg, n, env=None):
 
 local = config("local", False)
 search(local, 3)  # warm-up
-local_s, local_evals = search(local, args.evaluations)
-
+local_s = slurm_s = 0
+jobs = []
 with Cluster(os.path.join(work, "cluster")) as c:
     slurm = config("slurm", True)
     search(slurm, 3, c.env())  # warm-up: each node's workspace configured and built
-    slurm_s, slurm_evals = search(slurm, args.evaluations, c.env())
+    # Rounds alternate local and Slurm, so that drift of a shared machine's
+    # load hits both alike.
+    for _ in range(args.rounds):
+        t, local_evals = search(local, args.evaluations)
+        local_s += t
+        t, slurm_evals = search(slurm, args.evaluations, c.env())
+        slurm_s += t
+        jobs += [e["slurm"] for e in slurm_evals if e.get("slurm", {}).get("read_at")]
 
 same = [e["candidate_hash"] for e in local_evals] == [e["candidate_hash"] for e in slurm_evals]
-jobs = [e["slurm"] for e in slurm_evals if e.get("slurm", {}).get("read_at")]
 to_start = [j["started_at"] - j["submitted_at"] for j in jobs]
 to_read = [j["read_at"] - j["finished_at"] for j in jobs]
-local_rate = 60 * len(local_evals) / local_s
-slurm_rate = 60 * len(slurm_evals) / slurm_s
-print("slurm_throughput: examples/spill, compile-only, %d evaluations each (same candidates: %s), %d CPU cores here"
-      % (len(local_evals), same, os.cpu_count()))
+local_rate = 60 * args.rounds * len(local_evals) / local_s
+slurm_rate = 60 * args.rounds * len(slurm_evals) / slurm_s
+print("slurm_throughput: examples/spill, compile-only, %d evaluations each x %d rounds (same candidates: %s), "
+      "%d CPU cores here, load average %.1f" % (len(local_evals), args.rounds, same, os.cpu_count(), os.getloadavg()[0]))
 print("  local executor, 1 worker : %6.1f s  %6.1f evaluations/min" % (local_s, local_rate))
 print("  slurm, 2 nodes, 2 jobs   : %6.1f s  %6.1f evaluations/min" % (slurm_s, slurm_rate))
 print("  ratio slurm / local      : %.2fx (goal >= 1.8x)" % (slurm_rate / local_rate))
