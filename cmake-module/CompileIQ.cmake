@@ -195,6 +195,15 @@ macro(_ciq_tune_yaml out)
     _ciq_yaml_list(_y "tune_targets" 0 ${tune_targets})
     string(APPEND ${out} "${_y}")
   endif()
+  if(ARG_TUNE_ARCHITECTURES)
+    # "90" as in CUDA_ARCHITECTURES, or "sm_90".
+    list(TRANSFORM ARG_TUNE_ARCHITECTURES REPLACE "^([0-9]+[af]?)(-real)?$" "sm_\\1" OUTPUT_VARIABLE _y_arches)
+    _ciq_yaml_list(_y "tune_architectures" 0 ${_y_arches})
+    string(APPEND ${out} "${_y}")
+  endif()
+  if(ARG_NARROW_ARCHITECTURES)
+    string(APPEND ${out} "narrow_architectures: true\n")
+  endif()
   string(APPEND ${out} "objectives:\n")
   foreach(_m IN LISTS metrics)
     set(_dir "")
@@ -244,9 +253,9 @@ function(ciq_tune target)
   set(fn "ciq_tune(${target})")
   set(one CONFIG METRIC_REGEX WARMUP REPEATS RUN_TIMEOUT BUDGET POOL_SIZE GENERATIONS SEED
           STRATEGY LOCKFILE)
-  set(multi METRIC BENCHMARK CORRECTNESS SPACE TUNE_TARGETS)
-  cmake_parse_arguments(PARSE_ARGV 1 ARG "" "${one}" "${multi}")
-  _ciq_check_parsed("${fn}" "${one};${multi}")
+  set(multi METRIC BENCHMARK CORRECTNESS SPACE TUNE_TARGETS TUNE_ARCHITECTURES)
+  cmake_parse_arguments(PARSE_ARGV 1 ARG "NARROW_ARCHITECTURES" "${one}" "${multi}")
+  _ciq_check_parsed("${fn}" "NARROW_ARCHITECTURES;${one};${multi}")
   _ciq_real_target(target "${fn}" "${target}")
   if(TARGET "ciq-tune-${target}")
     _ciq_fail("${fn}" "ciq_tune() was already called for '${target}'; call it once per target")
@@ -269,11 +278,14 @@ function(ciq_tune target)
     # A hand-written ciq.yaml is the whole configuration: the engine reads it
     # as is, so arguments that would write one have no place beside it.
     foreach(k METRIC_REGEX WARMUP REPEATS RUN_TIMEOUT BUDGET POOL_SIZE GENERATIONS SEED STRATEGY
-              LOCKFILE METRIC BENCHMARK CORRECTNESS SPACE)
+              LOCKFILE METRIC BENCHMARK CORRECTNESS SPACE TUNE_ARCHITECTURES)
       if(DEFINED ARG_${k})
         _ciq_fail("${fn}" "${k} cannot be combined with CONFIG ${ARG_CONFIG}: set it in that file instead")
       endif()
     endforeach()
+    if(ARG_NARROW_ARCHITECTURES)
+      _ciq_fail("${fn}" "NARROW_ARCHITECTURES cannot be combined with CONFIG ${ARG_CONFIG}: set narrow_architectures: true in that file instead")
+    endif()
     get_filename_component(yaml "${ARG_CONFIG}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
     if(NOT EXISTS "${yaml}")
       _ciq_fail("${fn}" "CONFIG ${yaml} does not exist")
@@ -289,6 +301,10 @@ function(ciq_tune target)
   set_property(TARGET ${target} PROPERTY CIQ_LOCKFILE "${lockfile}")
   set_property(TARGET ${target} PROPERTY CIQ_TUNE_TARGETS "${tune_targets}")
 
+  foreach(t IN LISTS target tune_targets)
+    _ciq_check_findcuda("${fn}" "${t}")
+  endforeach()
+
   # The wrapper goes first in the launcher chain of the tuned targets only;
   # done at the end of this directory, after the project set its own launchers.
   foreach(t IN LISTS target tune_targets)
@@ -297,6 +313,40 @@ function(ciq_tune target)
   endforeach()
 
   _ciq_add_engine_targets("${target}" "${yaml}")
+endfunction()
+
+# Legacy FindCUDA (cuda_add_executable, cuda_add_library) compiles .cu files
+# with custom commands, whose objects (<t>_generated_<name>.cu.o) it adds to
+# the target as sources: compiler launchers never run there. It works when
+# CUDA_NVCC_EXECUTABLE is the nvcc stand-in (a link named nvcc to ciq-ptxas).
+function(_ciq_findcuda_objects out t)
+  get_target_property(sources ${t} SOURCES)
+  set(generated "")
+  foreach(s IN LISTS sources)
+    if(s MATCHES "${t}_generated_[^/]*\\.cu\\.(o|obj)$")
+      list(APPEND generated "${s}")
+    endif()
+  endforeach()
+  set(${out} "${generated}" PARENT_SCOPE)
+endfunction()
+
+function(_ciq_check_findcuda fn t)
+  _ciq_findcuda_objects(generated ${t})
+  if(NOT generated)
+    return()
+  endif()
+  get_property(wrapper GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE)
+  get_filename_component(wrapper_real "${wrapper}" REALPATH)
+  get_filename_component(nvcc_real "${CUDA_NVCC_EXECUTABLE}" REALPATH)
+  if(CUDA_NVCC_EXECUTABLE AND nvcc_real STREQUAL wrapper_real)
+    message(STATUS "ciq: ${t}: FindCUDA compiles its CUDA sources through the nvcc stand-in ${CUDA_NVCC_EXECUTABLE}")
+    return()
+  endif()
+  message(WARNING " ${fn}: ${t} compiles its CUDA sources with legacy FindCUDA (cuda_add_executable, "
+    "cuda_add_library), whose custom commands bypass compiler launchers: no candidate would reach nvcc. "
+    "Either use CMake's CUDA language (project(... LANGUAGES CUDA), add_executable), or configure again "
+    "with -DCUDA_NVCC_EXECUTABLE=<a link named nvcc to ${wrapper}> (FindCUDA resets it on the configure "
+    "that sets CUDA_TOOLKIT_ROOT_DIR; docs/cmake.md, \"Legacy FindCUDA\")")
 endfunction()
 
 # Writes <build>/ciq/<target>/ciq.yaml from ciq_tune's arguments (ARG_*).
@@ -397,19 +447,32 @@ function(_ciq_config_lockfile out yaml default)
   set(${out} "${lock}" PARENT_SCOPE)
 endfunction()
 
-# CUDA_COMPILER_LAUNCHER = ciq-ptxas, then whatever launcher the target
-# already had (its property, else CMAKE_CUDA_COMPILER_LAUNCHER: ccache, sccache).
-function(_ciq_chain_launcher t)
+# The launcher chain <t> has (its property, else CMAKE_CUDA_COMPILER_LAUNCHER)
+# in `out`, and in `out_first` whether ciq-ptxas is already its first entry.
+function(_ciq_target_launcher out out_first t)
   get_property(wrapper GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE)
   get_target_property(launcher ${t} CUDA_COMPILER_LAUNCHER)
   if(NOT launcher)
     set(launcher "${CMAKE_CUDA_COMPILER_LAUNCHER}")
   endif()
+  set(first_is_wrapper OFF)
   if(launcher)
     list(GET launcher 0 first)
     if(first STREQUAL wrapper)
-      return()  # a second ciq_tune() naming this target as TUNE_TARGETS
+      set(first_is_wrapper ON)
     endif()
+  endif()
+  set(${out} "${launcher}" PARENT_SCOPE)
+  set(${out_first} ${first_is_wrapper} PARENT_SCOPE)
+endfunction()
+
+# CUDA_COMPILER_LAUNCHER = ciq-ptxas, then whatever launcher the target
+# already had (its property, else CMAKE_CUDA_COMPILER_LAUNCHER: ccache, sccache).
+function(_ciq_chain_launcher t)
+  get_property(wrapper GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE)
+  _ciq_target_launcher(launcher first_is_wrapper ${t})
+  if(first_is_wrapper)
+    return()  # a second ciq_tune() naming this target as TUNE_TARGETS
   endif()
   set_property(TARGET ${t} PROPERTY CUDA_COMPILER_LAUNCHER "${wrapper}" ${launcher})
 endfunction()
@@ -484,6 +547,15 @@ function(ciq_apply_lock target)
     return()
   endif()
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${lockfile}")
+
+  # FindCUDA reads no compile options: the lock would not reach its compiles.
+  _ciq_findcuda_objects(generated ${target})
+  if(generated)
+    message(WARNING " ${fn}: ${target} is compiled by legacy FindCUDA, which reads no compile options, so "
+      "the lock cannot be applied here; build with CIQ_LOCK=${lockfile} in the environment and "
+      "CUDA_NVCC_EXECUTABLE set to the nvcc stand-in (docs/cmake.md, \"Legacy FindCUDA\")")
+    return()
+  endif()
 
   # The checks read the target's final CUDA_ARCHITECTURES: run them at the
   # end of this directory.
@@ -597,6 +669,7 @@ function(_ciq_apply_lock_now target lockfile policy tune_targets)
   set(retune "tune again (cmake --build ${CMAKE_BINARY_DIR} --target ciq-tune-${target})")
   file(READ "${lockfile}" json)
   set(problems "")
+  set(through_wrapper OFF)
   string(JSON schema ERROR_VARIABLE err GET "${json}" schema_version)
   string(REGEX REPLACE "[ \n]+" " " err "${err}")  # one line per problem
   string(STRIP "${err}" err)
@@ -636,6 +709,13 @@ function(_ciq_apply_lock_now target lockfile policy tune_targets)
     list(REMOVE_DUPLICATES tune_targets)
     list(REMOVE_ITEM tune_targets "${target}")
   endif()
+  if(through_wrapper)
+    foreach(t IN LISTS target tune_targets)
+      _ciq_apply_through_wrapper(${t} "${lockfile}" "${policy}")
+    endforeach()
+    message(STATUS "ciq: ${target}: CUDA_ARCHITECTURES is not a fixed list; applying ${lockfile} (candidate ${candidate}) through ciq-ptxas --lock, which refuses it on a compile for other architectures than the lock's ${lock_arches}")
+    return()
+  endif()
   _ciq_genex_escape(options_gx ${options})
   _ciq_genex_escape(defines_gx ${defines})
   foreach(t IN LISTS target tune_targets)
@@ -654,6 +734,28 @@ function(_ciq_apply_lock_now target lockfile policy tune_targets)
     set(shown "the compiler defaults (the baseline won)")
   endif()
   message(STATUS "ciq: ${target}: applying ${lockfile} (candidate ${candidate}): ${shown}")
+endfunction()
+
+# Applies the lock with ciq-ptxas --lock first in <t>'s launcher chain, for a
+# target whose architectures only its compile lines know: the wrapper checks
+# the SASS architectures of every compile against the lock's and refuses (or,
+# POLICY warn, compiles without) a lock frozen for others.
+function(_ciq_apply_through_wrapper t lockfile policy)
+  get_property(wrapper GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE)
+  _ciq_target_launcher(launcher first_is_wrapper ${t})
+  if(first_is_wrapper)
+    list(REMOVE_AT launcher 0)  # ciq_tune() put it there; a tuning run ignores --lock
+  endif()
+  set_property(TARGET ${t} PROPERTY CUDA_COMPILER_LAUNCHER
+    "${wrapper}" --lock "${lockfile}" --lock-policy ${policy} ${launcher})
+  # The command line names the lockfile, not what it holds: rebuild when it changes.
+  get_target_property(sources ${t} SOURCES)
+  get_target_property(source_dir ${t} SOURCE_DIR)
+  foreach(s IN LISTS sources)
+    if(s MATCHES "\\.cu$")
+      set_property(SOURCE "${s}" DIRECTORY "${source_dir}" APPEND PROPERTY OBJECT_DEPENDS "${lockfile}")
+    endif()
+  endforeach()
 endfunction()
 
 # Fills `problems`, and `options`/`defines`/`candidate` of the caller, from `json`.
@@ -699,7 +801,10 @@ macro(_ciq_lock_check_and_render)
     string(REPLACE ";" " " b "${target_arches}")
     _ciq_problem("architectures: the lock was frozen for ${a}, ${target} builds for CUDA_ARCHITECTURES ${b}; ${retune}, or set CUDA_ARCHITECTURES to match the lock")
   elseif(NOT target_nums)
-    message(STATUS "ciq: ${target}: CUDA_ARCHITECTURES is not a fixed list; not checking it against the lock's ${lock_arches}")
+    # The architectures come from the flags (-arch=..., CMP0104 OLD) or are
+    # nvcc's choice: only the real compile lines know them, so ciq-ptxas
+    # --lock applies the lock and checks each compile's architectures.
+    set(through_wrapper ON)
   endif()
 
   # The rendered controls: ptxas options reach ptxas through nvcc's -Xptxas,

@@ -1,4 +1,5 @@
 #include "DeviceCode.h"
+#include "Fatbin.h"
 #include "Sha256.h"
 
 #include <algorithm>
@@ -79,19 +80,15 @@ void hashCubin(const Elf &cubin, std::string &acc) {
   });
 }
 
-// A fatbin file starts with this magic (0xBA55ED50, little-endian).
-const llvm::StringRef kFatbinMagic("\x50\xed\x55\xba", 4);
-
 bool isCubin(const Elf &elf) { return elf.getHeader().e_machine == llvm::ELF::EM_CUDA; }
 
-// The cubins embedded in a fatbin: every ELF image for the CUDA machine.
-// ciq never interprets the fatbin container itself, it only finds the ELFs.
-// Returns false when there is none (e.g. a compressed fatbin).
-bool hashEmbeddedCubins(llvm::StringRef fatbin, std::string &acc) {
+// Older containers seen by no parser: every ELF image for the CUDA machine
+// found in the bytes. Returns false when there is none.
+bool scanForCubins(llvm::StringRef bytes, std::string &acc) {
   bool found = false;
   size_t pos = 0;
-  while ((pos = fatbin.find("\x7f" "ELF", pos)) != llvm::StringRef::npos) {
-    if (auto elf = openElf(fatbin.substr(pos)); elf && isCubin(*elf)) {
+  while ((pos = bytes.find("\x7f" "ELF", pos)) != llvm::StringRef::npos) {
+    if (auto elf = openElf(bytes.substr(pos)); elf && isCubin(*elf)) {
       hashCubin(*elf, acc);
       found = true;
     }
@@ -100,9 +97,27 @@ bool hashEmbeddedCubins(llvm::StringRef fatbin, std::string &acc) {
   return found;
 }
 
+// The cubins of a fatbin (decompressed: -rdc and -compress-mode store them
+// compressed, see Fatbin.h) hashed into `acc`. Returns false when there is
+// none (a PTX-only fatbin); false with `error` when the container is damaged.
+bool hashEmbeddedCubins(llvm::StringRef fatbin, std::string &acc, std::string &error, int onlySm) {
+  if (!isFatbin(fatbin))
+    return scanForCubins(fatbin, acc);
+  bool found = false;
+  bool ok = forEachFatbinCubin(fatbin, [&](int sm, llvm::StringRef cubin) {
+    if (onlySm && sm != onlySm)
+      return;
+    if (auto elf = openElf(cubin); elf && isCubin(*elf)) {
+      hashCubin(*elf, acc);
+      found = true;
+    }
+  }, error);
+  return ok && found;
+}
+
 } // namespace
 
-std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &error) {
+std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &error, int onlySm) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buf) {
     error = path + ": " + buf.getError().message();
@@ -114,12 +129,16 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
   if (!elf) {
     // Not an ELF object: a fatbin (nvcc -fatbin) is hashed by its cubins like
     // an object's .nv_fatbin; anything else is device code as a whole.
-    std::string acc;
-    bool cubins = hashEmbeddedCubins(bytes, acc);
+    std::string acc, damaged;
+    bool cubins = hashEmbeddedCubins(bytes, acc, damaged, onlySm);
+    if (!damaged.empty()) {
+      error = path + ": " + damaged;
+      return std::nullopt;
+    }
     dc.sha256 = sha256Hex(cubins ? llvm::StringRef(acc) : bytes);
     dc.bytes = (long)bytes.size();
     dc.section = cubins ? "file cubins" : "file";
-    dc.isCuda = cubins || bytes.startswith(kFatbinMagic);
+    dc.isCuda = cubins || isFatbin(bytes);
     return dc;
   }
   // A cubin is an ELF for the CUDA machine: the whole file is device code.
@@ -146,9 +165,15 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
       failed = true;
       return;
     }
-    std::string acc;
+    std::string acc, damaged;
     dc.bytes = (long)contents->size();
-    if (hashEmbeddedCubins(*contents, acc)) {
+    bool cubins = hashEmbeddedCubins(*contents, acc, damaged, onlySm);
+    if (!damaged.empty()) {
+      error = path + ": " + name.str() + ": " + damaged;
+      failed = true;
+      return;
+    }
+    if (cubins) {
       dc.sha256 = sha256Hex(acc);
       dc.section = name.str() + " cubins";
     } else {

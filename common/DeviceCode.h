@@ -4,8 +4,9 @@
 // Each cubin's sections are hashed except `.note.nv.tkinfo`, where ptxas
 // records its own command line: two spellings of the same options (or an
 // added -v) give the same hash, and only a change of the generated code
-// changes it. Without a cubin to find (a compressed fatbin, a PTX-only
-// target) the raw bytes are hashed.
+// changes it. Compressed cubins (-rdc=true, -compress-mode) are decompressed
+// first (Fatbin.h), so they hash as the same code uncompressed. Without a
+// cubin to find (a PTX-only target) the raw bytes are hashed.
 #pragma once
 #include <optional>
 #include <string>
@@ -20,9 +21,11 @@ struct DeviceCode {
   bool isCuda = false;  // a cubin, a fatbin, or an object with a .nv_fatbin/__nv_relfatbin section
 };
 
-// nullopt (with error) when the file cannot be read; a host object without
+// nullopt (with error) when the file cannot be read or its fatbin is damaged; a host object without
 // device code gives sha256 "" and bytes 0.
-std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &error);
+// onlySm (90 for sm_90): hash only the fatbin cubins of that architecture, as
+// `ciq lock verify` does for a lock tuned with narrow_architectures.
+std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &error, int onlySm = 0);
 
 // One hash for a set of objects: SHA-256 over their sorted per-object hashes,
 // so it does not depend on where the build tree is.

@@ -28,7 +28,7 @@ void to_json(json &j, const CandidateMessage &v) {
            {"ptxas_options", v.ptxasOptions}, {"nvcc_options", v.nvccOptions},
            {"defines", v.defines}, {"acfs", v.acfs},
            {"compile_timeout_s", v.compileTimeoutSeconds}, {"want_stats", v.wantStats},
-           {"strip_args", v.stripArgs}};
+           {"strip_args", v.stripArgs}, {"narrow_to", v.narrowTo}};
 }
 void from_json(const json &j, CandidateMessage &v) {
   GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash");
@@ -36,6 +36,7 @@ void from_json(const json &j, CandidateMessage &v) {
   GET(acfs, "acfs"); GET(compileTimeoutSeconds, "compile_timeout_s");
   v.wantStats = j.value("want_stats", true);
   GET(stripArgs, "strip_args");
+  GET(narrowTo, "narrow_to");
 }
 
 void to_json(json &j, const KernelStats &v) {
@@ -43,13 +44,15 @@ void to_json(json &j, const KernelStats &v) {
            {"registers", v.registers}, {"barriers", v.barriers},
            {"spill_stores", v.spillStores}, {"spill_loads", v.spillLoads},
            {"stack_frame", v.stackFrame}, {"shared_bytes", v.sharedBytes},
-           {"constant_bytes", v.constantBytes}, {"compile_ms", v.compileMs}};
+           {"constant_bytes", v.constantBytes}, {"compile_ms", v.compileMs},
+           {"cap_applied", v.capApplied}, {"cap_override", v.capOverride}};
 }
 void from_json(const json &j, KernelStats &v) {
   GET(name, "name"); GET(demangled, "demangled"); GET(arch, "arch"); GET(registers, "registers");
   GET(barriers, "barriers"); GET(spillStores, "spill_stores"); GET(spillLoads, "spill_loads");
   GET(stackFrame, "stack_frame"); GET(sharedBytes, "shared_bytes");
   GET(constantBytes, "constant_bytes"); GET(compileMs, "compile_ms");
+  GET(capApplied, "cap_applied"); GET(capOverride, "cap_override");
 }
 
 void to_json(json &j, const Receipt &v) {
@@ -59,7 +62,8 @@ void to_json(json &j, const Receipt &v) {
            {"kernels", v.kernels}, {"device_code_sha256", v.deviceCodeSha256},
            {"device_code_bytes", v.deviceCodeBytes}, {"log_path", v.logPath},
            {"final_argv", v.finalArgv}, {"overridden_user_options", v.overriddenUserOptions},
-           {"skipped_controls", v.skippedControls}};
+           {"skipped_controls", v.skippedControls},
+           {"cap_overrides_unattributed", v.capOverridesUnattributed}};
 }
 void from_json(const json &j, Receipt &v) {
   GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash"); GET(source, "source");
@@ -68,6 +72,7 @@ void from_json(const json &j, Receipt &v) {
   GET(deviceCodeSha256, "device_code_sha256"); GET(deviceCodeBytes, "device_code_bytes");
   GET(logPath, "log_path"); GET(finalArgv, "final_argv");
   GET(overriddenUserOptions, "overridden_user_options"); GET(skippedControls, "skipped_controls");
+  GET(capOverridesUnattributed, "cap_overrides_unattributed");
 }
 #undef GET
 

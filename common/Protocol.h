@@ -49,6 +49,9 @@ struct CandidateMessage {
   // (exact matches, see lockCompileArgs), so the baseline really is the
   // default compile.
   std::vector<std::string> stripArgs;
+  // narrow_architectures: nvcc compiles SASS for this architecture only
+  // ("sm_90"), whatever -gencode/-arch the build passes ("" : as the build says).
+  std::string narrowTo;
 };
 
 // ptxas statistics of one kernel (entry function) for one architecture.
@@ -64,6 +67,11 @@ struct KernelStats {
   long sharedBytes = 0;    // static shared memory, bytes
   long constantBytes = 0;  // sum of cmem[N] banks reported, bytes
   double compileMs = 0;    // ptxas "Compile time" for this entry, ms (0 if not printed)
+  // -maxrregcount: ptxas said it applied the cap to this entry, or kept the
+  // entry's own limit instead (__launch_bounds__, __maxnreg__), e.g.
+  // "entry-specific value 255 computed using thread count" (wrapper/RegisterCap.h).
+  bool capApplied = false;
+  std::string capOverride;
 };
 
 // What the wrapper reports after one compiler invocation.
@@ -85,6 +93,9 @@ struct Receipt {
   std::vector<std::string> overriddenUserOptions;
   // Controls that cannot reach this compiler (e.g. nvcc options when ptxas runs alone).
   std::vector<std::string> skippedControls;
+  // "Overriding global maxrregcount" lines ptxas printed that name no kernel
+  // this receipt could attribute them to (wrapper/RegisterCap.h).
+  int capOverridesUnattributed = 0;
 };
 
 void to_json(nlohmann::json &j, const CompileRequest &v);

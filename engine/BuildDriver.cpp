@@ -9,6 +9,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <thread>
 
 namespace ciq {
@@ -26,12 +27,8 @@ bool isCudaCompile(const nlohmann::json &e) {
   return llvm::StringRef(file).endswith(".cu") || cmd.find("nvcc") != std::string::npos;
 }
 
-// The object a compile writes: compile_commands.json's "output" (CMake 3.26+),
-// else the -o argument of the command, split as a shell would (LLVM's
-// GNU-style tokenizer).
-std::string outputOf(const nlohmann::json &e) {
-  if (e.contains("output"))
-    return e.value("output", "");
+// An entry's command, split as a shell would (LLVM's GNU-style tokenizer).
+std::vector<std::string> commandOf(const nlohmann::json &e) {
   std::vector<std::string> args;
   if (e.contains("arguments"))
     args = e["arguments"].get<std::vector<std::string>>();
@@ -43,10 +40,50 @@ std::string outputOf(const nlohmann::json &e) {
     for (const char *t : toks)
       args.push_back(t);
   }
+  return args;
+}
+
+// The object a compile writes: compile_commands.json's "output" (CMake 3.26+),
+// else the -o argument of the command.
+std::string outputOf(const nlohmann::json &e) {
+  if (e.contains("output"))
+    return e.value("output", "");
+  std::vector<std::string> args = commandOf(e);
   for (size_t i = 0; i + 1 < args.size(); ++i)
     if (args[i] == "-o" || args[i] == "--output-file")
       return args[i + 1];
   return "";
+}
+
+// Legacy FindCUDA (cuda_add_executable) compiles each .cu with a custom
+// command that runs a generated script, CMakeFiles/<target>.dir/...
+// /<target>_generated_<name>.cu.o.cmake, holding `set(source_file "...")` and
+// `set(generated_file_internal "...")`. compile_commands.json lists none of
+// them; the scripts name the source and object (docs/cmake.md, FindCUDA).
+std::vector<CudaObject> findCudaScriptCompiles(const std::string &buildDir, const std::string &target) {
+  std::vector<CudaObject> out;
+  static const std::regex setLine(R"re(^set\((source_file|generated_file_internal) "([^"]+)"\))re");
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(buildDir, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::StringRef path = it->path();
+    std::string dirMarker = "/CMakeFiles/" + target + ".dir/";
+    // <name>.cu.o.cmake, or <name>.cu.o.<config>.cmake with a build type.
+    llvm::StringRef file = llvm::sys::path::filename(path);
+    if (!file.endswith(".cmake") || !file.contains(".o.") || !path.contains(dirMarker) ||
+        !file.startswith(target + "_generated_"))
+      continue;
+    std::ifstream in(path.str());
+    CudaObject o;
+    o.target = target;
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, setLine))
+        (m.str(1) == "source_file" ? o.source : o.object) = m.str(2);
+    }
+    if (!o.source.empty() && !o.object.empty())
+      out.push_back(o);
+  }
+  return out;
 }
 
 } // namespace
@@ -57,8 +94,21 @@ bool BuildDriver::discover(std::string &error) {
     // Configure once more with the export switched on (the module does this already).
     runSubprocess({"cmake", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", cfg_.buildDir});
   }
+  std::vector<std::string> targets = {cfg_.target};
+  targets.insert(targets.end(), cfg_.tuneTargets.begin(), cfg_.tuneTargets.end());
+  objects_.clear();
+  // FindCUDA's compiles, found by their scripts: only where the compile
+  // database has none (a FindCUDA project may have no database at all).
+  auto addScriptCompiles = [&] {
+    for (const auto &t : targets)
+      for (auto &o : findCudaScriptCompiles(cfg_.buildDir, t))
+        objects_.push_back(o);
+    return !objects_.empty();
+  };
   std::ifstream in(cc);
   if (!in) {
+    if (addScriptCompiles())
+      return true;
     error = cc + ": missing; configure the build with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "
                  "(find_package(CompileIQ) does it) and a Ninja or Makefile generator";
     return false;
@@ -68,12 +118,9 @@ bool BuildDriver::discover(std::string &error) {
     error = cc + ": not a JSON array; delete it and configure again";
     return false;
   }
-  std::vector<std::string> targets = {cfg_.target};
-  targets.insert(targets.end(), cfg_.tuneTargets.begin(), cfg_.tuneTargets.end());
   // Ninja Multi-Config lists every configuration's objects, each under
   // CMakeFiles/<target>.dir/<config>/: keep the configuration being built.
   bool multiConfig = !cfg_.config.empty() && llvm::sys::fs::exists(cfg_.buildDir + "/build-" + cfg_.config + ".ninja");
-  objects_.clear();
   for (const auto &e : db) {
     std::string output = outputOf(e);
     if (!isCudaCompile(e) || output.empty())
@@ -88,10 +135,10 @@ bool BuildDriver::discover(std::string &error) {
         continue;
       if (multiConfig && out.find(marker + cfg_.config + "/") == std::string::npos)
         continue;
-      objects_.push_back({absolutePath(e.value("file", ""), dir), out, t});
+      objects_.push_back({absolutePath(e.value("file", ""), dir), out, t, commandOf(e)});
     }
   }
-  if (objects_.empty()) {
+  if (objects_.empty() && !addScriptCompiles()) {
     error = cc + ": target '" + cfg_.target + "' has no CUDA translation unit; check `target:` in " +
             cfg_.path + " (a target with .cu sources) or add its CUDA libraries to tune_targets";
     return false;

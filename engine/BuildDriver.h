@@ -14,6 +14,7 @@ struct CudaObject {
   std::string source;   // absolute .cu path
   std::string object;   // absolute object path the compile writes
   std::string target;   // CMake target it belongs to
+  std::vector<std::string> command;  // the compile command as compile_commands.json has it ([] for FindCUDA)
 };
 
 class BuildDriver {

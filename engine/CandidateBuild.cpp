@@ -53,6 +53,7 @@ CandidateMessage CandidateBuilder::messageFor(const Evaluation &e) const {
   }
   m.compileTimeoutSeconds = cfg_.timeouts.compileSeconds;
   m.stripArgs = stripArgs_;
+  m.narrowTo = cfg_.narrowTo;
   return m;
 }
 

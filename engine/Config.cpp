@@ -5,6 +5,7 @@
 #include "YamlUtil.h"
 
 #include <algorithm>
+#include <regex>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <set>
@@ -193,7 +194,7 @@ TuneConfig parse(const std::string &path) {
     r.fail(root, "(top level)", "expected a mapping at the top (target:, space:, ...); see docs/config.md");
   r.onlyKeys(root, "", {"target", "build_dir", "config", "lockfile", "run_dir", "tune_targets",
                         "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs", "workers",
-                        "keep_invalid", "executor", "slurm"});
+                        "keep_invalid", "executor", "slurm", "tune_architectures", "narrow_architectures"});
   TuneConfig c;
   c.path = path;
   std::string base = llvm::sys::path::parent_path(path).str();
@@ -223,6 +224,15 @@ TuneConfig parse(const std::string &path) {
       r.fail(root["slurm"], "slurm", "a slurm: section needs 'executor: slurm' (or remove the section)");
     c.executor.slurm = parseSlurm(root["slurm"], r, base);
   }
+  if (root["tune_architectures"]) {
+    c.tuneArchitectures = r.strings(root["tune_architectures"], "tune_architectures");
+    for (const auto &a : c.tuneArchitectures)
+      if (!std::regex_match(a, std::regex("sm_[0-9]+[af]?")))
+        r.fail(root["tune_architectures"], "tune_architectures",
+               "'" + a + "' is not an SASS architecture; write it as sm_90 (sm_90a, sm_100f)");
+  }
+  if (root["narrow_architectures"])
+    c.narrowArchitectures = r.boolean(root["narrow_architectures"], "narrow_architectures");
   if (root["benchmark"]) c.benchmark = parseBenchmark(root["benchmark"], r, base);
   if (root["search"]) c.search = parseSearch(root["search"], r);
   if (root["timeouts"]) c.timeouts = parseTimeouts(root["timeouts"], r);

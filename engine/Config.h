@@ -115,6 +115,16 @@ struct TuneConfig {
   int workers = 0;
   bool keepInvalid = false;  // keep logs/artifacts of INVALID candidates
   ExecutorConfig executor;
+  // The architecture the tune measures on when no GPU says it ("sm_90");
+  // the first one counts (docs/config.md, "Architectures").
+  std::vector<std::string> tuneArchitectures;
+  // Tuning compiles produce SASS only for the measured architecture.
+  bool narrowArchitectures = false;
+  // Filled by the tune before the baseline (engine/Architectures.h), not read
+  // from ciq.yaml: the measured architecture when narrowing, else "".
+  std::string narrowTo;
+  std::vector<std::string> buildArchitectures;  // SASS the build's compile lines produce
+  std::string measuredArchitecture;             // "" when unknown
 };
 
 // Parses a ciq.yaml; nullopt with `error` set to one line on failure.

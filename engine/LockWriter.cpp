@@ -32,6 +32,15 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
   std::set<std::string> archs;
   for (const auto &k : win.kernels)
     archs.insert(k.arch);
+  // Narrowed: the winner was measured on one architecture and applies to the
+  // build's whole list (docs/config.md, "Architectures"); the device-code
+  // SHA-256 covers that one architecture's SASS.
+  if (!cfg.narrowTo.empty()) {
+    archs.insert(cfg.buildArchitectures.begin(), cfg.buildArchitectures.end());
+    l.extra["device_code_architecture"] = cfg.narrowTo;
+  }
+  if (!cfg.measuredArchitecture.empty())
+    l.extra["tuned_architecture"] = cfg.measuredArchitecture;
   l.architectures.assign(archs.begin(), archs.end());
   nlohmann::json sources = nlohmann::json::array();
   for (const auto &s : cfg.space.sources)

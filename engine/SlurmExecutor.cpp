@@ -97,6 +97,9 @@ bool SlurmExecutor::submit(Job &j, bool keepInvalid) {
   cand["log"] = cfg_.runDir + "/logs/" + e.candidateId + ".log";
   cand["artifacts_dir"] = keepInvalid ? cfg_.runDir + "/invalid/" + e.candidateId : "";
   cand["workspace"] = s.workspace;
+  // Decided by the engine before the baseline (narrow_architectures): the
+  // worker's compiles are narrowed alike, or its device code would differ.
+  cand["narrow_to"] = cfg_.narrowTo;
   cand["gpu_expected"] = s.gres.find("gpu") != std::string::npos && cfg_.benchmark.enabled;
   std::string err;
   if (!writeJsonDurably(spec, cand, err)) {

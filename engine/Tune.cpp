@@ -1,6 +1,8 @@
 #include "Tune.h"
+#include "Architectures.h"
 #include "Benchmark.h"
 #include "CandidateBuild.h"
+#include "InertControls.h"
 #include "Command.h"
 #include "Interleave.h"
 #include "Journal.h"
@@ -58,6 +60,7 @@ private:
   bool evaluateBaseline();
   int searchGenerations();
   bool startWorkers();
+  void checkArchitectures();
   Evaluation evaluate(const Point &p, int generation, const std::string &id, Worker &w);
   void evaluateBatch(const std::vector<Point> &points, int generation);
   void evaluateOnSlurm(const std::vector<Point> &points, int generation);
@@ -84,7 +87,13 @@ private:
   std::unique_ptr<SlurmExecutor> slurm_;           // executor: slurm (docs/cluster.md)
   std::vector<Evaluation> evals_;
   std::map<std::string, size_t> byHash_, byDevice_;
+  std::set<int> inertAnnounced_;
+  // Pool points not evaluated because an inert control was all that set them
+  // apart: the strategy sees them as taken, so it moves on (not journaled: a
+  // resumed search re-derives them, and never evaluates a point twice).
+  std::vector<ScoredPoint> skipped_;
   int budget_ = 0;
+  std::vector<Point> unspent(std::vector<Point> pool, int generation);
 };
 
 bool TuneRun::openJournal() {
@@ -146,10 +155,35 @@ bool TuneRun::prepare() {
   } catch (const std::exception &e) {
     return reportError(cfg_.path + ": search.strategy: " + e.what()), false;
   }
+  checkArchitectures();
   if (!startWorkers())
     return false;
   progress_.begin(budget_, !opts_.quiet);
   return true;
+}
+
+// Before the baseline: the architecture measured on against the SASS the
+// build compiles (Architectures.h); with narrow_architectures, every tuning
+// compile is narrowed to it (the workers copy cfg_ after this).
+void TuneRun::checkArchitectures() {
+  BuildDriver driver(cfg_);
+  std::string err;
+  if (!driver.discover(err))
+    return; // the builder reports the same problem, as an error
+  auto m = measuredArchitecture(cfg_);
+  cfg_.measuredArchitecture = m.arch;
+  cfg_.buildArchitectures = sassArchitectures(driver.objects());
+  for (const auto &w : architectureWarnings(m, cfg_.buildArchitectures, cfg_.narrowArchitectures, cfg_.path))
+    reportWarning(w);
+  if (!cfg_.narrowArchitectures)
+    return;
+  if (m.arch.empty()) {
+    reportWarning("narrow_architectures: no GPU and no tune_architectures in " + cfg_.path +
+                  ", so nothing to narrow to; tuning compiles keep the build's architectures");
+    return;
+  }
+  cfg_.narrowTo = m.arch;
+  progress_.note("narrow_architectures: tuning compiles produce SASS for " + m.arch + " only (" + m.source + ")");
 }
 
 // Worker 0 builds in the user's build tree; with several GPUs (runtime
@@ -241,6 +275,9 @@ std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {
   for (const auto &e : evals_)
     if (e.generation < beforeGeneration)
       h.push_back({e.point, e.ok, normalizedObjectives(cfg_, e), e.generation});
+  for (const auto &p : skipped_)
+    if (p.generation < beforeGeneration)
+      h.push_back(p);
   return h;
 }
 
@@ -388,6 +425,33 @@ int TuneRun::failFirstGeneration() {
                      example->replay + "` (search.exit_on_failure: false searches on)");
 }
 
+// The pool with inert controls left unset (InertControls.h), minus the points
+// that then repeat an earlier evaluation or each other: no evaluation is
+// spent on a control that cannot change the code.
+std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
+  auto inert = findInertControls(cfg_.space, evals_, generation);
+  if (inert.empty())
+    return pool;
+  for (const auto &i : inert)
+    if (inertAnnounced_.insert(i.control).second) {
+      progress_.note(i.why);
+      journal_.append({{"op", "inert_control"}, {"control", cfg_.space.controls[i.control].name},
+                       {"evidence", i.evidence}, {"generation", generation}});
+    }
+  std::vector<Point> out;
+  std::set<Point> seen;
+  for (const auto &p : pool) {
+    Point q = withoutInert(p, inert);
+    bool earlier = std::any_of(evals_.begin(), evals_.end(),
+                               [&](const Evaluation &e) { return e.generation < generation && e.point == q; });
+    if (!earlier && seen.insert(q).second)
+      out.push_back(q);
+    else if (q != p)
+      skipped_.push_back({p, false, {}, generation});
+  }
+  return out;
+}
+
 int TuneRun::searchGenerations() {
   JournalContents j = readJournal(journal_.path());
   for (int g = 1; g <= cfg_.search.generations && budgetLeft(); ++g) {
@@ -396,7 +460,7 @@ int TuneRun::searchGenerations() {
       break;
     progress_.generation(g, cfg_.search.generations);
     std::vector<Point> todo;
-    for (const auto &p : pool) {
+    for (const auto &p : unspent(pool, g)) {
       bool done = std::any_of(evals_.begin(), evals_.end(),
                               [&](const Evaluation &e) { return e.generation == g && e.point == p; });
       if (!done) // else evaluated before the engine was killed

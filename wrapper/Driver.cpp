@@ -7,7 +7,9 @@
 #include "EngineClient.h"
 #include "Inject.h"
 #include "LockMode.h"
+#include "NarrowArch.h"
 #include "PtxasStats.h"
+#include "RegisterCap.h"
 #include "Sha256.h"
 #include "Subprocess.h"
 
@@ -258,6 +260,7 @@ std::string defaultOutput(const NvccCommand &cmd) {
 struct Outcome {
   SubprocessResult run;
   std::vector<KernelStats> kernels;
+  int capOverridesUnattributed = 0;
   bool timedOut = false;
 };
 
@@ -273,8 +276,10 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats) {
   Outcome out;
   out.run = runSubprocess(inj.argv, o);
   out.timedOut = out.run.timedOut;
-  if (wantStats)
+  if (wantStats) {
     out.kernels = parsePtxasVerbose(out.run.err);
+    out.capOverridesUnattributed = markRegisterCapOverrides(out.run.err, out.kernels);
+  }
   writeAll(2, inj.addedVerbose ? stripPtxasVerbose(out.run.err) : out.run.err);
   return out;
 }
@@ -391,6 +396,18 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     if (!prep.error.empty())
       return fail(prep.error);
   }
+  // narrow_architectures: SASS for the measured architecture only (NarrowArch.h).
+  if (!cand->narrowTo.empty() && inv.kind == "nvcc") {
+    std::vector<std::string> narrowed;
+    std::string err;
+    if (!narrowNvccArgs(stripped.args, cand->narrowTo, cwd, narrowed, err))
+      return fail(err);
+    stripped.args = narrowed;
+    parsed = Parsed{};
+    prep = prepare(stripped, parsed, cwd);
+    if (!prep.error.empty())
+      return fail(prep.error);
+  }
 
   Receipt rc;
   rc.candidateId = cand->candidateId;
@@ -418,6 +435,7 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     rc.wallMs = out.run.wallMs;
     rc.ptxasRan = true;
     rc.kernels = out.kernels;
+    rc.capOverridesUnattributed = out.capOverridesUnattributed;
     rc.finalArgv = inj.argv;
     rc.overriddenUserOptions = inj.overridden;
     rc.skippedControls = inj.skipped;

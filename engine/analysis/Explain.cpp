@@ -121,6 +121,12 @@ bool explainCandidates(const RecordedEval &cand, const RecordedEval &against,
     line("barriers", [](const KernelStats &k) { return k.barriers; });
     row(os, "theoretical occupancy", a ? occupancyText(*a, opts) : "-",
         c ? occupancyText(*c, opts) : "-", "");
+    // __launch_bounds__/__maxnreg__ win over -maxrregcount: say so, or the
+    // unchanged registers above read as a control that did nothing.
+    for (const KernelStats *k : {a, c})
+      if (k && !k->capOverride.empty())
+        os << "  " << (k == a ? la : lc) << ": -maxrregcount ignored, ptxas kept the "
+           << k->capOverride << "\n";
   }
   std::map<std::string, long> pa, pc;
   long ta = deviceCodeBytes(against, pa), tc = deviceCodeBytes(cand, pc);

@@ -1,6 +1,7 @@
 // `ciq doctor [--config ciq.yaml]`: one line per environment check with its
 // fix (engine/analysis/Doctor). Exit status = number of failed checks.
 #include "Command.h"
+#include "CompileLines.h"
 #include "Config.h"
 #include "Doctor.h"
 #include "Paths.h"
@@ -35,6 +36,38 @@ DoctorCheck checkConfig(const std::optional<TuneConfig> &cfg, const std::string 
   return c;
 }
 
+// The tuned target's compile commands as the build tool runs them: ciq-ptxas
+// first on every one (a missing launcher or a cache rule in front means no
+// candidate reaches the compiler).
+DoctorCheck checkCompileLines(const TuneConfig &cfg) {
+  DoctorCheck c{"compile lines"};
+  std::string error;
+  auto lines = realCompileLines(cfg, error);
+  if (!lines) {
+    c.status = DoctorCheck::Warn;
+    c.detail = error;
+    c.fix = "check the launcher by hand: the target's nvcc commands must start with ciq-ptxas";
+    return c;
+  }
+  if (lines->empty()) {
+    // Legacy FindCUDA compiles through generated scripts (cmake -P), not a compile line.
+    c.status = DoctorCheck::Warn;
+    c.detail = "no command of target " + cfg.target + " compiles a .cu file directly";
+    c.fix = "check `target:` (a target with .cu sources); a legacy FindCUDA target is tuned through "
+            "CUDA_NVCC_EXECUTABLE (docs/cmake.md, \"Legacy FindCUDA\")";
+    return c;
+  }
+  for (const auto &l : *lines)
+    if (std::string p = compileLineProblem(l); !p.empty()) {
+      c.status = DoctorCheck::Fail;
+      c.detail = "the compile of " + l.source + " starts with " + l.argv.front();
+      c.fix = p;
+      return c;
+    }
+  c.detail = std::to_string(lines->size()) + " CUDA compile(s) of " + cfg.target + " run through ciq-ptxas";
+  return c;
+}
+
 int run() {
   std::vector<DoctorCheck> checks = {checkNvcc(), checkPtxas(), checkApplyControls()};
   std::optional<TuneConfig> cfg;
@@ -46,6 +79,8 @@ int run() {
   checks.push_back(checkWritableDir("cache dir", cacheDir()));
   if (!ConfigPath.empty())
     checks.push_back(checkConfig(cfg, error));
+  if (cfg)
+    checks.push_back(checkCompileLines(*cfg));
   return printChecks(checks, llvm::outs());
 }
 

@@ -37,8 +37,13 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
   for (const auto &o : objects)
     if (!seen.insert(o).second)
       return ciq::reportError(o + ": given twice; give each CUDA object of " + l.target + " once");
+  // A lock tuned with narrow_architectures covers one architecture's SASS.
+  int onlySm = 0;
+  std::string narrowed = l.extra.value("device_code_architecture", "");
+  if (narrowed.rfind("sm_", 0) == 0)
+    onlySm = std::atoi(narrowed.c_str() + 3);
   for (const auto &o : objects) {
-    auto dc = ciq::readDeviceCode(o, err);
+    auto dc = ciq::readDeviceCode(o, err, onlySm);
     if (!dc)
       return ciq::reportError(err + hint);
     if (!dc->isCuda)
@@ -96,6 +101,11 @@ int show(const ciq::Lockfile &l) {
   std::string archs;
   for (const auto &a : l.architectures) archs += (archs.empty() ? "" : " ") + a;
   printf("architectures: %s\n", archs.c_str());
+  if (std::string t = l.extra.value("tuned_architecture", ""); !t.empty()) {
+    std::string narrowed = l.extra.value("device_code_architecture", "");
+    printf("tuned on:      %s%s\n", t.c_str(),
+           narrowed.empty() ? "" : (" (narrow_architectures: the device code below is " + narrowed + "'s SASS)").c_str());
+  }
   printf("device code:   %s\n", l.deviceCodeSha256.c_str());
   printf("score:         %s\n", scoreLine(l.score).c_str());
   printf("created:       %s by ciq %s\n", l.createdAt.c_str(), l.engineVersion.c_str());

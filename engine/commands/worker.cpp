@@ -97,6 +97,7 @@ int run() {
   auto cfg = ciq::loadConfig(Config, err);
   if (!cfg)
     return rec.failed(e, ciq::reason::WorkerFailed, err);
+  cfg->narrowTo = spec->value("narrow_to", "");
   // A GPU the job was given but that this node cannot see is the node's fault
   // (the engine submits the job again elsewhere), not the candidate's.
   bool gpuExpected = spec->value("gpu_expected", false);

@@ -32,6 +32,8 @@ config.substitutions.append(("%ciq-ptxas", os.path.join(bin_dir, "ciq-ptxas")))
 config.substitutions.append(("%ciq", os.path.join(bin_dir, "ciq")))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%nvcc", config.nvcc))
+# The toolkit root (FindCUDA's CUDA_TOOLKIT_ROOT_DIR): bin/nvcc's grandparent, links resolved.
+config.substitutions.append(("%cuda_root", os.path.dirname(os.path.dirname(os.path.realpath(config.nvcc)))))
 config.substitutions.append(("%ptxas", config.ptxas))
 config.substitutions.append(("%cmake", config.cmake))
 config.substitutions.append(("%python", config.python))

@@ -203,6 +203,15 @@ class Cluster:
         out = self.run(["squeue", "-h", "-w", node, "-t", "RUNNING", "-o", "%i"]).stdout.split()
         return [int(j) for j in out]
 
+    def _ours(self, pid):
+        """A process of this cluster (another test's cluster may run at once,
+        with the same small job ids)."""
+        try:
+            env = open("/proc/%s/environ" % pid, "rb").read()
+        except OSError:
+            return False
+        return (b"SLURM_CONF=" + self.conf.encode()) in env.split(b"\0")
+
     def kill_node(self, node, jobs=()):
         """The node dies: its slurmd and every process of the jobs it runs
         (their slurmstepd and what it started) are killed with SIGKILL."""
@@ -219,7 +228,7 @@ class Cluster:
                 cmd = open("/proc/%s/cmdline" % p, "rb").read().replace(b"\0", b" ").decode()
             except OSError:
                 continue
-            if cmd.startswith("slurmstepd:") and any("[%s." % j in cmd for j in jobs):
+            if cmd.startswith("slurmstepd:") and any("[%s." % j in cmd for j in jobs) and self._ours(p):
                 victims += self._tree(int(p), kids)
         for v in victims:
             try:
@@ -239,10 +248,9 @@ class Cluster:
                 continue
             try:
                 cmd = open("/proc/%s/cmdline" % p, "rb").read().replace(b"\0", b" ").decode()
-                env = open("/proc/%s/environ" % p, "rb").read()
             except OSError:
                 continue
-            if cmd.startswith("slurmstepd:") and (b"SLURM_CONF=" + self.conf.encode()) in env.split(b"\0"):
+            if cmd.startswith("slurmstepd:") and self._ours(p):
                 for v in self._tree(int(p), kids):
                     try:
                         os.kill(v, signal.SIGKILL)

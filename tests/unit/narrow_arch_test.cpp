@@ -1,0 +1,65 @@
+// wrapper/NarrowArch.h: every spelling of a GPU target option is replaced by
+// one --generate-code for the tuned architecture, and nvcc (parsed the way
+// ciq-ptxas parses it) then compiles SASS for that architecture only.
+#include "CommandLine.h"
+#include "NarrowArch.h"
+
+#include <gtest/gtest.h>
+
+#include <cstdlib>
+#include <fstream>
+
+using namespace ciq::wrapper;
+
+namespace {
+std::vector<std::string> narrowed(const std::vector<std::string> &args, const std::string &sm = "sm_90") {
+  std::vector<std::string> out;
+  std::string err;
+  EXPECT_TRUE(narrowNvccArgs(args, sm, "/tmp", out, err)) << err;
+  return out;
+}
+std::vector<std::string> sass(const std::vector<std::string> &args) {
+  return parseNvcc(args, "", "", "/tmp").sassArchs();
+}
+} // namespace
+
+TEST(NarrowArch, EverySpellingOfATargetBecomesOneGencode) {
+  std::vector<std::string> nine = {"-c", "k.cu", "-o", "k.o"};
+  for (int a : {50, 52, 60, 61, 70, 75, 80, 86})
+    nine.insert(nine.end(), {"-gencode", "arch=compute_" + std::to_string(a) + ",code=sm_" + std::to_string(a)});
+  nine.push_back("--generate-code=arch=compute_90,code=[compute_90,sm_90]");
+  EXPECT_EQ(sass(nine).size(), 9u);
+  auto out = narrowed(nine);
+  EXPECT_EQ(out, (std::vector<std::string>{"-c", "k.cu", "-o", "k.o", "--generate-code=arch=compute_90,code=sm_90"}));
+  EXPECT_EQ(sass(out), std::vector<std::string>{"sm_90"});
+
+  EXPECT_EQ(narrowed({"-arch", "sm_86", "-c", "k.cu"}),
+            (std::vector<std::string>{"-c", "k.cu", "--generate-code=arch=compute_90,code=sm_90"}));
+  EXPECT_EQ(narrowed({"--gpu-architecture=compute_80", "--gpu-code=sm_80,sm_86", "-c", "k.cu"}),
+            (std::vector<std::string>{"-c", "k.cu", "--generate-code=arch=compute_90,code=sm_90"}));
+  EXPECT_EQ(sass(narrowed({"-arch=native", "-c", "k.cu"}, "sm_90a")), std::vector<std::string>{"sm_90a"});
+  // Other options are left exactly as written.
+  EXPECT_EQ(narrowed({"-Xptxas", "-O3", "-arch=sm_80", "-DX=1", "-c", "k.cu"}),
+            (std::vector<std::string>{"-Xptxas", "-O3", "-DX=1", "-c", "k.cu",
+                                      "--generate-code=arch=compute_90,code=sm_90"}));
+}
+
+TEST(NarrowArch, OptionsFileIsRewrittenInPlace) {
+  std::string f = ::testing::TempDir() + "ciq_narrow_optf.txt";
+  std::ofstream(f) << "-gencode arch=compute_80,code=sm_80 -lineinfo\n";
+  auto out = narrowed({"--options-file", f, "-c", "k.cu"});
+  EXPECT_EQ(out, (std::vector<std::string>{"-lineinfo", "-c", "k.cu", "--generate-code=arch=compute_90,code=sm_90"}));
+  std::remove(f.c_str());
+}
+
+TEST(NarrowArch, RefusesWhatItCannotRewrite) {
+  std::vector<std::string> out;
+  std::string err;
+  setenv("NVCC_APPEND_FLAGS", "-arch=sm_80", 1);
+  EXPECT_FALSE(narrowNvccArgs({"-c", "k.cu"}, "sm_90", "/tmp", out, err));
+  unsetenv("NVCC_APPEND_FLAGS");
+  EXPECT_EQ(err, "narrow_architectures: '-arch=sm_80' in NVCC_APPEND_FLAGS cannot be narrowed to sm_90; move it to "
+                 "the build's flags, or tune without narrow_architectures");
+  EXPECT_FALSE(narrowNvccArgs({"-c", "k.cu"}, "compute_90", "/tmp", out, err));
+  EXPECT_EQ(err, "narrow_architectures: 'compute_90' is not an SASS architecture like sm_90");
+}
