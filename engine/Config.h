@@ -2,7 +2,6 @@
 // names the file, line and key, and what was expected.
 #pragma once
 #include "Space.h"
-#include "StrategyTable.h"
 
 #include <map>
 #include <optional>
@@ -58,7 +57,7 @@ struct BenchmarkConfig {
 };
 
 struct SearchConfig {
-  std::string strategy = kDefaultStrategy;   // a name of engine/Strategies.def
+  std::string strategy = "genetic";   // genetic | random | exhaustive
   int poolSize = 8;
   int generations = 6;
   double mutateRate = 0.2;

@@ -4,9 +4,6 @@
 
 #include <openssl/crypto.h>
 
-#include <cstdio>
-#include <exception>
-
 int main(int argc, char **argv) {
   // The driver only hashes (SHA-256) and never speaks TLS: skip reading
   // openssl.cnf and registering every cipher and digest in every compile it
@@ -17,12 +14,5 @@ int main(int argc, char **argv) {
   // The compiler runs in its own process group (timeouts end the whole
   // group); Ctrl-C on the build must still end it.
   ciq::forwardTerminationSignals();
-  // Nothing may abort a build with a bare `terminate called`: one line instead.
-  try {
-    return ciq::wrapper::runWrapper(argc, argv);
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "ciq-ptxas: error: %s (a bug in ciq-ptxas: please report it with this command line)\n",
-                 e.what());
-    return 70;
-  }
+  return ciq::wrapper::runWrapper(argc, argv);
 }
