@@ -6,7 +6,10 @@ DEBS  := cmake ninja-build g++ make llvm-14-dev llvm-14-tools nlohmann-json3-dev
          libyaml-cpp-dev libssl-dev libcurl4-openssl-dev libarchive-dev libgtest-dev \
          libboost-math-dev ccache sccache gnuplot-nox python3 python3-yaml chromium libcsv-dev \
          libzstd-dev liblz4-dev
-.PHONY: deps configure build demo check clean
+# Python packages of the benchmarks only (bench/search_efficiency.py's peers),
+# not of the build or the tests.
+BENCH_PIP := kernel_tuner optuna
+.PHONY: deps configure build demo check clean bench-deps
 
 deps:
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
@@ -30,6 +33,9 @@ demo: build
 
 check: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+bench-deps:
+	python3 -m pip install --quiet $(BENCH_PIP)
 
 clean:
 	rm -rf $(BUILD)

@@ -1,176 +1,205 @@
-// bench/search_efficiency: how many evaluations ciq's genetic and random
-// strategies need to reach the true optimum of a compile-only objective,
-// as a fraction of an exhaustive enumeration.
+// bench/search_efficiency (replayer): every ciq strategy replayed on recorded
+// landscapes (bench/landscapes/*/landscape.json) for many seeds, through
+// ciq's own Strategy code (engine/Search.cpp, SearchTpe.cpp): no compile, no
+// GPU. bench/search_efficiency.py runs this, runs the peers (Kernel Tuner,
+// Optuna) on the same landscapes, and prints the table.
 //
-// What it does (and says it does): the space (search_efficiency.yaml, >= 200
-// points) is enumerated ONCE with real ptxas compiles of examples/spill's
-// kernel, caching the objective of each point (spill bytes, then registers)
-// in a table. The strategies are then replayed against that table through
-// ciq's own Strategy code (engine/Search.cpp) for seeds 1..5 — no compile
-// happens during the replay — counting evaluations as `ciq tune` does
-// (the baseline first, every proposed candidate one evaluation).
-#include "PtxasStats.h"
+// Evaluations are counted as `ciq tune` counts them: the baseline first, then
+// every proposed candidate. A compile-only landscape scores a point with its
+// recorded objectives; a runtime landscape draws each measurement from the
+// point's recorded runs (median of a resample), so a replay sees the noise a
+// search on the GPU saw. "Optimum" is the point(s) with the best true score;
+// "within 1%" is a true scalar score at most 1% above the best.
 #include "Search.h"
 #include "SpaceLoader.h"
-#include "Subprocess.h"
+#include "StrategyTable.h"
 
 #include <algorithm>
-#include <chrono>
 #include <cstdio>
-#include <future>
+#include <fstream>
 #include <llvm/Support/CommandLine.h>
-#include <llvm/Support/FileSystem.h>
+#include <llvm/ADT/SmallString.h>
+#include <llvm/Support/Path.h>
 #include <map>
-#include <thread>
+#include <nlohmann/json.hpp>
 
 using namespace ciq;
 using namespace llvm;
+using nlohmann::json;
 
-static cl::opt<std::string> Nvcc("nvcc", cl::desc("nvcc that makes the PTX"), cl::init("nvcc"));
-static cl::opt<std::string> Ptxas("ptxas", cl::desc("ptxas that compiles every point"), cl::init("ptxas"));
-static cl::opt<std::string> Kernel("kernel", cl::desc(".cu file whose kernel is compiled"), cl::Required);
-static cl::opt<std::string> SpaceFile("space", cl::desc("search space YAML"), cl::Required);
-static cl::opt<std::string> Arch("arch", cl::desc("GPU architecture"), cl::init("sm_90"));
+static cl::list<std::string> Landscapes(cl::Positional, cl::desc("<landscape.json>..."), cl::ZeroOrMore);
+static cl::opt<bool> PrintDefault("print-default", cl::desc("print the default strategy's name (JSON) and exit"));
+static cl::list<std::string> Strategies("strategy", cl::desc("strategies to replay (default: all of ciq's)"),
+                                        cl::CommaSeparated);
+static cl::opt<int> Seeds("seeds", cl::desc("replay seeds 1..N"), cl::init(30));
 static cl::opt<int> PoolSize("pool-size", cl::desc("pool_size of the replayed searches"), cl::init(8));
-static cl::opt<int> Seeds("seeds", cl::desc("replay seeds 1..N"), cl::init(5));
+static cl::opt<bool> Trace("trace", cl::desc("print every evaluation of every replay to stderr"));
+static cl::opt<std::string> JsonOut("json", cl::desc("write evaluations per landscape, strategy and seed here"));
 
 namespace {
 
-using Score = std::vector<double>;   // {spill bytes, registers}; empty: ptxas failed
+struct Landscape {
+  std::string name, kind;
+  SearchSpace space;
+  std::vector<double> weights;            // objectives -> one scalar, lexicographic order kept
+  std::map<Point, json> points;
+  double best = 0;                        // best true scalar
+  int budget = 0;
+};
 
-Score compileOne(const std::string &ptx, const Rendered &r) {
-  std::vector<std::string> argv = {Ptxas, "-arch=" + Arch, "-v", "-o", "/dev/null"};
-  argv.insert(argv.end(), r.ptxas.begin(), r.ptxas.end());
-  argv.push_back(ptx);
-  SubprocessOptions o;
-  o.mergeStderrIntoStdout = true;
-  auto res = runSubprocess(argv, o);
-  if (res.exitCode != 0)
-    return {};
-  double spill = 0, regs = 0;
-  for (const auto &k : wrapper::parsePtxasVerbose(res.out)) {
-    spill += double(k.spillStores + k.spillLoads);
-    regs += k.registers;
-  }
-  return {spill, regs};
+double scalar(const Landscape &l, const std::vector<double> &o) {
+  double s = 0;
+  for (size_t i = 0; i < o.size(); ++i)
+    s += l.weights[i] * o[i];
+  return s;
 }
 
-// Every distinct rendered command line compiled once, all cores busy.
-std::map<std::string, Score> buildTable(const SearchSpace &space, const std::string &ptx) {
-  std::map<std::string, Rendered> todo;
-  for (double i = 0; i < space.size(); ++i) {
-    Rendered r = render(space, pointAt(space, i));
-    todo.emplace(r.hash(), r);
-  }
-  std::vector<std::pair<std::string, Rendered>> work(todo.begin(), todo.end());
-  std::map<std::string, Score> table;
-  unsigned threads = std::max(1u, std::thread::hardware_concurrency());
-  for (size_t start = 0; start < work.size(); start += threads) {
-    std::vector<std::future<Score>> batch;
-    for (size_t j = start; j < std::min(work.size(), start + threads); ++j)
-      batch.push_back(std::async(std::launch::async, compileOne, ptx, work[j].second));
-    for (size_t j = 0; j < batch.size(); ++j)
-      table[work[start + j].first] = batch[j].get();
-  }
-  return table;
-}
-
-// Evaluations a strategy needs until one reaches `best` (0: never).
-int replay(const SearchConfig &cfg, const SearchSpace &space, const std::map<std::string, Score> &table,
-           const Score &best) {
-  auto strategy = makeStrategy(cfg, space, false);
-  auto score = [&](const Point &p, int g) {
-    const Score &o = table.at(render(space, p).hash());
-    return ScoredPoint{p, !o.empty(), o, g};
-  };
-  std::vector<ScoredPoint> history = {score(space.baseline(), 0)};
-  if (history[0].ok && history[0].objectives == best)
-    return 1;
-  int limit = (int)space.size() * 4;
-  for (int g = 1; (int)history.size() < limit; ++g) {
-    auto pool = strategy->pool(g, history);
-    if (pool.empty())
-      return 0;
-    for (const auto &p : pool) {
-      history.push_back(score(p, g));
-      if (history.back().ok && history.back().objectives == best)
-        return (int)history.size();
-    }
-  }
-  return 0;
-}
-
-double median(std::vector<int> v) {
+double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   size_t n = v.size();
-  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
+  return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+// The true objectives of an OK point: recorded scores, or the median of its runs.
+std::vector<double> trueScores(const json &p) {
+  if (p.contains("runs"))
+    return {median(p["runs"].get<std::vector<double>>())};
+  return p["scores"].get<std::vector<double>>();
+}
+
+bool load(const std::string &path, Landscape &l, std::string &error) {
+  std::ifstream in(path);
+  json doc = json::parse(in, nullptr, false);
+  if (!in || doc.is_discarded())
+    return error = path + ": not a landscape JSON file", false;
+  l.name = doc.value("name", path);
+  l.kind = doc.value("kind", "compile");
+  SmallString<256> dir(sys::path::parent_path(path));
+  try {
+    l.space = loadSpaceFile("space.yaml", dir.empty() ? "." : dir.str().str());
+  } catch (const std::exception &e) {
+    return error = path + ": " + e.what(), false;
+  }
+  if (doc.value("space_identity", "") != l.space.identity())
+    return error = path + ": space.yaml beside it changed since it was recorded; record it again", false;
+  l.weights = doc.value("scalar_weights", std::vector<double>{1024, 1});
+  bool first = true;
+  for (const auto &p : doc["points"]) {
+    Point pt = p["point"].get<Point>();
+    l.points[pt] = p;
+    if (p["status"] == "OK") {
+      double s = scalar(l, trueScores(p));
+      l.best = first ? s : std::min(l.best, s);
+      first = false;
+    }
+  }
+  if ((double)l.points.size() != l.space.size())
+    return error = path + ": " + std::to_string(l.points.size()) + " points recorded, the space has " +
+                   std::to_string((long)l.space.size()), false;
+  l.budget = (int)l.points.size();
+  return true;
+}
+
+struct Reached {
+  int optimum = 0, within1 = 0;   // evaluations; 0: not within the budget
+};
+
+// A measurement as the search sees it: compile objectives as recorded; a
+// runtime point's median over a resample of its recorded runs.
+ScoredPoint measure(const Landscape &l, const Point &p, int g, SearchRng &noise) {
+  const json &rec = l.points.at(p);
+  if (rec["status"] != "OK")
+    return {p, false, {}, g};
+  if (!rec.contains("runs"))
+    return {p, true, rec["scores"].get<std::vector<double>>(), g};
+  auto runs = rec["runs"].get<std::vector<double>>();
+  std::vector<double> draw;
+  for (size_t i = 0; i < runs.size(); ++i)
+    draw.push_back(runs[noise.below(runs.size())]);
+  return {p, true, {median(draw)}, g};
+}
+
+Reached replay(const Landscape &l, const std::string &strategy, uint64_t seed) {
+  SearchConfig cfg;
+  cfg.strategy = strategy;
+  cfg.seed = seed;
+  cfg.poolSize = PoolSize;
+  cfg.exhaustiveLimit = l.budget;
+  auto st = makeStrategy(cfg, l.space, false);
+  SearchRng noise(seed, 0, 0x6e6f697365);
+  Reached r;
+  std::vector<ScoredPoint> history;
+  auto note = [&](const ScoredPoint &sp) {
+    history.push_back(sp);
+    if (Trace) {
+      std::string pt;
+      for (int v : sp.point)
+        pt += std::to_string(v) + " ";
+      fprintf(stderr, "%s seed %llu #%zu g%d [%s] %s\n", strategy.c_str(), (unsigned long long)seed, history.size(),
+              sp.generation, pt.c_str(), sp.ok ? json(sp.objectives).dump().c_str() : "INVALID");
+    }
+    const json &rec = l.points.at(sp.point);
+    if (rec["status"] != "OK")
+      return;
+    double s = scalar(l, trueScores(rec));
+    int n = (int)history.size();
+    if (!r.optimum && s <= l.best)
+      r.optimum = n;
+    if (!r.within1 && s <= l.best + 0.01 * std::abs(l.best))
+      r.within1 = n;
+  };
+  note(measure(l, l.space.baseline(), 0, noise));
+  for (int g = 1; (int)history.size() < l.budget && !r.optimum; ++g) {
+    auto pool = st->pool(g, history);
+    if (pool.empty())
+      break;
+    for (const auto &p : pool)
+      if ((int)history.size() < l.budget)
+        note(measure(l, p, g, noise));
+  }
+  return r;
 }
 
 } // namespace
 
 int main(int argc, char **argv) {
-  cl::ParseCommandLineOptions(argc, argv, "ciq search-efficiency benchmark\n");
-  SearchSpace space = loadSpaceFile(SpaceFile, ".");
-  const double total = space.size();
-  SmallString<128> ptx;
-  sys::fs::createTemporaryFile("ciq-search-efficiency", "ptx", ptx);
-  auto mk = runSubprocess({Nvcc, "-arch=" + Arch, "-ptx", Kernel, "-o", ptx.str().str()});
-  if (mk.exitCode != 0) {
-    fprintf(stderr, "search_efficiency: error: %s -ptx %s failed: %s\n", Nvcc.c_str(), Kernel.c_str(), mk.err.c_str());
-    return 1;
+  cl::ParseCommandLineOptions(argc, argv, "ciq search-efficiency replayer\n");
+  if (PrintDefault) {
+    printf("%s\n", json(std::string(kDefaultStrategy)).dump().c_str());
+    return 0;
   }
-  auto t0 = std::chrono::steady_clock::now();
-  auto table = buildTable(space, ptx.str().str());
-  double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  sys::fs::remove(ptx);
-
-  Score best;
-  int optimal = 0, invalid = 0;
-  for (double i = 0; i < total; ++i) {
-    const Score &o = table.at(render(space, pointAt(space, i)).hash());
-    if (o.empty())
-      ++invalid;
-    else if (best.empty() || o < best)
-      best = o;
-  }
-  for (double i = 0; i < total; ++i)
-    optimal += table.at(render(space, pointAt(space, i)).hash()) == best;
-  const Score &base = table.at(render(space, space.baseline()).hash());
-
-  printf("search_efficiency: %s, kernel %s, %s\n", SpaceFile.c_str(), Kernel.c_str(), Arch.c_str());
-  printf("method: every point of the space compiled once with the real ptxas (%.0f points, %zu distinct command "
-         "lines, %.1f s), objective cached per point; genetic and random then replayed against that table "
-         "through ciq's own Strategy code (pool_size %d, seeds 1..%d), no compile during the replay\n",
-         total, table.size(), secs, PoolSize.getValue(), Seeds.getValue());
-  printf("objective: spill bytes, then registers (lexicographic, minimized)\n");
-  printf("baseline (default compile): %.0f spill bytes, %.0f registers\n", base[0], base[1]);
-  printf("optimum: %.0f spill bytes, %.0f registers, reached by %d of %.0f points (%d INVALID)\n", best[0], best[1],
-         optimal, total, invalid);
-
-  SearchConfig cfg;
-  cfg.poolSize = PoolSize;
-  cfg.exhaustiveLimit = (long)total;
-  cfg.strategy = "exhaustive";
-  int exhaustiveAt = replay(cfg, space, table, best);
-  printf("exhaustive: %.0f evaluations to be sure; its enumeration order meets the optimum at evaluation %d\n", total,
-         exhaustiveAt);
-  std::map<std::string, double> med;
-  for (const char *name : {"genetic", "random"}) {
-    cfg.strategy = name;
-    std::vector<int> need;
-    std::string list;
-    for (int seed = 1; seed <= Seeds; ++seed) {
-      cfg.seed = seed;
-      int n = replay(cfg, space, table, best);
-      need.push_back(n > 0 ? n : (int)total * 4);
-      list += (list.empty() ? "" : " ") + (n > 0 ? std::to_string(n) : std::string("never"));
+  std::vector<std::string> names(Strategies.begin(), Strategies.end());
+  if (names.empty())
+    for (const auto &s : kStrategies)
+      names.push_back(s.name);
+  json out = json::object();
+  for (const auto &path : Landscapes) {
+    Landscape l;
+    std::string error;
+    if (!load(path, l, error)) {
+      fprintf(stderr, "search_efficiency: error: %s\n", error.c_str());
+      return 1;
     }
-    med[name] = median(need);
-    printf("%-8s evaluations to the optimum, seeds 1..%d: %s; median %.1f = %.3f of exhaustive\n", name,
-           Seeds.getValue(), list.c_str(), med[name], med[name] / total);
+    json &lj = out[l.name];
+    lj["budget"] = l.budget;
+    for (const auto &name : names) {
+      for (int seed = 1; seed <= Seeds; ++seed) {
+        Reached r;
+        try {
+          r = replay(l, name, (uint64_t)seed);
+        } catch (const std::exception &e) {
+          fprintf(stderr, "search_efficiency: error: %s: %s\n", name.c_str(), e.what());
+          return 1;
+        }
+        lj["strategies"][name]["optimum"].push_back(r.optimum);
+        lj["strategies"][name]["within1"].push_back(r.within1);
+      }
+    }
   }
-  printf("ratio genetic/random (median evaluations): %.3f\n", med["genetic"] / med["random"]);
-  printf("goal: genetic <= 0.25 of exhaustive: %s; genetic fewer than random: %s\n",
-         med["genetic"] / total <= 0.25 ? "met" : "NOT met", med["genetic"] < med["random"] ? "met" : "NOT met");
+  std::string text = out.dump(1);
+  if (JsonOut.empty())
+    printf("%s\n", text.c_str());
+  else
+    std::ofstream(JsonOut) << text << "\n";
   return 0;
 }

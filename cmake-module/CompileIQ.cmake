@@ -11,6 +11,7 @@
 #       compiles <target> with the winner frozen in ciq.lock, after checking
 #       that the lock still applies (nvcc/ptxas version, architectures, ACF bytes).
 include_guard(GLOBAL)
+include(${CMAKE_CURRENT_LIST_DIR}/CompileIQStrategies.cmake)   # _CIQ_STRATEGIES
 
 if(CMAKE_VERSION VERSION_LESS 3.20)
   message(FATAL_ERROR "CompileIQ needs CMake 3.20 or newer (this is ${CMAKE_VERSION})")
@@ -41,6 +42,67 @@ set_property(GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE "${CIQ_PTXAS_EXECUTABLE}")
 if(NOT DEFINED CMAKE_EXPORT_COMPILE_COMMANDS)
   set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
 endif()
+
+# A tuning run killed with kill -9 cannot put the build tree back: the objects
+# it last built carry a candidate's controls. Its list of them
+# (docs/troubleshooting.md) is acted on here, at the next configure, unless
+# that ciq is still running.
+# Ends the process groups the killed search's compiles registered in
+# <run dir>/procs (common/ProcessTrack.h: "<pgid> <leader start time>"
+# lines), so that none writes an object after the repair.
+function(_ciq_end_compiles run_dir)
+  file(GLOB records "${run_dir}/procs/*")
+  foreach(record IN LISTS records)
+    file(STRINGS "${record}" groups)
+    foreach(group IN LISTS groups)
+      if(NOT group MATCHES "^([0-9]+) ([0-9]+)$")
+        continue()
+      endif()
+      set(pgid ${CMAKE_MATCH_1})
+      set(start ${CMAKE_MATCH_2})
+      if(NOT EXISTS "/proc/${pgid}/stat")
+        continue()
+      endif()
+      file(READ "/proc/${pgid}/stat" stat)
+      string(REGEX REPLACE "^.*\\) " "" fields "${stat}")
+      string(REPLACE " " ";" fields "${fields}")
+      list(GET fields 19 now)
+      if(now STREQUAL start)
+        execute_process(COMMAND kill -KILL -- -${pgid} OUTPUT_QUIET ERROR_QUIET)
+      endif()
+    endforeach()
+    file(REMOVE "${record}")
+  endforeach()
+endfunction()
+
+function(_ciq_repair_build_tree)
+  set(list "${CMAKE_BINARY_DIR}/CMakeFiles/ciq-candidate-objects.txt")
+  if(NOT EXISTS "${list}")
+    return()
+  endif()
+  file(STRINGS "${list}" lines)
+  set(removed 0)
+  foreach(line IN LISTS lines)
+    if(line MATCHES "^# ciq engine ([0-9]+) ")
+      set(comm "")
+      if(EXISTS "/proc/${CMAKE_MATCH_1}/comm")
+        file(READ "/proc/${CMAKE_MATCH_1}/comm" comm)
+      endif()
+      if(comm MATCHES "^ciq")
+        return()
+      endif()
+    elseif(line MATCHES "^# ciq run dir (.+)$")
+      _ciq_end_compiles("${CMAKE_MATCH_1}")
+    elseif(IS_ABSOLUTE "${line}" AND EXISTS "${line}")
+      file(REMOVE "${line}")
+      math(EXPR removed "${removed} + 1")
+    endif()
+  endforeach()
+  file(REMOVE "${list}")
+  message(STATUS "CompileIQ: removed ${removed} object(s) an interrupted ciq search left in this build tree "
+    "(the build recompiles them with your own flags)")
+endfunction()
+_ciq_repair_build_tree()
 
 # Default for ciq_apply_lock's POLICY (e.g. -DCIQ_LOCK_POLICY=warn on a CI
 # machine whose nvcc differs by a patch release).
@@ -174,6 +236,23 @@ function(_ciq_tune_config out)
   set(${out} "${cfg}" PARENT_SCOPE)
 endfunction()
 
+# The default lockfile of <target>: <target>.ciq.lock in this source folder,
+# so that two tuned targets of one folder never share one. An older
+# ciq.lock there is still read unless it names another target (one that
+# cannot be read is taken, so that its error is reported).
+function(_ciq_default_lockfile out target)
+  set(lock "${CMAKE_CURRENT_SOURCE_DIR}/${target}.ciq.lock")
+  set(old "${CMAKE_CURRENT_SOURCE_DIR}/ciq.lock")
+  if(NOT EXISTS "${lock}" AND EXISTS "${old}")
+    file(READ "${old}" json)
+    string(JSON old_target ERROR_VARIABLE err GET "${json}" target)
+    if(err OR old_target STREQUAL target)
+      set(lock "${old}")
+    endif()
+  endif()
+  set(${out} "${lock}" PARENT_SCOPE)
+endfunction()
+
 # ---------------------------------------------------------------------------
 # ciq_tune
 # ---------------------------------------------------------------------------
@@ -269,7 +348,7 @@ function(ciq_tune target)
   list(REMOVE_DUPLICATES tune_targets)
   list(REMOVE_ITEM tune_targets "${target}")
 
-  set(lockfile "${CMAKE_CURRENT_SOURCE_DIR}/ciq.lock")
+  _ciq_default_lockfile(lockfile "${target}")
   if(ARG_LOCKFILE)
     get_filename_component(lockfile "${ARG_LOCKFILE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   endif()
@@ -402,8 +481,9 @@ macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
     endif()
   endforeach()
   set(_search_strategy "${ARG_STRATEGY}")
-  if(DEFINED ARG_STRATEGY AND NOT ARG_STRATEGY MATCHES "^(genetic|random|exhaustive)$")
-    _ciq_fail("${fn}" "STRATEGY '${ARG_STRATEGY}' is not one of genetic, random, exhaustive")
+  if(DEFINED ARG_STRATEGY AND NOT ARG_STRATEGY IN_LIST _CIQ_STRATEGIES)
+    list(JOIN _CIQ_STRATEGIES ", " _names)
+    _ciq_fail("${fn}" "STRATEGY '${ARG_STRATEGY}' is not one of ${_names}")
   endif()
 
   # A search space is a built-in name or a YAML file (relative to this directory).
@@ -451,6 +531,25 @@ endfunction()
 # in `out`, and in `out_first` whether ciq-ptxas is already its first entry.
 function(_ciq_target_launcher out out_first t)
   get_property(wrapper GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE)
+  # A RULE_LAUNCH_COMPILE launcher (global, directory or target: ggml sets
+  # ccache there) runs in front of every compiler launcher, so a cache would
+  # take ciq-ptxas for the compiler. ciq-ptxas takes the outermost place
+  # instead, for this target only (its non-CUDA compiles pass straight through).
+  get_target_property(rule ${t} RULE_LAUNCH_COMPILE)
+  if(rule)
+    separate_arguments(rule_words UNIX_COMMAND "${rule}")
+    list(GET rule_words 0 first)
+    if(NOT first STREQUAL wrapper)
+      set(front "${wrapper}")
+      if(wrapper MATCHES "[ \t]")
+        set(front "\"${wrapper}\"")
+      endif()
+      set_property(TARGET ${t} PROPERTY RULE_LAUNCH_COMPILE "${front} ${rule}")
+      message(STATUS "ciq: ${t}: RULE_LAUNCH_COMPILE '${rule}' runs before the compiler launcher; "
+        "ciq-ptxas goes in front of it for ${t}")
+    endif()
+    return()
+  endif()
   get_target_property(launcher ${t} CUDA_COMPILER_LAUNCHER)
   if(NOT launcher)
     set(launcher "${CMAKE_CUDA_COMPILER_LAUNCHER}")
@@ -523,7 +622,7 @@ function(ciq_apply_lock target)
   if(ARG_LOCKFILE)
     get_filename_component(lockfile "${ARG_LOCKFILE}" ABSOLUTE BASE_DIR "${CMAKE_CURRENT_SOURCE_DIR}")
   elseif(NOT lockfile)
-    set(lockfile "${CMAKE_CURRENT_SOURCE_DIR}/ciq.lock")
+    _ciq_default_lockfile(lockfile "${target}")
   endif()
 
   if(NOT CIQ_APPLY_LOCKS)
@@ -683,6 +782,7 @@ function(_ciq_apply_lock_now target lockfile policy tune_targets)
     _ciq_problem("schema_version ${schema} is not supported (this CompileIQ reads 1); use the ciq that wrote it or ${retune}")
   else()
     _ciq_lock_integrity("${lockfile}")
+    _ciq_lock_check_target()
     _ciq_lock_check_and_render()
   endif()
 
@@ -773,6 +873,42 @@ macro(_ciq_lock_integrity lockfile)
   endif()
 endmacro()
 
+# A lock is frozen for one target (and the targets tuned with it): another
+# target's winner was measured on other code.
+macro(_ciq_lock_check_target)
+  _ciq_lock_get(lock_target target)
+  set(_ciq_lock_targets "${lock_target}")
+  string(JSON _n ERROR_VARIABLE _err LENGTH "${json}" tune_targets)
+  if(NOT _err AND _n GREATER 0)
+    math(EXPR _last "${_n} - 1")
+    foreach(_i RANGE ${_last})
+      string(JSON _tt GET "${json}" tune_targets ${_i})
+      list(APPEND _ciq_lock_targets "${_tt}")
+    endforeach()
+  endif()
+  if(lock_target AND NOT target IN_LIST _ciq_lock_targets)
+    _ciq_problem("it was frozen for target '${lock_target}', not '${target}'; give ${target} its own lockfile (ciq_apply_lock(${target} LOCKFILE <file>), default ${target}.ciq.lock) and tune it")
+  endif()
+endmacro()
+
+# The path each ACF of the lock reaches nvcc by: its own when it holds no
+# space or comma, else a copy named by its SHA-256 (`ciq lock acfs`).
+function(_ciq_lock_acf_paths out lockfile)
+  get_property(ciq GLOBAL PROPERTY _CIQ_EXECUTABLE)
+  execute_process(COMMAND "${ciq}" lock acfs "${lockfile}" OUTPUT_VARIABLE text ERROR_VARIABLE err
+                  RESULT_VARIABLE rc)
+  set(paths "")
+  if(rc EQUAL 0)
+    string(REGEX REPLACE "\n$" "" text "${text}")
+    string(REPLACE "\n" ";" lines "${text}")
+    foreach(line IN LISTS lines)
+      string(REGEX REPLACE "^[a-z]+ " "" p "${line}")
+      list(APPEND paths "${p}")
+    endforeach()
+  endif()
+  set(${out} "${paths}" PARENT_SCOPE)
+endfunction()
+
 macro(_ciq_lock_check_and_render)
   _ciq_lock_get(candidate winner candidate_id)
 
@@ -843,6 +979,16 @@ macro(_ciq_lock_check_and_render)
           _ciq_problem("ACF ${path}: its SHA-256 is ${actual}, the lock expects ${sha} (the file changed since the tune); restore it or ${retune}")
         else()
           set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS "${path}")
+          if(NOT path MATCHES "^[A-Za-z0-9/._+@-]+$")
+            # nvcc would split this path at its space or comma.
+            if(NOT DEFINED _ciq_plain_acfs)
+              _ciq_lock_acf_paths(_ciq_plain_acfs "${lockfile}")
+            endif()
+            list(LENGTH _ciq_plain_acfs _np)
+            if(i LESS _np)
+              list(GET _ciq_plain_acfs ${i} path)
+            endif()
+          endif()
           if(stage STREQUAL "nvcc")
             list(APPEND options "--apply-controls=${path}")
           else()

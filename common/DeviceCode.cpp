@@ -3,6 +3,7 @@
 #include "Sha256.h"
 
 #include <algorithm>
+#include <cctype>
 #include <llvm/Object/ELF.h>
 #include <llvm/Support/MemoryBuffer.h>
 
@@ -192,6 +193,27 @@ std::string combineDeviceCodeHashes(std::vector<std::string> hashes) {
   for (const auto &h : hashes)
     all += h + "\n";
   return sha256Hex(all);
+}
+
+std::optional<std::string> objectsCodeSha256(const std::vector<std::string> &paths, std::string &error) {
+  std::vector<std::string> hashes;
+  for (const auto &p : paths) {
+    auto buf = llvm::MemoryBuffer::getFile(p, /*IsText=*/false, /*RequiresNullTerminator=*/false);
+    if (!buf) {
+      error = "cannot read " + p + ": " + buf.getError().message();
+      return std::nullopt;
+    }
+    std::string bytes = (*buf)->getBuffer().str();
+    // nvcc names its temporary files after its process id
+    // ("tmpxft_000078c9_00000000-6_k.cudafe1.cpp") and that name lands in
+    // the host object: blank the id, or no two builds would ever be equal.
+    const std::string tag = "tmpxft_";
+    for (size_t at = bytes.find(tag); at != std::string::npos; at = bytes.find(tag, at + 1))
+      for (size_t i = at + tag.size(); i < bytes.size() && i < at + tag.size() + 8 && isxdigit((unsigned char)bytes[i]); ++i)
+        bytes[i] = '0';
+    hashes.push_back(sha256Hex(bytes));
+  }
+  return combineDeviceCodeHashes(hashes);
 }
 
 } // namespace ciq

@@ -1,4 +1,6 @@
 #include "Lockfile.h"
+#include "JsonRead.h"
+#include "AcfStaging.h"
 #include "NvccList.h"
 #include "Sha256.h"
 
@@ -49,28 +51,7 @@ namespace {
 
 const char kRestore[] = "; restore the lockfile from version control or tune again";
 
-// Reads a required member of the given JSON type, or says which key is wrong.
-template <typename T>
-bool need(const json &obj, const char *key, T &out, const std::string &where, std::string &error) {
-  auto it = obj.find(key);
-  if (it == obj.end()) {
-    error = where + ": missing key '" + key + "'" + kRestore;
-    return false;
-  }
-  try {
-    out = it->get<T>();
-  } catch (const json::exception &) {
-    std::string expected = std::is_same_v<T, std::vector<std::string>> ? "an array of strings"
-                           : std::is_same_v<T, std::string>            ? "a string"
-                           : std::is_same_v<T, int>                    ? "an integer"
-                                                                       : "an object";
-    error = where + ": key '" + key + "' must be " + expected + " (it is " + it->dump() + ")" + kRestore;
-    return false;
-  }
-  return true;
-}
-
-// The file as one JSON object, or the reason it is not one.
+// The file as one JSON object (bounded nesting), or the reason it is not one.
 std::optional<json> parseLockJson(const std::string &path, std::string &error) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
@@ -85,16 +66,19 @@ std::optional<json> parseLockJson(const std::string &path, std::string &error) {
   }
   std::stringstream ss;
   ss << in.rdbuf();
-  try {
-    json j = json::parse(ss.str());
-    if (j.is_object())
-      return j;
-    error = path + ": malformed lockfile (a JSON " + std::string(j.type_name()) + ", not an object)" + kRestore;
-  } catch (const json::parse_error &e) {
-    std::string what = e.what(); // "[json.exception.parse_error.101] parse error at line 3, column 1: ..."
-    what = what.substr(what.find("] ") == std::string::npos ? 0 : what.find("] ") + 2);
-    error = path + ": malformed lockfile (JSON " + what + ")" + kRestore;
+  json j;
+  std::string why;
+  if (!parseJson(ss.str(), "", j, why)) {
+    // why: ": not valid JSON (parse error at line L, column C: ...)" or ": JSON nested deeper than ..."
+    std::string what = why.substr(2);
+    if (what.rfind("not valid JSON (", 0) == 0)
+      what = "JSON " + what.substr(16, what.size() - 17);
+    error = path + ": malformed lockfile (" + what + ")" + kRestore;
+    return std::nullopt;
   }
+  if (j.is_object())
+    return j;
+  error = path + ": malformed lockfile (a JSON " + std::string(j.type_name()) + ", not an object)" + kRestore;
   return std::nullopt;
 }
 
@@ -106,53 +90,60 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
     return std::nullopt;
   json &j = *parsed;
   Lockfile l;
-  std::string w = path;
-  if (!need(j, "schema_version", l.schemaVersion, w, error))
+  auto fail = [&](const std::string &e) {
+    error = e + kRestore;
     return std::nullopt;
+  };
+  JsonFields top(j, path);
+  top.need("schema_version", l.schemaVersion).opt("engine_version", l.engineVersion);
+  if (!top.ok())
+    return fail(top.error());
   if (l.schemaVersion != kLockSchemaVersion) {
     error = path + ": schema_version " + std::to_string(l.schemaVersion) + " is not supported (this ciq reads " +
             std::to_string(kLockSchemaVersion) + "); use the ciq that wrote it (" +
-            j.value("engine_version", std::string("version unknown")) + ") or tune again with this one";
+            (l.engineVersion.empty() ? std::string("version unknown") : l.engineVersion) +
+            ") or tune again with this one";
     return std::nullopt;
   }
-  json compiler, winner, rendered;
-  if (!need(j, "target", l.target, w, error) || !need(j, "compiler", compiler, w, error) ||
-      !need(j, "winner", winner, w, error) ||
-      !need(j, "architectures", l.architectures, w, error))
-    return std::nullopt;
-  l.engineVersion = j.value("engine_version", "");
-  l.createdAt = j.value("created_at", "");
-  l.gpu = j.value("gpu", json::object());
-  l.searchSpace = j.value("search_space", json::object());
-  l.score = j.value("score", json::object());
-  if (compiler.contains("nvcc")) {
-    l.nvccPath = compiler["nvcc"].value("path", "");
-    l.nvccVersion = compiler["nvcc"].value("version", "");
-  }
-  if (compiler.contains("ptxas")) {
-    l.ptxasPath = compiler["ptxas"].value("path", "");
-    l.ptxasVersion = compiler["ptxas"].value("version", "");
-  }
-  std::string ww = w + ": winner";
-  json acfs;
-  if (!need(winner, "candidate_id", l.candidateId, ww, error) ||
-      !need(winner, "rendered", rendered, ww, error) ||
-      !need(winner, "device_code_sha256", l.deviceCodeSha256, ww, error) ||
-      !need(rendered, "ptxas", l.ptxasOptions, ww + ".rendered", error) ||
-      !need(rendered, "nvcc", l.nvccOptions, ww + ".rendered", error) ||
-      !need(rendered, "defines", l.defines, ww + ".rendered", error))
-    return std::nullopt;
-  if (!need(winner, "candidate_hash", l.candidateHash, ww, error))
-    return std::nullopt;
-  l.controls = winner.value("controls", json::object());
-  for (const auto &a : winner.value("acfs", json::array())) {
+  const json *compiler, *winner, *rendered, *nvcc, *ptxas;
+  std::vector<json> acfs;
+  top.need("target", l.target).object("compiler", compiler, true).object("winner", winner, true)
+      .need("architectures", l.architectures).opt("created_at", l.createdAt).opt("gpu", l.gpu)
+      .opt("search_space", l.searchSpace).opt("score", l.score);
+  if (!top.ok())
+    return fail(top.error());
+  JsonFields cf(*compiler, path + ": compiler");
+  cf.object("nvcc", nvcc).object("ptxas", ptxas);
+  JsonFields nf(*nvcc, path + ": compiler: nvcc"), pf(*ptxas, path + ": compiler: ptxas");
+  nf.opt("path", l.nvccPath).opt("version", l.nvccVersion);
+  pf.opt("path", l.ptxasPath).opt("version", l.ptxasVersion);
+  std::string ww = path + ": winner";
+  JsonFields wf(*winner, ww);
+  wf.need("candidate_id", l.candidateId).object("rendered", rendered, true).need("device_code_sha256", l.deviceCodeSha256)
+      .need("candidate_hash", l.candidateHash).opt("controls", l.controls).opt("acfs", acfs);
+  JsonFields rf(*rendered, ww + ".rendered");
+  rf.need("ptxas", l.ptxasOptions).need("nvcc", l.nvccOptions).need("defines", l.defines);
+  for (const JsonFields *f : {&cf, &nf, &pf, &wf, &rf})
+    if (!f->ok())
+      return fail(f->error());
+  for (size_t i = 0; i < acfs.size(); ++i) {
     LockAcf acf;
-    if (!need(a, "stage", acf.stage, ww + ".acfs", error) ||
-        !need(a, "file", acf.file, ww + ".acfs", error) ||
-        !need(a, "sha256", acf.sha256, ww + ".acfs", error))
-      return std::nullopt;
+    JsonFields af(acfs[i], ww + ".acfs[" + std::to_string(i) + "]");
+    af.need("stage", acf.stage).need("file", acf.file).need("sha256", acf.sha256);
+    if (!af.ok())
+      return fail(af.error());
     l.acfs.push_back(acf);
   }
+  // What later readers take from the free-form objects is typed here, once.
+  std::string s1, s2, s3;
+  std::vector<std::string> tuneTargets;
+  JsonFields sf(l.score, path + ": score"), xf(j, path);
+  sf.opt("baseline_device_code_sha256", s1).opt("unit", s2).opt("objective", s3);
+  xf.opt("tune_targets", tuneTargets);
+  if (!sf.ok() || !xf.ok())
+    return fail(sf.ok() ? xf.error() : sf.error());
+  if (!l.gpu.is_object() || !l.searchSpace.is_object() || !l.controls.is_object())
+    return fail(path + ": \"gpu\", \"search_space\" and \"winner\": \"controls\" must be objects");
   std::vector<std::pair<std::string, std::string>> acfHashes;
   for (const auto &a : l.acfs)
     acfHashes.push_back({a.stage, a.sha256});
@@ -186,6 +177,15 @@ bool writeLockfile(const std::string &path, const Lockfile &l, std::string &erro
   return true;
 }
 
+std::string defaultLockfilePath(const std::string &dir, const std::string &target) {
+  std::string named = dir + "/" + target + ".ciq.lock", old = dir + "/ciq.lock";
+  std::string err;
+  if (!std::filesystem::exists(named) && std::filesystem::exists(old))
+    if (auto l = readLockfile(old, err, /*checkIntegrity=*/false); !l || l->target == target)
+      return old;
+  return named;
+}
+
 CandidateMessage lockToCandidate(const Lockfile &l, const std::string &lockPath) {
   CandidateMessage c;
   c.candidateId = "lock:" + l.candidateId;
@@ -209,8 +209,11 @@ std::vector<std::string> lockCompileArgs(const Lockfile &l, const std::string &l
   for (const auto &o : l.nvccOptions)
     args.push_back(o);
   CandidateMessage c = lockToCandidate(l, lockPath);
-  for (const auto &a : c.acfs)
-    args.push_back(a.stage == "nvcc" ? "--apply-controls=" + a.path : "-Xptxas=--apply-controls=" + escapeNvccListItem(a.path));
+  for (const auto &a : c.acfs) {
+    std::string err; // as ciq_apply_lock() renders it: `ciq lock acfs`
+    std::string path = plainAcfPath(a.path, err).value_or(a.path);
+    args.push_back(a.stage == "nvcc" ? "--apply-controls=" + path : "-Xptxas=--apply-controls=" + escapeNvccListItem(path));
+  }
   for (const auto &d : l.defines)
     args.push_back("-D" + d);
   return args;

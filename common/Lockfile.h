@@ -56,6 +56,12 @@ nlohmann::json lockToJson(const Lockfile &l);
 std::optional<Lockfile> readLockfile(const std::string &path, std::string &error, bool checkIntegrity = true);
 bool writeLockfile(const std::string &path, const Lockfile &l, std::string &error);
 
+// The default lockfile of `target` in `dir`: <dir>/<target>.ciq.lock, so two
+// tuned targets of one folder never share a lock; an older <dir>/ciq.lock is
+// still used when it exists, the new name does not, and it does not name
+// another target (as ciq_apply_lock() and ciq_tune() choose it).
+std::string defaultLockfilePath(const std::string &dir, const std::string &target);
+
 // The winner as the candidate message the wrapper injects; ACF paths made
 // absolute against the lockfile's folder.
 CandidateMessage lockToCandidate(const Lockfile &l, const std::string &lockPath);

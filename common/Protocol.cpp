@@ -1,42 +1,140 @@
 #include "Protocol.h"
 
+#include <llvm/Support/ConvertUTF.h>
+#include <openssl/evp.h>
+
 namespace ciq {
 using nlohmann::json;
 
-// value() with a default keeps older or newer peers readable: unknown keys are
-// ignored, missing ones take their defaults.
-#define GET(field, key) v.field = j.value(key, decltype(v.field){})
+// Reads fields into v through JsonFields; why gets the message without a "where".
+#define READ(...)                                                                                                   \
+  JsonFields f(j, "");                                                                                              \
+  f __VA_ARGS__;                                                                                                    \
+  if (!f.ok())                                                                                                      \
+    why = f.error().substr(2);                                                                                      \
+  return f.ok();
+
+// Paths and arguments are bytes, JSON strings are UTF-8: a value that is not
+// valid UTF-8 (a Latin-1 file name) travels as {"base64": "..."} so that it
+// arrives byte for byte instead of making the JSON writer throw.
+json bytesToJson(const std::string &bytes) {
+  auto *p = reinterpret_cast<const llvm::UTF8 *>(bytes.data());
+  if (llvm::isLegalUTF8String(&p, p + bytes.size()))
+    return bytes;
+  std::string out(4 * ((bytes.size() + 2) / 3), '\0');
+  int n = EVP_EncodeBlock(reinterpret_cast<unsigned char *>(out.data()),
+                          reinterpret_cast<const unsigned char *>(bytes.data()), (int)bytes.size());
+  out.resize(n < 0 ? 0 : n);
+  return json{{"base64", out}};
+}
+
+std::string bytesFromJson(const json &j) {
+  if (j.is_string())
+    return j.get<std::string>();
+  if (!j.is_object() || !j.contains("base64") || !j["base64"].is_string())
+    throw json::type_error::create(302, "expected a string or {\"base64\": ...} for a byte string", &j);
+  const std::string &b64 = j["base64"].get_ref<const std::string &>();
+  std::string out(3 * (b64.size() / 4), '\0');
+  int n = EVP_DecodeBlock(reinterpret_cast<unsigned char *>(out.data()),
+                          reinterpret_cast<const unsigned char *>(b64.data()), (int)b64.size());
+  if (n < 0 || b64.size() % 4)
+    throw json::type_error::create(302, "invalid base64 in a byte string", &j);
+  // EVP_DecodeBlock counts the '=' padding as zero bytes.
+  size_t pad = b64.size() >= 2 && b64[b64.size() - 2] == '=' ? 2 : !b64.empty() && b64.back() == '=' ? 1 : 0;
+  out.resize(n - pad);
+  return out;
+}
+
+namespace {
+
+json bytesListToJson(const std::vector<std::string> &list) {
+  json a = json::array();
+  for (const auto &s : list)
+    a.push_back(bytesToJson(s));
+  return a;
+}
+
+void getBytes(const json &j, const char *key, std::string &out) {
+  auto it = j.find(key);
+  out = it == j.end() || it->is_null() ? std::string() : bytesFromJson(*it);
+}
+
+void getBytes(const json &j, const char *key, std::vector<std::string> &out) {
+  out.clear();
+  auto it = j.find(key);
+  if (it == j.end() || it->is_null())
+    return;
+  if (!it->is_array())
+    throw json::type_error::create(302, std::string("expected a list for '") + key + "'", &*it);
+  for (const auto &e : *it)
+    out.push_back(bytesFromJson(e));
+}
+
+// Byte fields arrive as strings or {"base64": ...}: decode them in place (a
+// json string holds any bytes) so the typed readers below see plain strings.
+bool decodeBytes(json &j, std::initializer_list<const char *> keys, std::string &why) {
+  if (!j.is_object())
+    return true; // the typed reader says what was expected
+  for (const char *k : keys) {
+    auto it = j.find(k);
+    if (it == j.end() || it->is_null())
+      continue;
+    try {
+      if (it->is_array())
+        for (auto &e : *it)
+          e = bytesFromJson(e);
+      else
+        *it = bytesFromJson(*it);
+    } catch (const json::exception &e) {
+      why = std::string("\"") + k + "\": " + e.what();
+      return false;
+    }
+  }
+  return true;
+}
+
+} // namespace
 
 void to_json(json &j, const CompileRequest &v) {
-  j = json{{"compiler", v.compiler}, {"mode", v.mode}, {"cwd", v.cwd}, {"source", v.source},
-           {"output", v.output}, {"argv", v.argv}, {"pid", v.pid}};
+  j = json{{"compiler", v.compiler}, {"mode", v.mode}, {"cwd", bytesToJson(v.cwd)},
+           {"source", bytesToJson(v.source)}, {"output", bytesToJson(v.output)},
+           {"argv", bytesListToJson(v.argv)}, {"pid", v.pid}, {"engine_token", v.engineToken}};
 }
-void from_json(const json &j, CompileRequest &v) {
-  GET(compiler, "compiler"); GET(mode, "mode"); GET(cwd, "cwd"); GET(source, "source");
-  GET(output, "output"); GET(argv, "argv"); GET(pid, "pid");
+bool readJson(const json &in, CompileRequest &v, std::string &why) {
+  json j = in;
+  if (!decodeBytes(j, {"cwd", "source", "output", "argv"}, why))
+    return false;
+  READ(.opt("compiler", v.compiler).opt("mode", v.mode).opt("cwd", v.cwd).opt("source", v.source)
+           .opt("output", v.output).opt("argv", v.argv).opt("pid", v.pid).opt("engine_token", v.engineToken))
 }
 
 void to_json(json &j, const AcfRef &v) {
-  j = json{{"stage", v.stage}, {"path", v.path}, {"sha256", v.sha256}};
+  j = json{{"stage", v.stage}, {"path", bytesToJson(v.path)}, {"sha256", v.sha256}};
 }
-void from_json(const json &j, AcfRef &v) {
-  GET(stage, "stage"); GET(path, "path"); GET(sha256, "sha256");
+bool readJson(const json &in, AcfRef &v, std::string &why) {
+  json j = in;
+  if (!decodeBytes(j, {"path"}, why))
+    return false;
+  READ(.opt("stage", v.stage).opt("path", v.path).opt("sha256", v.sha256))
 }
 
 void to_json(json &j, const CandidateMessage &v) {
   j = json{{"candidate_id", v.candidateId}, {"candidate_hash", v.candidateHash},
-           {"ptxas_options", v.ptxasOptions}, {"nvcc_options", v.nvccOptions},
-           {"defines", v.defines}, {"acfs", v.acfs},
+           {"ptxas_options", bytesListToJson(v.ptxasOptions)}, {"nvcc_options", bytesListToJson(v.nvccOptions)},
+           {"defines", bytesListToJson(v.defines)}, {"acfs", v.acfs},
            {"compile_timeout_s", v.compileTimeoutSeconds}, {"want_stats", v.wantStats},
-           {"strip_args", v.stripArgs}, {"narrow_to", v.narrowTo}};
+           {"strip_args", bytesListToJson(v.stripArgs)}, {"narrow_to", v.narrowTo},
+           {"need_object", v.needObject}, {"engine_token", v.engineToken}};
 }
-void from_json(const json &j, CandidateMessage &v) {
-  GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash");
-  GET(ptxasOptions, "ptxas_options"); GET(nvccOptions, "nvcc_options"); GET(defines, "defines");
-  GET(acfs, "acfs"); GET(compileTimeoutSeconds, "compile_timeout_s");
-  v.wantStats = j.value("want_stats", true);
-  GET(stripArgs, "strip_args");
-  GET(narrowTo, "narrow_to");
+bool readJson(const json &in, CandidateMessage &v, std::string &why) {
+  json j = in;
+  if (!decodeBytes(j, {"ptxas_options", "nvcc_options", "defines", "strip_args"}, why))
+    return false;
+  READ(.opt("candidate_id", v.candidateId).opt("candidate_hash", v.candidateHash)
+           .opt("ptxas_options", v.ptxasOptions).opt("nvcc_options", v.nvccOptions).opt("defines", v.defines)
+           .opt("acfs", v.acfs).opt("compile_timeout_s", v.compileTimeoutSeconds).opt("want_stats", v.wantStats)
+           .opt("strip_args", v.stripArgs).opt("narrow_to", v.narrowTo).opt("need_object", v.needObject)
+           .opt("engine_token", v.engineToken))
 }
 
 void to_json(json &j, const KernelStats &v) {
@@ -44,37 +142,49 @@ void to_json(json &j, const KernelStats &v) {
            {"registers", v.registers}, {"barriers", v.barriers},
            {"spill_stores", v.spillStores}, {"spill_loads", v.spillLoads},
            {"stack_frame", v.stackFrame}, {"shared_bytes", v.sharedBytes},
-           {"constant_bytes", v.constantBytes}, {"compile_ms", v.compileMs},
+           {"constant_bytes", v.constantBytes}, {"compile_ms", v.compileMs}, {"entry", v.entry},
+           {"frame_known", v.frameKnown}, {"usage_known", v.usageKnown},
            {"cap_applied", v.capApplied}, {"cap_override", v.capOverride}};
 }
-void from_json(const json &j, KernelStats &v) {
-  GET(name, "name"); GET(demangled, "demangled"); GET(arch, "arch"); GET(registers, "registers");
-  GET(barriers, "barriers"); GET(spillStores, "spill_stores"); GET(spillLoads, "spill_loads");
-  GET(stackFrame, "stack_frame"); GET(sharedBytes, "shared_bytes");
-  GET(constantBytes, "constant_bytes"); GET(compileMs, "compile_ms");
-  GET(capApplied, "cap_applied"); GET(capOverride, "cap_override");
+bool readJson(const json &j, KernelStats &v, std::string &why) {
+  // Journals written before these fields: every recorded kernel was an entry
+  // whose report was read.
+  v.entry = v.frameKnown = v.usageKnown = true;
+  READ(.opt("name", v.name).opt("demangled", v.demangled).opt("arch", v.arch).opt("registers", v.registers)
+           .opt("barriers", v.barriers).opt("spill_stores", v.spillStores).opt("spill_loads", v.spillLoads)
+           .opt("stack_frame", v.stackFrame).opt("shared_bytes", v.sharedBytes)
+           .opt("constant_bytes", v.constantBytes).opt("compile_ms", v.compileMs)
+           .opt("entry", v.entry).opt("frame_known", v.frameKnown).opt("usage_known", v.usageKnown)
+           .opt("cap_applied", v.capApplied).opt("cap_override", v.capOverride))
 }
 
 void to_json(json &j, const Receipt &v) {
   j = json{{"candidate_id", v.candidateId}, {"candidate_hash", v.candidateHash},
-           {"source", v.source}, {"output", v.output}, {"exit_status", v.exitStatus},
-           {"status", v.status}, {"wall_ms", v.wallMs}, {"ptxas_ran", v.ptxasRan},
+           {"source", bytesToJson(v.source)}, {"output", bytesToJson(v.output)}, {"exit_status", v.exitStatus},
+           {"status", v.status}, {"reason", bytesToJson(v.reason)}, {"wall_ms", v.wallMs}, {"ptxas_ran", v.ptxasRan},
            {"kernels", v.kernels}, {"device_code_sha256", v.deviceCodeSha256},
-           {"device_code_bytes", v.deviceCodeBytes}, {"log_path", v.logPath},
-           {"final_argv", v.finalArgv}, {"overridden_user_options", v.overriddenUserOptions},
-           {"skipped_controls", v.skippedControls},
-           {"cap_overrides_unattributed", v.capOverridesUnattributed}};
+           {"device_code_bytes", v.deviceCodeBytes}, {"log_path", bytesToJson(v.logPath)},
+           {"final_argv", bytesListToJson(v.finalArgv)}, {"overridden_user_options", bytesListToJson(v.overriddenUserOptions)},
+           {"skipped_controls", bytesListToJson(v.skippedControls)}, {"crash_signal", v.crashSignal},
+           {"crashed_tool", v.crashedTool}, {"cap_overrides_unattributed", v.capOverridesUnattributed},
+           {"ptx_reuse", v.ptxReuse}, {"engine_token", v.engineToken}};
 }
-void from_json(const json &j, Receipt &v) {
-  GET(candidateId, "candidate_id"); GET(candidateHash, "candidate_hash"); GET(source, "source");
-  GET(output, "output"); GET(exitStatus, "exit_status"); GET(status, "status");
-  GET(wallMs, "wall_ms"); GET(ptxasRan, "ptxas_ran"); GET(kernels, "kernels");
-  GET(deviceCodeSha256, "device_code_sha256"); GET(deviceCodeBytes, "device_code_bytes");
-  GET(logPath, "log_path"); GET(finalArgv, "final_argv");
-  GET(overriddenUserOptions, "overridden_user_options"); GET(skippedControls, "skipped_controls");
-  GET(capOverridesUnattributed, "cap_overrides_unattributed");
+bool readJson(const json &in, Receipt &v, std::string &why) {
+  json j = in;
+  if (!decodeBytes(j, {"source", "output", "reason", "log_path", "final_argv", "overridden_user_options",
+                       "skipped_controls"}, why))
+    return false;
+  READ(.opt("candidate_id", v.candidateId).opt("candidate_hash", v.candidateHash).opt("source", v.source)
+           .opt("output", v.output).opt("exit_status", v.exitStatus).opt("status", v.status).opt("reason", v.reason)
+           .opt("wall_ms", v.wallMs).opt("ptxas_ran", v.ptxasRan).opt("kernels", v.kernels)
+           .opt("device_code_sha256", v.deviceCodeSha256).opt("device_code_bytes", v.deviceCodeBytes)
+           .opt("log_path", v.logPath).opt("final_argv", v.finalArgv)
+           .opt("overridden_user_options", v.overriddenUserOptions).opt("skipped_controls", v.skippedControls)
+           .opt("crash_signal", v.crashSignal).opt("crashed_tool", v.crashedTool)
+           .opt("cap_overrides_unattributed", v.capOverridesUnattributed).opt("ptx_reuse", v.ptxReuse)
+           .opt("engine_token", v.engineToken))
 }
-#undef GET
+#undef READ
 
 json makeMessage(const std::string &op, const json &payload) {
   json m = payload.is_object() ? payload : json::object();

@@ -8,6 +8,8 @@
 //   wrapper -> engine  {"v":1,"op":"receipt", ...Receipt}
 //   engine  -> wrapper {"v":1,"op":"ack"}
 #pragma once
+#include "JsonRead.h"
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -25,6 +27,10 @@ struct CompileRequest {
   std::string output;              // absolute path of -o, may be empty
   std::vector<std::string> argv;   // the user's command, unchanged
   int pid = 0;
+  // The engine instance this compile was started for (CIQ_ENGINE_TOKEN of the
+  // build's environment): an engine answers only its own builds, so a compile
+  // left by a killed engine never gets a candidate of the next one.
+  std::string engineToken;
 };
 
 // An ACF to inject: already copied to a path that names its SHA-256 and has no comma.
@@ -49,9 +55,14 @@ struct CandidateMessage {
   // (exact matches, see lockCompileArgs), so the baseline really is the
   // default compile.
   std::vector<std::string> stripArgs;
+  // Echoed in the receipt: only receipts of this engine instance count.
+  std::string engineToken;
   // narrow_architectures: nvcc compiles SASS for this architecture only
   // ("sm_90"), whatever -gencode/-arch the build passes ("" : as the build says).
   std::string narrowTo;
+  // False when every objective is a compile metric: a candidate that reuses
+  // kept PTX needs ptxas's statistics and device code, not a new object.
+  bool needObject = true;
 };
 
 // ptxas statistics of one kernel (entry function) for one architecture.
@@ -67,6 +78,9 @@ struct KernelStats {
   long sharedBytes = 0;    // static shared memory, bytes
   long constantBytes = 0;  // sum of cmem[N] banks reported, bytes
   double compileMs = 0;    // ptxas "Compile time" for this entry, ms (0 if not printed)
+  bool entry = true;       // false: a device (non-entry) function, reported by "Function properties"
+  bool frameKnown = false; // the "bytes stack frame, ... spill" line was read: else stack and spills are unknown
+  bool usageKnown = false; // the "Used N registers" line was read: else registers and smem are unknown
   // -maxrregcount: ptxas said it applied the cap to this entry, or kept the
   // entry's own limit instead (__launch_bounds__, __maxnreg__), e.g.
   // "entry-specific value 255 computed using thread count" (wrapper/RegisterCap.h).
@@ -81,7 +95,10 @@ struct Receipt {
   std::string source;
   std::string output;
   int exitStatus = 0;
-  std::string status;               // "ok", "compile_error", "compile_timeout"
+  std::string status;               // "ok", "compile_error", "compiler_crash", "compile_timeout"
+  int crashSignal = 0;              // compiler_crash: the signal that killed the compiler (or a tool nvcc ran)
+  std::string crashedTool;          // compiler_crash: "ptxas", "cicc", ... as nvcc names it
+  std::string reason;               // why the compiler did not run, e.g. "ACF /x.acf does not exist"
   double wallMs = 0;
   bool ptxasRan = false;            // false for -E, -M, PTX-only, host-only steps
   std::vector<KernelStats> kernels;
@@ -93,21 +110,35 @@ struct Receipt {
   std::vector<std::string> overriddenUserOptions;
   // Controls that cannot reach this compiler (e.g. nvcc options when ptxas runs alone).
   std::vector<std::string> skippedControls;
+  std::string engineToken;          // the candidate's engineToken
   // "Overriding global maxrregcount" lines ptxas printed that name no kernel
   // this receipt could attribute them to (wrapper/RegisterCap.h).
   int capOverridesUnattributed = 0;
+  // How the object was made (docs/wrapper.md, "PTX reuse"): "full" (nvcc ran),
+  // "kept" (nvcc ran and its front end was kept), "reused" (ptxas on kept PTX).
+  std::string ptxReuse = "full";
 };
 
 void to_json(nlohmann::json &j, const CompileRequest &v);
-void from_json(const nlohmann::json &j, CompileRequest &v);
 void to_json(nlohmann::json &j, const AcfRef &v);
-void from_json(const nlohmann::json &j, AcfRef &v);
 void to_json(nlohmann::json &j, const CandidateMessage &v);
-void from_json(const nlohmann::json &j, CandidateMessage &v);
 void to_json(nlohmann::json &j, const KernelStats &v);
-void from_json(const nlohmann::json &j, KernelStats &v);
 void to_json(nlohmann::json &j, const Receipt &v);
-void from_json(const nlohmann::json &j, Receipt &v);
+
+// Typed readers (JsonRead.h): every field's type is checked; false with why
+// naming the key and the expectation. Missing keys keep their defaults, so
+// older or newer peers stay readable.
+bool readJson(const nlohmann::json &j, CompileRequest &v, std::string &why);
+bool readJson(const nlohmann::json &j, AcfRef &v, std::string &why);
+bool readJson(const nlohmann::json &j, CandidateMessage &v, std::string &why);
+bool readJson(const nlohmann::json &j, KernelStats &v, std::string &why);
+bool readJson(const nlohmann::json &j, Receipt &v, std::string &why);
+
+// Byte strings (paths, arguments) on the wire: valid UTF-8 as a JSON string,
+// anything else as {"base64": "..."} (lossless). bytesFromJson throws
+// nlohmann::json::type_error for anything else.
+nlohmann::json bytesToJson(const std::string &bytes);
+std::string bytesFromJson(const nlohmann::json &j);
 
 // Wraps a payload with {"v":1,"op":op}.
 nlohmann::json makeMessage(const std::string &op, const nlohmann::json &payload = nlohmann::json::object());

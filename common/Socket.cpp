@@ -1,6 +1,8 @@
 #include "Socket.h"
+#include "JsonRead.h"
 
 #include <cerrno>
+#include <cstdio>
 #include <chrono>
 #include <cstring>
 #include <poll.h>
@@ -18,6 +20,7 @@ LineSocket &LineSocket::operator=(LineSocket &&o) noexcept {
       ::close(fd_);
     fd_ = o.fd_;
     buf_ = std::move(o.buf_);
+    scanned_ = o.scanned_;
     o.fd_ = -1;
   }
   return *this;
@@ -29,7 +32,8 @@ LineSocket::~LineSocket() {
 }
 
 bool LineSocket::send(const nlohmann::json &msg) {
-  std::string line = msg.dump() + "\n";
+  // Invalid UTF-8 (a path, a quoted bad message) is replaced, never thrown on.
+  std::string line = msg.dump(-1, ' ', false, nlohmann::json::error_handler_t::replace) + "\n";
   size_t off = 0;
   while (off < line.size()) {
     ssize_t n = ::send(fd_, line.data() + off, line.size() - off, MSG_NOSIGNAL);
@@ -44,20 +48,39 @@ bool LineSocket::send(const nlohmann::json &msg) {
   return true;
 }
 
+// Takes one line out of the buffer if a newline arrived. Only bytes not
+// searched before are searched (a long line arriving in chunks costs linear
+// time, not quadratic).
+std::optional<std::string> LineSocket::takeLine() {
+  size_t nl = buf_.find('\n', scanned_);
+  if (nl == std::string::npos) {
+    scanned_ = buf_.size();
+    return std::nullopt;
+  }
+  std::string line = buf_.substr(0, nl);
+  buf_.erase(0, nl + 1);
+  scanned_ = 0;
+  return line;
+}
+
 std::optional<nlohmann::json> LineSocket::receive(double timeoutSeconds) {
   using Clock = std::chrono::steady_clock;
   auto deadline = Clock::now() + std::chrono::duration<double>(timeoutSeconds);
   while (true) {
-    auto nl = buf_.find('\n');
-    if (nl != std::string::npos) {
-      std::string line = buf_.substr(0, nl);
-      buf_.erase(0, nl + 1);
-      auto j = nlohmann::json::parse(line, nullptr, false);
-      if (j.is_discarded() || !j.is_object()) {
-        error_ = "malformed message: " + line.substr(0, 200);
+    if (auto line = takeLine()) {
+      nlohmann::json j;
+      std::string why;
+      if (!parseJson(*line, "message", j, why) || !j.is_object()) {
+        error_ = "malformed message: " + (why.empty() ? "not a JSON object" : why) + ": " + line->substr(0, 200);
         return std::nullopt;
       }
       return j;
+    }
+    if (buf_.size() > maxLineBytes_) {
+      error_ = "message longer than " + std::to_string(maxLineBytes_) + " bytes without a newline";
+      buf_.clear();
+      scanned_ = 0;
+      return std::nullopt;
     }
     int waitMs = -1;
     if (timeoutSeconds > 0) {
@@ -74,7 +97,7 @@ std::optional<nlohmann::json> LineSocket::receive(double timeoutSeconds) {
       continue;
     if (r == 0)
       continue; // deadline checked above
-    char chunk[8192];
+    char chunk[65536];
     ssize_t n = ::recv(fd_, chunk, sizeof chunk, 0);
     if (n < 0 && errno == EINTR)
       continue;
@@ -84,6 +107,56 @@ std::optional<nlohmann::json> LineSocket::receive(double timeoutSeconds) {
     }
     buf_.append(chunk, n);
   }
+}
+
+bool peerIsThisUser(int fd, std::string &error) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  if (getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0) {
+    error = std::string("cannot read the peer's credentials (SO_PEERCRED): ") + strerror(errno);
+    return false;
+  }
+  if (cred.uid != getuid()) {
+    error = "the process at the other end (pid " + std::to_string(cred.pid) + ") belongs to uid " +
+            std::to_string(cred.uid) + ", not to this user (uid " + std::to_string(getuid()) + ")";
+    return false;
+  }
+  return true;
+}
+
+int peerPid(int fd) {
+  ucred cred{};
+  socklen_t len = sizeof cred;
+  return getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 ? cred.pid : 0;
+}
+
+bool ensurePrivateDirectory(const std::string &dir, std::string &error) {
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    error = "cannot create " + dir + ": " + strerror(errno);
+    return false;
+  }
+  struct stat st {};
+  if (lstat(dir.c_str(), &st) != 0) {
+    error = "cannot inspect " + dir + ": " + strerror(errno);
+    return false;
+  }
+  std::string fix = "; remove it (or set XDG_RUNTIME_DIR to a private directory) and run again";
+  if (!S_ISDIR(st.st_mode)) {
+    error = dir + " is not a directory (a symbolic link or file in its place)" + fix;
+    return false;
+  }
+  if (st.st_uid != getuid()) {
+    error = dir + " belongs to uid " + std::to_string(st.st_uid) + ", not to this user (uid " +
+            std::to_string(getuid()) + "): another user could replace the engine's socket there" + fix;
+    return false;
+  }
+  if ((st.st_mode & 077) != 0) {
+    char mode[8];
+    snprintf(mode, sizeof mode, "%04o", st.st_mode & 07777);
+    error = dir + " has mode " + mode + ", not 0700: other users could replace the engine's socket there" + fix;
+    return false;
+  }
+  return true;
 }
 
 static bool fillAddress(const std::string &path, sockaddr_un &addr, std::string &error) {
@@ -110,11 +183,22 @@ std::optional<LineSocket> connectUnix(const std::string &path, double timeoutSec
       error = strerror(errno);
       return std::nullopt;
     }
-    if (::connect(fd, (sockaddr *)&addr, sizeof addr) == 0)
+    if (::connect(fd, (sockaddr *)&addr, sizeof addr) == 0) {
+      // The engine must be this user's: a socket planted by someone else
+      // could answer with options that run their programs as us.
+      if (!peerIsThisUser(fd, error)) {
+        ::close(fd);
+        error = "refusing the engine socket " + path + ": " + error;
+        return std::nullopt;
+      }
       return LineSocket(fd);
-    error = strerror(errno);
+    }
+    int why = errno;
+    error = strerror(why);
     ::close(fd);
-    if (std::chrono::steady_clock::now() >= deadline)
+    // No socket file, or nobody listening: a listener exists before any
+    // client is started, so waiting for one cannot help.
+    if (why == ENOENT || why == ECONNREFUSED || std::chrono::steady_clock::now() >= deadline)
       return std::nullopt;
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
   }

@@ -28,10 +28,40 @@ using Clock = std::chrono::steady_clock;
 // signal handler, so a lock-free atomic.
 std::atomic<int> activeGroup{0};
 
+// Groups of compiles started below the running child but outside its group
+// (ninja gives every command its own): see trackGroup.
+constexpr int kTracked = 1024;
+std::atomic<int> trackedGroups[kTracked];
+std::atomic<void (*)()> cleanupHook{nullptr};
+
+bool anyTrackedAlive() {
+  for (auto &t : trackedGroups) {
+    int g = t.load();
+    if (g > 0 && kill(-g, 0) == 0)
+      return true;
+  }
+  return false;
+}
+
+// Async-signal-safe only: kill, nanosleep, and the hook's unlink calls.
 void onTerminationSignal(int sig) {
   int g = activeGroup.load();
   if (g > 0)
     kill(-g, SIGKILL);
+  // A compile's wrapper ends its compiler's group on SIGTERM; give it 2 s,
+  // then end whatever is left outright.
+  for (auto &t : trackedGroups)
+    if (int tg = t.load(); tg > 0)
+      kill(-tg, SIGTERM);
+  for (int i = 0; i < 200 && anyTrackedAlive(); ++i) {
+    timespec ts{0, 10 * 1000 * 1000};
+    nanosleep(&ts, nullptr);
+  }
+  for (auto &t : trackedGroups)
+    if (int tg = t.load(); tg > 0)
+      kill(-tg, SIGKILL);
+  if (auto hook = cleanupHook.load())
+    hook();
   signal(sig, SIG_DFL);
   raise(sig);
 }
@@ -123,29 +153,50 @@ void drainReady(pollfd (&fds)[3], SubprocessResult &r) {
   }
 }
 
+// The time limit of one child: at the deadline its group gets SIGTERM (a
+// compiler's own cleanup runs), after the grace period SIGKILL.
+struct Limit {
+  Clock::time_point deadline, killAt;
+  double seconds = 0, graceSeconds = 0;
+  bool killed = false;
+
+  // Sends what is due; returns how long poll may wait (ms, -1: no limit).
+  int step(pid_t pid, SubprocessResult &r) {
+    if (seconds <= 0 || killed)
+      return r.timedOut ? 10 : -1; // killed: its pipes close and it is reaped shortly
+    auto now = Clock::now();
+    if (!r.timedOut && now >= deadline) {
+      r.timedOut = true;
+      kill(-pid, SIGTERM);
+      kill(pid, SIGTERM);
+      killAt = now + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(graceSeconds));
+    }
+    if (r.timedOut && now >= killAt) {
+      killGroup(pid);
+      killed = true;
+      return 10;
+    }
+    auto until = r.timedOut ? killAt : deadline;
+    return (int)std::max<long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(until - now).count() + 1);
+  }
+};
+
 // Reads the child's pipes until they close and reaps it, ending its group at
 // the deadline. The child's exit is watched through a pidfd in the same poll
 // as the pipes, so the call returns as soon as both are done (no sleep loop:
 // wall times measured through this stay exact). Returns the wait status.
-int waitForChild(pid_t pid, Clock::time_point start, double timeoutSeconds, int outFd, int errFd,
+int waitForChild(pid_t pid, Clock::time_point start, const SubprocessOptions &o, int outFd, int errFd,
                  SubprocessResult &r) {
   int pidfd = (int)syscall(SYS_pidfd_open, pid, 0); // -1 before Linux 5.3: see below
-  auto deadline = start + std::chrono::duration<double>(timeoutSeconds);
+  Limit limit;
+  limit.seconds = o.timeoutSeconds;
+  limit.graceSeconds = o.killGraceSeconds;
+  limit.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.timeoutSeconds));
   pollfd fds[3] = {{outFd, POLLIN, 0}, {errFd, POLLIN, 0}, {pidfd, POLLIN, 0}};
   int status = 0;
   bool reaped = false;
   while (true) {
-    int waitMs = -1; // until a pipe or the pidfd has news
-    if (timeoutSeconds > 0 && !r.timedOut) {
-      auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now()).count();
-      if (left <= 0) {
-        r.timedOut = true;
-        killGroup(pid);
-      }
-      waitMs = (int)std::max<long>(0, left);
-    }
-    if (r.timedOut)
-      waitMs = 10; // the group was killed: its pipes close and it is reaped shortly
+    int waitMs = limit.step(pid, r); // until a pipe or the pidfd has news, or the limit acts
     if (!reaped && pidfd < 0)
       waitMs = waitMs < 0 ? 2 : std::min(waitMs, 2); // no pidfd: look at the child every 2 ms
     bool pipesOpen = fds[0].fd >= 0 || fds[1].fd >= 0;
@@ -165,10 +216,10 @@ int waitForChild(pid_t pid, Clock::time_point start, double timeoutSeconds, int 
         close(pidfd);
       fds[2].fd = -1;
     }
+    // Done when it is reaped and its pipes are closed; what is left of the
+    // group then holds neither and is killed by the caller.
     if (reaped && fds[0].fd < 0 && fds[1].fd < 0)
       break;
-    if (reaped && r.timedOut)
-      killGroup(pid);
   }
   if (!reaped) {
     waitpid(pid, &status, 0);
@@ -246,7 +297,7 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     (void)!write(inP[1], o.stdinData.data(), o.stdinData.size());
     close(inP[1]);
   }
-  int status = waitForChild(pid, start, o.timeoutSeconds, outP[0], errP[0], r);
+  int status = waitForChild(pid, start, o, outP[0], errP[0], r);
   killGroup(pid); // nothing of the group outlives the call
   activeGroup = 0;
   r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
@@ -298,6 +349,26 @@ void keepInheritedDescriptorsToSelf() {
   closedir(dir);
 }
 
+void trackGroup(int pgid) {
+  if (pgid <= 1 || pgid == getpgrp())
+    return;
+  for (auto &t : trackedGroups) {
+    int expected = 0;
+    if (t.compare_exchange_strong(expected, pgid))
+      return;
+  }
+}
+
+void untrackGroup(int pgid) {
+  for (auto &t : trackedGroups) {
+    int expected = pgid;
+    if (t.compare_exchange_strong(expected, 0))
+      return;
+  }
+}
+
+void setTerminationCleanup(void (*hook)()) { cleanupHook = hook; }
+
 void forwardTerminationSignals() {
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction sa {};
@@ -321,6 +392,18 @@ std::string shellJoin(const std::vector<std::string> &argv) {
   for (const auto &a : argv)
     s += (s.empty() ? "" : " ") + shellQuote(a);
   return s;
+}
+
+std::string signalName(int signal) {
+  switch (signal) {
+  case SIGKILL: return "SIGKILL";
+  case SIGSEGV: return "SIGSEGV";
+  case SIGABRT: return "SIGABRT";
+  case SIGBUS: return "SIGBUS";
+  case SIGILL: return "SIGILL";
+  case SIGTERM: return "SIGTERM";
+  default: return "signal " + std::to_string(signal);
+  }
 }
 
 } // namespace ciq

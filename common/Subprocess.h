@@ -19,6 +19,9 @@ struct SubprocessOptions {
   std::map<std::string, std::string> setEnv;     // added or replaced variables
   std::vector<std::string> unsetEnv;             // removed variables
   double timeoutSeconds = 0;                     // 0: no limit
+  // At the limit the group gets SIGTERM (the program's own cleanup runs),
+  // then SIGKILL after this many seconds.
+  double killGraceSeconds = 2;
   bool captureStdout = true;                     // else inherited
   bool captureStderr = true;                     // else inherited
   bool mergeStderrIntoStdout = false;            // one interleaved stream
@@ -32,7 +35,7 @@ struct SubprocessOptions {
 struct SubprocessResult {
   int exitCode = -1;        // exit status, or 128+signal when killed by a signal
   int termSignal = 0;       // signal that ended it, 0 if it exited
-  bool timedOut = false;    // killed (with its whole group) at the limit
+  bool timedOut = false;    // ended (with its whole group: TERM, then KILL) at the limit
   bool spawnFailed = false; // could not exec; errorMessage says why
   std::string errorMessage;
   std::string out;          // captured stdout (or merged output)
@@ -49,6 +52,14 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
 // child's group, then this process, as the signal would have.
 void forwardTerminationSignals();
 
+// Further process groups the termination signals reach (SIGTERM, then
+// SIGKILL 2 s later): the compiles a build runs in groups of their own.
+void trackGroup(int pgid);
+void untrackGroup(int pgid);
+// Called from the signal handler after every group has ended: only
+// async-signal-safe work (unlink of prepared paths).
+void setTerminationCleanup(void (*hook)());
+
 // Descriptors this process inherited (3 and up) are not passed on to the
 // programs it runs. ninja waits for EOF on a pipe it gives every command; a
 // daemon started inside a build (sccache's server) would otherwise inherit it
@@ -60,5 +71,8 @@ void keepInheritedDescriptorsToSelf();
 // Shell-quotes one argument for a replayable command line.
 std::string shellQuote(const std::string &arg);
 std::string shellJoin(const std::vector<std::string> &argv);
+
+// "SIGKILL" for 9, "SIGSEGV" for 11, ...; "signal N" for others.
+std::string signalName(int signal);
 
 } // namespace ciq

@@ -4,7 +4,10 @@
 #include "Subprocess.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
 
 namespace ciq {
 
@@ -37,6 +40,26 @@ static std::string workDir(const TuneConfig &cfg) {
   return cfg.benchmark.workingDir.empty() ? cfg.buildDir : cfg.benchmark.workingDir;
 }
 
+// Durations must be positive; counts, sizes and rates cannot be negative.
+// Anything else is not a measurement (a timer that did not run, a wrong
+// number parsed), so it never becomes a score.
+bool unitAllows(const std::string &unit, double value, std::string &why) {
+  char buf[160];
+  if (!std::isfinite(value)) {
+    snprintf(buf, sizeof buf, "the benchmark reported %g %s, which is not a finite number", value, unit.c_str());
+    why = buf;
+    return false;
+  }
+  bool duration = secondsPerUnit(unit).has_value();
+  if (duration ? value <= 0 : value < 0) {
+    snprintf(buf, sizeof buf, "the benchmark reported %g %s; a %s must be %s", value, unit.c_str(),
+             duration ? "duration" : "count, size or rate", duration ? "above 0" : "0 or more");
+    why = buf;
+    return false;
+  }
+  return true;
+}
+
 RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
   RunOutcome o;
   if (cfg_.benchmark.correctness.empty()) {
@@ -51,16 +74,16 @@ RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
   appendLog(logPath, "correctness: " + shellJoin(cfg_.benchmark.correctness), r);
   o.wallMs = r.wallMs;
   if (r.spawnFailed) {
-    o.reason = "run_crash";
+    o.reason = reason::RunCrash;
     o.message = r.errorMessage;
   } else if (r.timedOut) {
-    o.reason = "run_timeout";
+    o.reason = reason::RunTimeout;
     o.message = "the correctness check ran past " + std::to_string((int)so.timeoutSeconds) + " s";
   } else if (r.termSignal) {
-    o.reason = "run_crash";
+    o.reason = reason::RunCrash;
     o.message = "the correctness check died of signal " + std::to_string(r.termSignal);
   } else if (r.exitCode != 0) {
-    o.reason = "wrong_answer";
+    o.reason = reason::WrongAnswer;
     o.message = "the correctness check exited " + std::to_string(r.exitCode);
   } else
     o.ok = true;
@@ -74,29 +97,38 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   so.cwd = workDir(cfg_);
   so.setEnv = env_;
   so.timeoutSeconds = runTimeoutSeconds();
+  // A result file left by an earlier run must never be read as this run's.
+  std::string file = cfg_.benchmark.metric.kind == "wall_time" ? "" : metricFilePath(cfg_.benchmark.metric, so.cwd);
+  if (!file.empty() && llvm::sys::fs::exists(file)) {
+    if (auto ec = llvm::sys::fs::remove(file)) {
+      o.reason = reason::NoFreshResult;
+      o.message = "cannot remove the previous result file " + file + " before the run: " + ec.message();
+      return o;
+    }
+  }
   auto r = runSubprocess(cmd, so);
   appendLog(logPath, "benchmark: " + shellJoin(cmd), r);
   o.wallMs = r.wallMs;
   bool gateIsExit = cfg_.benchmark.correctness.empty();
   if (r.spawnFailed) {
-    o.reason = "run_crash";
+    o.reason = reason::RunCrash;
     o.message = r.errorMessage;
     return o;
   }
   if (r.timedOut) {
-    o.reason = "run_timeout";
+    o.reason = reason::RunTimeout;
     char buf[96];
     snprintf(buf, sizeof buf, "the benchmark ran past its %.1f s limit", so.timeoutSeconds);
     o.message = buf;
     return o;
   }
   if (r.termSignal) {
-    o.reason = "run_crash";
+    o.reason = reason::RunCrash;
     o.message = "the benchmark died of signal " + std::to_string(r.termSignal);
     return o;
   }
   if (r.exitCode != 0) {
-    o.reason = gateIsExit ? "wrong_answer" : "run_crash";
+    o.reason = gateIsExit ? reason::WrongAnswer : reason::RunCrash;
     o.message = "the benchmark exited " + std::to_string(r.exitCode);
     return o;
   }
@@ -105,10 +137,20 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
     o.ok = true;
     return o;
   }
+  if (!file.empty() && !llvm::sys::fs::exists(file)) {
+    o.reason = reason::NoFreshResult;
+    o.message = "the benchmark exited 0 but wrote no " + file + " in this run (benchmark.metric.file)";
+    return o;
+  }
   std::string err;
   auto v = parseMetric(cfg_.benchmark.metric, r.out, so.cwd, err);
   if (!v) {
-    o.reason = "parse_error";
+    o.reason = reason::ParseError;
+    o.message = err;
+    return o;
+  }
+  if (!unitAllows(cfg_.benchmark.metric.unit, *v, err)) {
+    o.reason = reason::InvalidValue;
     o.message = err;
     return o;
   }

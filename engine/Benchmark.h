@@ -3,6 +3,7 @@
 // unit of benchmark.metric).
 #pragma once
 #include "Config.h"
+#include "InvalidReason.h"
 
 #include <map>
 #include <optional>
@@ -13,7 +14,7 @@ namespace ciq {
 
 struct RunOutcome {
   bool ok = false;
-  std::string reason;     // run_crash, run_timeout, wrong_answer, parse_error
+  std::string reason;     // a name of invalidReasons() (InvalidReason.h)
   std::string message;    // one line
   double value = 0;       // the metric, in its unit
   double wallMs = 0;      // process wall time, ms
@@ -25,6 +26,10 @@ struct MeasureOutcome {
   std::vector<double> values;   // one per repeat, metric unit
   double median = 0, cvPercent = 0, wallMs = 0;
 };
+
+// Whether `value` is a possible measurement in `unit` (finite; durations
+// above 0, other units 0 or more); else `why` says what is wrong.
+bool unitAllows(const std::string &unit, double value, std::string &why);
 
 class BenchmarkRunner {
 public:

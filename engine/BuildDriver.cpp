@@ -1,5 +1,6 @@
 #include "BuildDriver.h"
 #include "Paths.h"
+#include "ProcessTrack.h"
 
 #include <csignal>
 #include <fstream>
@@ -193,6 +194,9 @@ SubprocessResult BuildDriver::build(const std::map<std::string, std::string> &en
     std::ofstream(pgidFile) << pgid << "\n";
   };
   auto r = runSubprocess(buildCommand(), o);
+  // Compiles run in groups of their own (ninja's, the wrapper's): after a
+  // timeout they are still running; after a normal end nothing is.
+  lastReaped_ = reapCompiles(cfg_.runDir);
   llvm::sys::fs::remove(pgidFile);
   return r;
 }

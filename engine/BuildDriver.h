@@ -35,8 +35,11 @@ public:
   SubprocessResult build(const std::map<std::string, std::string> &env, const std::string &logPath);
   // The build command, for replay lines and logs.
   std::vector<std::string> buildCommand() const;
+  // Compile process groups the last build left running (ended by build()).
+  int lastReaped() const { return lastReaped_; }
 
 private:
+  int lastReaped_ = 0;
   const TuneConfig &cfg_;
   std::vector<CudaObject> objects_;
 };

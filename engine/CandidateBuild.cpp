@@ -1,7 +1,14 @@
 #include "CandidateBuild.h"
+#include "BuildTreeGuard.h"
+#include "Command.h"
 #include "DeviceCode.h"
 #include "Lockfile.h"
+#include "Objectives.h"
+#include "ProcessTrack.h"
 #include "Subprocess.h"
+
+#include <fstream>
+#include <set>
 
 #include <llvm/Support/FileSystem.h>
 
@@ -26,7 +33,16 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   }
   if (!driver_.discover(error))
     return false;
+  // Nothing of a killed search may run beside this one: its build, then
+  // every compile it started in a group of its own.
   driver_.endOrphanedBuild();
+  if (int n = reapCompiles(cfg_.runDir))
+    reportNote("ended " + std::to_string(n) + " compile process group(s) left running by a killed search in " +
+               cfg_.runDir);
+  std::string note;
+  repairBuildTree(cfg_.buildDir, cfg_.runDir, note);
+  if (!note.empty())
+    reportNote(note);
   // A frozen winner applied by ciq_apply_lock() must not leak into the
   // candidates, or the "baseline" would be the old winner.
   if (llvm::sys::fs::exists(cfg_.lockfile)) {
@@ -34,10 +50,30 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
     if (auto l = readLockfile(cfg_.lockfile, lockErr, /*checkIntegrity=*/false))
       stripArgs_ = lockCompileArgs(*l, cfg_.lockfile);
   }
+  daemon_.setLogPath(cfg_.runDir + "/logs/engine-socket.log");
+  std::set<std::string> tuned;
+  for (const auto &o : driver_.objects())
+    tuned.insert(o.object);
+  daemon_.setTunedOutputs(std::move(tuned));
   if (!daemon_.start(socketPath, error))
     return false;
+  std::vector<std::string> objects;
+  for (const auto &o : driver_.objects())
+    objects.push_back(o.object);
+  guardBuildTree(cfg_.buildDir, cfg_.runDir, objects, daemon_.socketPath());
   started_ = true;
   return true;
+}
+
+// A search that only reads compile metrics and runs nothing it built lets a
+// candidate that reuses kept PTX skip assembling its object (PtxReuse.h).
+static bool needsObject(const TuneConfig &cfg) {
+  if (cfg.benchmark.enabled || !cfg.benchmark.correctness.empty())
+    return true;
+  for (const auto &o : cfg.objectives)
+    if (!isCompileMetric(o.metric))
+      return true;
+  return false;
 }
 
 CandidateMessage CandidateBuilder::messageFor(const Evaluation &e) const {
@@ -54,32 +90,104 @@ CandidateMessage CandidateBuilder::messageFor(const Evaluation &e) const {
   m.compileTimeoutSeconds = cfg_.timeouts.compileSeconds;
   m.stripArgs = stripArgs_;
   m.narrowTo = cfg_.narrowTo;
+  m.needObject = needsObject(cfg_);
   return m;
 }
 
+// A build failed with no compile reporting a failure and some CUDA object
+// without a receipt, or died of a signal: something outside the candidate
+// ended it (a kill, a lost connection).
+static bool interrupted(const SubprocessResult &r, const std::vector<Receipt> &receipts,
+                        const std::vector<CudaObject> &objects, const std::string &log) {
+  if (r.timedOut || r.spawnFailed)
+    return false;
+  if (r.termSignal != 0)
+    return true;
+  if (r.exitCode == 0)
+    return false;
+  std::set<std::string> got;
+  for (const auto &rc : receipts) {
+    if (rc.status != "ok")
+      return false; // a compile failed: the candidate's doing
+    got.insert(rc.output);
+  }
+  for (const auto &o : objects)
+    if (!got.count(o.object))
+      return true;
+  // Every compile succeeded: a link error, if a command failed at all (ninja
+  // says FAILED:, make says Error); else the build tool itself was killed.
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.find("FAILED:") == std::string::npos && text.find("Error ") == std::string::npos &&
+         text.find("error") == std::string::npos;
+}
+
 void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
-  daemon_.setCandidate(messageFor(e));
-  driver_.clean();
   e.log = logPath;
-  std::map<std::string, std::string> env = {{"CIQ_SOCKET", daemon_.socketPath()},
-                                            {"CIQ_RUN_DIR", cfg_.runDir},
-                                            {"CIQ_SOCKET_TIMEOUT", std::to_string((int)cfg_.timeouts.socketSeconds)}};
   e.replay = "ciq replay " + e.candidateId + " --config " + shellQuote(cfg_.path);
-  auto r = driver_.build(env, e.log);
+  SubprocessResult r;
+  std::vector<Receipt> receipts;
+  // A build killed from outside is retried once, never recorded as the
+  // candidate's result; killed again, it is reported as build_interrupted.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    daemon_.setCandidate(messageFor(e));
+    driver_.clean();
+    std::map<std::string, std::string> env = {{"CIQ_SOCKET", daemon_.socketPath()},
+                                              {"CIQ_RUN_DIR", cfg_.runDir},
+                                              {"CIQ_ENGINE_TOKEN", daemon_.token()},
+                                              {"CIQ_SOCKET_TIMEOUT", std::to_string((int)cfg_.timeouts.socketSeconds)}};
+    r = driver_.build(env, e.log);
+    receipts = daemon_.receipts();
+    daemon_.clearCandidate();
+    if (!interrupted(r, receipts, driver_.objects(), e.log))
+      break;
+    if (attempt == 1) {
+      e.reason = reason::BuildInterrupted;
+      e.message = "the build of " + e.candidateId + " was interrupted twice (" +
+                  (r.termSignal ? "killed by signal " + std::to_string(r.termSignal)
+                                : "cmake --build exit " + std::to_string(r.exitCode) + " with no compile failing") +
+                  "), so it says nothing about the candidate; log: " + e.log;
+      return;
+    }
+    reportWarning("the build of " + e.candidateId + " was interrupted (" +
+                  (r.termSignal ? "killed by signal " + std::to_string(r.termSignal)
+                                : "no compile failed, some never reported") +
+                  "); building it once more (log: " + e.log + ")");
+    e.log = e.log + ".retry";
+  }
   e.buildMs = r.wallMs;
-  auto receipts = daemon_.receipts();
-  daemon_.clearCandidate();
   std::map<std::string, const Receipt *> byOutput;
   bool compileFailed = false, timedOut = false;
+  const Receipt *crashed = nullptr;
+  std::string why; // a receipt's reason: the compiler was not started (a missing ACF)
   for (const auto &rc : receipts) {
+    if (why.empty())
+      why = rc.reason;
     byOutput[rc.output] = &rc;
     e.kernels.insert(e.kernels.end(), rc.kernels.begin(), rc.kernels.end());
     compileFailed = compileFailed || rc.status == "compile_error";
     timedOut = timedOut || rc.status == "compile_timeout";
+    if (rc.status == "compiler_crash" && !crashed)
+      crashed = &rc;
   }
+  if (crashed) {
+    // A compiler fault, not the candidate's controls: the command that
+    // reproduces it goes with the reason (docs/troubleshooting.md).
+    e.reason = reason::CompilerCrash;
+    e.message = (crashed->crashedTool.empty() ? std::string("the compiler") : crashed->crashedTool) +
+                " was killed by " + signalName(crashed->crashSignal) + " compiling " + crashed->source +
+                "; reproduce: " + shellJoin(crashed->finalArgv) + "; log: " + e.log;
+    e.kernels.clear();
+    return;
+  }
+  if (r.exitCode != 0 || r.spawnFailed || r.timedOut || timedOut)
+    e.kernels.clear(); // a failed build's statistics describe no program
   if (r.timedOut || timedOut) {
     e.reason = reason::CompileTimeout;
-    e.message = std::string(timedOut ? "a compile ran past timeouts.compile_s" : "the build ran past timeouts.build_s") +
+    e.message = std::string(timedOut ? "a compile ran past timeouts.compile_s"
+                                     : "the build ran past timeouts.build_s and was ended with every compile "
+                                       "it had started (" + std::to_string(driver_.lastReaped()) +
+                                           " process group(s) outside the build's own)") +
                 "; log: " + e.log;
     return;
   }
@@ -89,7 +197,8 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
       allCompiled = allCompiled && byOutput.count(o.object) && byOutput[o.object]->exitStatus == 0;
     e.reason = (compileFailed || !allCompiled) ? reason::CompileError : reason::LinkError;
     e.message = std::string(e.reason == reason::CompileError ? "the compile failed" : "the link failed") +
-                " (cmake --build exit " + std::to_string(r.exitCode) + "); log: " + e.log;
+                " (cmake --build exit " + std::to_string(r.exitCode) + ")" + (why.empty() ? "" : ": " + why) +
+                "; log: " + e.log;
     return;
   }
   std::vector<std::string> missing, hashes;
@@ -100,7 +209,8 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
       continue;
     }
     const Receipt &rc = *it->second;
-    e.objects.push_back({o.source, o.object, rc.deviceCodeSha256, rc.status, rc.deviceCodeBytes, rc.wallMs});
+    e.objects.push_back({o.source, o.object, rc.deviceCodeSha256, rc.status, rc.deviceCodeBytes, rc.wallMs,
+                         rc.ptxasRan});
     hashes.push_back(rc.deviceCodeSha256);
   }
   if (!missing.empty()) {
@@ -113,6 +223,11 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     return;
   }
   e.deviceCodeSha256 = combineDeviceCodeHashes(hashes);
+  std::vector<std::string> outputs;
+  for (const auto &o : e.objects)
+    outputs.push_back(o.output);
+  std::string err;
+  e.objectsSha256 = objectsCodeSha256(outputs, err).value_or(""); // "": never reused
   e.ok = true;
 }
 
@@ -122,6 +237,7 @@ void CandidateBuilder::restore() {
   started_ = false;
   daemon_.stop();
   driver_.clean();
+  releaseBuildTree(cfg_.buildDir);
 }
 
 } // namespace ciq

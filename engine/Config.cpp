@@ -1,7 +1,13 @@
 #include "Config.h"
+#include "BuildTreeGuard.h"
+
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
 #include "CMakeCache.h"
+#include "Lockfile.h"
 #include "Paths.h"
 #include "SpaceLoader.h"
+#include "StrategyTable.h"
 #include "YamlUtil.h"
 
 #include <algorithm>
@@ -125,8 +131,8 @@ SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
                            "exhaustive_limit", "canary"});
   if (n["strategy"]) {
     s.strategy = r.str(n["strategy"], "search.strategy");
-    if (s.strategy != "genetic" && s.strategy != "random" && s.strategy != "exhaustive")
-      r.fail(n["strategy"], "search.strategy", "expected genetic, random or exhaustive, got '" + s.strategy + "'");
+    if (!isStrategy(s.strategy))
+      r.fail(n["strategy"], "search.strategy", "expected " + strategyNames() + ", got '" + s.strategy + "'");
   }
   if (n["pool_size"]) s.poolSize = (int)r.integer(n["pool_size"], "search.pool_size", 1, 100000);
   if (n["generations"]) s.generations = (int)r.integer(n["generations"], "search.generations", 1, 100000);
@@ -178,7 +184,7 @@ TuneConfig parse(const std::string &path) {
            "'" + c.buildDir + "' is not a configured CMake build tree (no CMakeCache.txt); configure it first");
   if (root["config"]) c.config = r.str(root["config"], "config");
   c.lockfile = root["lockfile"] ? absolutePath(r.str(root["lockfile"], "lockfile"), base)
-                                : sourceDirOf(c.buildDir) + "/ciq.lock";
+                                : defaultLockfilePath(sourceDirOf(c.buildDir), c.target);
   c.runDir = root["run_dir"] ? absolutePath(r.str(root["run_dir"], "run_dir"), base)
                              : c.buildDir + "/ciq/" + c.target;
   if (root["tune_targets"]) c.tuneTargets = r.strings(root["tune_targets"], "tune_targets");
@@ -231,7 +237,7 @@ TuneConfig parse(const std::string &path) {
     r.fail(root["search"]["strategy"], "search.strategy",
            "exhaustive search over a space of " + std::string(size) + " points, over search.exhaustive_limit " +
                std::to_string(c.search.exhaustiveLimit) +
-               "; use strategy genetic or random, exclude controls, or raise search.exhaustive_limit");
+               "; use strategy " + std::string(kDefaultStrategy) + " or random, exclude controls, or raise search.exhaustive_limit");
   }
   return c;
 }
@@ -256,7 +262,14 @@ std::optional<TuneConfig> loadConfig(const std::string &path, std::string &error
     return std::nullopt;
   }
   try {
-    return parse(abs.str().str());
+    TuneConfig cfg = parse(abs.str().str());
+    // Every ciq command that reads this config puts back the build tree a
+    // killed search left with candidate objects (BuildTreeGuard.h).
+    std::string note;
+    repairBuildTree(cfg.buildDir, cfg.runDir, note);
+    if (!note.empty())
+      llvm::WithColor::note(llvm::errs(), "ciq") << note << "\n";
+    return cfg;
   } catch (const ConfigError &e) {
     error = e.what();
   } catch (const YAML::Exception &e) {

@@ -2,6 +2,7 @@
 // names the file, line and key, and what was expected.
 #pragma once
 #include "Space.h"
+#include "StrategyTable.h"
 
 #include <map>
 #include <optional>
@@ -57,7 +58,7 @@ struct BenchmarkConfig {
 };
 
 struct SearchConfig {
-  std::string strategy = "genetic";   // genetic | random | exhaustive
+  std::string strategy = kDefaultStrategy;   // a name of engine/Strategies.def
   int poolSize = 8;
   int generations = 6;
   double mutateRate = 0.2;

@@ -1,23 +1,58 @@
 #include "Daemon.h"
+#include "JsonRead.h"
 #include "Sha256.h"
+#include "Subprocess.h"
 
 #include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <random>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace ciq {
 
+namespace {
+
+// A fresh random token per engine instance: the compiles of an earlier
+// (killed) engine of the same run directory carry another one.
+std::string newInstanceToken() {
+  std::random_device rd;
+  std::string seed = std::to_string(rd()) + "-" + std::to_string(rd()) + "-" + std::to_string(getpid()) + "-" +
+                     std::to_string(std::chrono::steady_clock::now().time_since_epoch().count());
+  return sha256Hex(seed).substr(0, 32);
+}
+
+} // namespace
+
+Daemon::Daemon() : token_(newInstanceToken()) {}
 Daemon::~Daemon() { stop(); }
 
-std::string socketPathFor(const std::string &runDir) {
-  std::string p = runDir + "/engine.sock";
-  if (p.size() < 100)
-    return p;
-  // Deep build trees: a private folder under /tmp named by the run dir's hash.
-  std::string dir = "/tmp/ciq-" + std::to_string(getuid());
-  mkdir(dir.c_str(), 0700);
-  chmod(dir.c_str(), 0700);
-  return dir + "/" + sha256Hex(runDir).substr(0, 16) + ".sock";
+bool socketPathFor(const std::string &runDir, std::string &path, std::string &error) {
+  path = runDir + "/engine.sock";
+  if (path.size() < 100)
+    return true;
+  // Deep build trees: the user's runtime directory, else a folder of ours in
+  // the temporary directory, created 0700 and verified (another user who made
+  // it first could otherwise replace the socket and answer as the engine).
+  std::string dir;
+  if (const char *xdg = getenv("XDG_RUNTIME_DIR"); xdg && *xdg && *xdg == '/' && strlen(xdg) < 60) {
+    std::string ignored;
+    if (ensurePrivateDirectory(xdg, ignored))
+      dir = std::string(xdg) + "/ciq";
+  }
+  if (dir.empty()) {
+    const char *tmp = getenv("TMPDIR");
+    std::string base = tmp && *tmp == '/' && strlen(tmp) < 60 ? tmp : "/tmp";
+    dir = base + "/ciq-" + std::to_string(getuid());
+  }
+  if (!ensurePrivateDirectory(dir, error)) {
+    error = "the engine's socket folder is unsafe: " + error;
+    return false;
+  }
+  path = dir + "/" + sha256Hex(runDir).substr(0, 16) + ".sock";
+  return true;
 }
 
 bool Daemon::start(const std::string &socketPath, std::string &error) {
@@ -40,11 +75,38 @@ void Daemon::stop() {
   listener_.close();
 }
 
+void Daemon::log(const std::string &line) {
+  std::lock_guard<std::mutex> g(logMu_);
+  ++rejected_;
+  if (logPath_.empty())
+    return;
+  std::ofstream(logPath_, std::ios::app) << nowStamp() << " " << line << "\n";
+}
+
+std::string Daemon::nowStamp() {
+  return std::to_string(std::chrono::duration_cast<std::chrono::milliseconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count());
+}
+
 void Daemon::acceptLoop() {
   while (running_) {
     LineSocket s = listener_.accept(0.2);
     if (!s.valid())
       continue;
+    std::string why;
+    if (!peerIsThisUser(s.fd(), why)) {
+      log("refused a connection: " + why);
+      continue;
+    }
+    // Bounded: a client that opens connections without end cannot make the
+    // engine start threads without end (one compile holds one connection).
+    if (activeClients_ >= kMaxClients) {
+      s.send(makeMessage("error", {{"message", "the ciq engine serves " + std::to_string(kMaxClients) +
+                                                   " connections already; build with fewer jobs"}}));
+      log("refused a connection: " + std::to_string(kMaxClients) + " connections open");
+      continue;
+    }
     ++activeClients_;
     std::thread([this, sock = std::move(s)]() mutable {
       serve(std::move(sock));
@@ -56,7 +118,19 @@ void Daemon::acceptLoop() {
 void Daemon::setCandidate(const CandidateMessage &c) {
   std::lock_guard<std::mutex> g(mu_);
   current_ = c;
+  current_->engineToken = token_;
   receipts_.clear();
+}
+
+void Daemon::setTunedOutputs(std::set<std::string> outputs) {
+  std::lock_guard<std::mutex> g(mu_);
+  tunedOutputs_ = std::move(outputs);
+}
+
+// A launcher compile whose output is no object of the tuned targets
+// (try_compile, other targets): it compiles unchanged.
+static bool outsideTunedTargets(const CompileRequest &req, const std::set<std::string> &tuned) {
+  return !tuned.empty() && req.mode == "launcher" && !tuned.count(req.output);
 }
 
 void Daemon::clearCandidate() {
@@ -74,45 +148,94 @@ void Daemon::setStatus(const nlohmann::json &status) {
   status_ = status;
 }
 
+// Replies with an error and logs it; the connection ends, the engine goes on.
+void Daemon::refuse(LineSocket &sock, const std::string &message) {
+  log("refused a message: " + message);
+  sock.send(makeMessage("error", {{"message", message}}));
+}
+
 // One client: a wrapper (hello -> candidate, receipt -> ack), or the CLI.
 void Daemon::serve(LineSocket sock) {
+  int trackedGroup = 0;
+  serveMessages(sock, trackedGroup);
+  if (trackedGroup)
+    untrackGroup(trackedGroup);
+}
+
+void Daemon::serveMessages(LineSocket &sock, int &trackedGroup) {
   while (running_) {
     auto msg = sock.receive(1.0);
     if (!msg) {
       if (sock.error() == "timed out")
         continue;
+      if (sock.error() != "connection closed")
+        refuse(sock, sock.error());
       return;
     }
-    std::string op = msg->value("op", "");
-    int v = msg->value("v", 0);
-    if (v != kProtocolVersion) {
-      sock.send(makeMessage("error", {{"message", "protocol version " + std::to_string(v) +
-                                                      " is not " + std::to_string(kProtocolVersion) +
-                                                      "; ciq-ptxas and ciq come from different installs"}}));
+    std::string op;
+    int v = 0;
+    JsonFields f(*msg, "message");
+    f.need("v", v).need("op", op);
+    if (!f.ok())
+      return refuse(sock, f.error());
+    if (v != kProtocolVersion)
+      return refuse(sock, "protocol version " + std::to_string(v) + " is not " + std::to_string(kProtocolVersion) +
+                              "; ciq-ptxas and ciq come from different installs");
+    if (!handle(sock, op, *msg, trackedGroup))
       return;
-    }
-    std::lock_guard<std::mutex> g(mu_);
-    if (op == "hello") {
-      if (!current_) {
-        sock.send(makeMessage("error", {{"message", "the ciq engine is not building a candidate right now; "
-                                                    "this compile was started outside the tuning run"}}));
-        return;
-      }
-      sock.send(makeMessage("candidate", *current_));
-    } else if (op == "receipt") {
-      Receipt r = msg->get<Receipt>();
-      if (current_ && r.candidateId == current_->candidateId)
-        receipts_.push_back(r);
-      sock.send(makeMessage("ack"));
-    } else if (op == "status") {
-      sock.send(makeMessage("status", status_));
-    } else if (op == "stop") {
-      stopRequested_ = true;
-      sock.send(makeMessage("ack", {{"message", "the engine stops after the current evaluation"}}));
-    } else {
-      sock.send(makeMessage("error", {{"message", "unknown op '" + op + "'"}}));
-    }
   }
+}
+
+// One message; false ends the connection.
+bool Daemon::handle(LineSocket &sock, const std::string &op, const nlohmann::json &msg, int &trackedGroup) {
+  std::string why;
+  if (op == "hello") {
+    CompileRequest req;
+    if (!readJson(msg, req, why))
+      return refuse(sock, "hello: " + why), false;
+    std::lock_guard<std::mutex> g(mu_);
+    if (req.engineToken != token_)
+      return refuse(sock, "this compile was started by another ciq engine (a search that was killed or has "
+                          "ended), not by the one serving " + path_),
+             false;
+    if (outsideTunedTargets(req, tunedOutputs_)) {
+      sock.send(makeMessage("pass"));
+      return true;
+    }
+    if (!current_)
+      return refuse(sock, "the ciq engine is not building a candidate right now; "
+                          "this compile was started outside the tuning run"),
+             false;
+    // The compile's group, in reach of this engine's SIGTERM/SIGINT while it runs.
+    if (int pg = getpgid(peerPid(sock.fd())); pg > 1 && trackedGroup == 0) {
+      trackGroup(pg);
+      trackedGroup = pg;
+    }
+    sock.send(makeMessage("candidate", *current_));
+    return true;
+  }
+  if (op == "receipt") {
+    Receipt r;
+    if (!readJson(msg, r, why))
+      return refuse(sock, "receipt: " + why), false;
+    std::lock_guard<std::mutex> g(mu_);
+    // Only a receipt of this engine's current candidate counts.
+    if (current_ && r.engineToken == token_ && r.candidateId == current_->candidateId)
+      receipts_.push_back(r);
+    sock.send(makeMessage("ack"));
+    return true;
+  }
+  if (op == "status") {
+    std::lock_guard<std::mutex> g(mu_);
+    sock.send(makeMessage("status", status_));
+    return true;
+  }
+  if (op == "stop") {
+    stopRequested_ = true;
+    sock.send(makeMessage("ack", {{"message", "the engine stops after the current evaluation"}}));
+    return true;
+  }
+  return refuse(sock, "unknown op '" + op.substr(0, 40) + "'"), false;
 }
 
 } // namespace ciq

@@ -9,6 +9,7 @@
 #include <functional>
 #include <mutex>
 #include <optional>
+#include <set>
 #include <string>
 #include <thread>
 #include <vector>
@@ -17,6 +18,7 @@ namespace ciq {
 
 class Daemon {
 public:
+  Daemon();
   ~Daemon();
   // Listens on socketPath; a path too long for sun_path falls back to a
   // private folder under /tmp (see socketPathFor).
@@ -25,6 +27,10 @@ public:
   const std::string &socketPath() const { return path_; }
 
   void setCandidate(const CandidateMessage &c);
+  // The objects of the tuned targets: a launcher compile of anything else (a
+  // try_compile, another target) is answered "pass" and never gets a
+  // candidate. Empty: every compile gets one.
+  void setTunedOutputs(std::set<std::string> outputs);
   void clearCandidate();
   // Receipts of the current candidate since it was set.
   std::vector<Receipt> receipts();
@@ -33,9 +39,23 @@ public:
   void setStatus(const nlohmann::json &status);
   bool stopRequested() const { return stopRequested_; }
 
+  // This engine instance's token: given to the builds it starts
+  // (CIQ_ENGINE_TOKEN); hellos and receipts without it are refused.
+  const std::string &token() const { return token_; }
+  // Refused connections and messages are appended here (one line each).
+  void setLogPath(const std::string &path) { logPath_ = path; }
+  int rejectedMessages() const { return rejected_; }
+
+  static constexpr int kMaxClients = 256;
+
 private:
   void acceptLoop();
   void serve(LineSocket sock);
+  void serveMessages(LineSocket &sock, int &trackedGroup);
+  bool handle(LineSocket &sock, const std::string &op, const nlohmann::json &msg, int &trackedGroup);
+  void refuse(LineSocket &sock, const std::string &message);
+  void log(const std::string &line);
+  static std::string nowStamp();
 
   UnixListener listener_;
   std::string path_;
@@ -45,13 +65,21 @@ private:
   std::mutex mu_;
   std::optional<CandidateMessage> current_;
   std::vector<Receipt> receipts_;
+  std::set<std::string> tunedOutputs_;
   nlohmann::json status_ = nlohmann::json::object();
   // Client threads are detached (one per compile: an overnight search makes
   // thousands); stop() waits for this count to reach zero instead of joining.
   std::atomic<int> activeClients_{0};
+  std::string token_;
+  std::string logPath_;
+  std::mutex logMu_;
+  std::atomic<int> rejected_{0};
 };
 
-// A socket path for a run directory that fits in sun_path (108 bytes).
-std::string socketPathFor(const std::string &runDir);
+// A socket path for a run directory that fits in sun_path (108 bytes): in
+// the run directory, else in $XDG_RUNTIME_DIR/ciq or a 0700 folder of this
+// user in the temporary directory (owner and mode verified; false with a
+// one-line error when it is not private).
+bool socketPathFor(const std::string &runDir, std::string &path, std::string &error);
 
 } // namespace ciq

@@ -1,5 +1,6 @@
 // One evaluated candidate: what the journal and results.csv record.
 #pragma once
+#include "InvalidReason.h"
 #include "Protocol.h"
 #include "Space.h"
 
@@ -10,22 +11,12 @@
 
 namespace ciq {
 
-// Why a candidate could not be scored.
-namespace reason {
-inline const char *CompileError = "compile_error";
-inline const char *CompileTimeout = "compile_timeout";
-inline const char *LinkError = "link_error";
-inline const char *StaleBuild = "stale_build";
-inline const char *RunCrash = "run_crash";
-inline const char *RunTimeout = "run_timeout";
-inline const char *WrongAnswer = "wrong_answer";
-inline const char *ParseError = "parse_error";
-} // namespace reason
 
 struct ObjectRecord {
   std::string source, output, deviceCodeSha256, status;
   long deviceCodeBytes = 0;
   double wallMs = 0;
+  bool ptxasRan = true;   // false: ptxas printed no report (-dlto): compile metrics are unknown
 };
 
 struct Evaluation {
@@ -35,12 +26,16 @@ struct Evaluation {
   Rendered rendered;
   std::string candidateHash;
   bool ok = false;
-  std::string reason;             // one of reason::*, empty when ok
+  std::string reason;             // a name of invalidReasons() (InvalidReason.h), empty when ok
   std::string message;            // one line: what went wrong, with the log path
   std::map<std::string, double> scores;   // metric -> value (units: the objective's)
   std::string deviceCodeSha256;
+  // SHA-256 over the bytes of every rebuilt object (host and device code,
+  // nvcc's temporary file names blanked): a runtime measurement is reused
+  // only when it is equal (objectsCodeSha256, common/DeviceCode.h).
+  std::string objectsSha256;
   std::string duplicateOf;        // earlier candidate whose result this reuses
-  std::string duplicateKind;      // "config" or "device_code"
+  std::string duplicateKind;      // "config", "device_code" or "executable"
   std::vector<KernelStats> kernels;
   std::vector<ObjectRecord> objects;
   std::vector<double> runs;       // benchmark values
@@ -53,7 +48,9 @@ struct Evaluation {
 };
 
 nlohmann::json evaluationToJson(const Evaluation &e);
-Evaluation evaluationFromJson(const nlohmann::json &j);
+// Reads one journal evaluation line, checking every type; false with error
+// "<where>: "<key>": expected ..., found ...".
+bool evaluationFromJson(const nlohmann::json &j, Evaluation &e, std::string &error, const std::string &where);
 
 std::string nowIso8601();
 

@@ -28,19 +28,28 @@ std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg,
   return cmd;
 }
 
+std::vector<size_t> balancedOrder(size_t builds, int round) {
+  std::vector<size_t> order(builds);
+  for (size_t i = 0; i < builds; ++i)
+    order[i] = round % 2 == 0 ? i : builds - 1 - i;
+  return order;
+}
+
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
-                                 int rounds, const std::string &logPath) {
+                                 int rounds, const std::string &logPath, int warmupRounds) {
   InterleavedResult r;
   r.values.resize(commands.size());
-  for (int round = 0; round < rounds; ++round)
-    for (size_t i = 0; i < commands.size(); ++i) {
+  r.warmup.resize(commands.size());
+  for (int round = 0; round < warmupRounds + rounds; ++round)
+    for (size_t i : balancedOrder(commands.size(), round)) {
       RunOutcome o = runner.runOnce(logPath, commands[i]);
       if (!o.ok) {
         r.reason = o.reason;
-        r.message = "build " + std::to_string(i) + ", round " + std::to_string(round + 1) + ": " + o.message;
+        r.message = "build " + std::to_string(i) + ", " + (round < warmupRounds ? "warm-up " : "") + "round " +
+                    std::to_string(round + 1) + ": " + o.message;
         return r;
       }
-      r.values[i].push_back(o.value);
+      (round < warmupRounds ? r.warmup : r.values)[i].push_back(o.value);
     }
   r.ok = true;
   return r;

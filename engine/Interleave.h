@@ -1,4 +1,4 @@
-// Measuring several builds of the benchmark interleaved (A B A B ...), so
+// Measuring several builds of the benchmark interleaved (A B B A ...), so
 // that drift of the machine (clocks, temperature, other load) hits every
 // build alike. Each build's benchmark executable is copied aside
 // (a snapshot) so the builds can run side by side without rebuilding.
@@ -22,11 +22,18 @@ struct InterleavedResult {
   bool ok = false;
   std::string reason, message;           // first failure
   std::vector<std::vector<double>> values;   // per build, per round
+  std::vector<std::vector<double>> warmup;   // per build: the warm-up rounds' values, not counted
 };
 
-// `rounds` rounds; in each, every command runs once, in order.
+// The order of the builds in one round: forwards in even rounds, backwards
+// in odd ones (A B, B A, A B, ...), so that a machine warming up or cooling
+// down over the rounds favours no build.
+std::vector<size_t> balancedOrder(size_t builds, int round);
+
+// `rounds` rounds; in each, every command runs once, in balancedOrder.
+// `warmupRounds` rounds first, in the same order, kept apart in `warmup`.
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
-                                 int rounds, const std::string &logPath);
+                                 int rounds, const std::string &logPath, int warmupRounds = 0);
 
 struct Verdict {
   Summary baseline, winner;

@@ -1,4 +1,6 @@
 #include "Journal.h"
+#include "JournalLines.h"
+#include "JsonRead.h"
 
 #include <chrono>
 #include <ctime>
@@ -23,7 +25,8 @@ json evaluationToJson(const Evaluation &e) {
   json objects = json::array();
   for (const auto &o : e.objects)
     objects.push_back({{"source", o.source}, {"output", o.output}, {"device_code_sha256", o.deviceCodeSha256},
-                       {"device_code_bytes", o.deviceCodeBytes}, {"wall_ms", o.wallMs}, {"status", o.status}});
+                       {"device_code_bytes", o.deviceCodeBytes}, {"wall_ms", o.wallMs}, {"status", o.status},
+                       {"ptxas_ran", o.ptxasRan}});
   return json{{"op", "evaluation"},
               {"candidate_id", e.candidateId},
               {"generation", e.generation},
@@ -37,6 +40,7 @@ json evaluationToJson(const Evaluation &e) {
               {"message", e.message},
               {"scores", e.scores},
               {"device_code_sha256", e.deviceCodeSha256},
+              {"objects_sha256", e.objectsSha256},
               {"duplicate_of", e.duplicateOf},
               {"duplicate_kind", e.duplicateKind},
               {"kernels", e.kernels},
@@ -50,38 +54,44 @@ json evaluationToJson(const Evaluation &e) {
               {"evaluated_at", e.evaluatedAt}};
 }
 
-Evaluation evaluationFromJson(const json &j) {
-  Evaluation e;
-  e.candidateId = j.value("candidate_id", "");
-  e.generation = j.value("generation", 0);
-  e.point = j.value("point", Point{});
-  e.rendered.controls = j.value("controls", json::object());
-  json r = j.value("rendered", json::object());
-  e.rendered.ptxas = r.value("ptxas", std::vector<std::string>{});
-  e.rendered.nvcc = r.value("nvcc", std::vector<std::string>{});
-  e.rendered.defines = r.value("defines", std::vector<std::string>{});
-  for (const auto &a : r.value("acfs", json::array()))
-    e.rendered.acfs.push_back({a.value("stage", ""), a.value("path", ""), a.value("sha256", "")});
-  e.candidateHash = j.value("candidate_hash", "");
-  e.ok = j.value("status", "") == "OK";
-  e.reason = j.value("reason", "");
-  e.message = j.value("message", "");
-  e.scores = j.value("scores", std::map<std::string, double>{});
-  e.deviceCodeSha256 = j.value("device_code_sha256", "");
-  e.duplicateOf = j.value("duplicate_of", "");
-  e.duplicateKind = j.value("duplicate_kind", "");
-  e.kernels = j.value("kernels", std::vector<KernelStats>{});
-  for (const auto &o : j.value("objects", json::array()))
-    e.objects.push_back({o.value("source", ""), o.value("output", ""), o.value("device_code_sha256", ""),
-                         o.value("status", ""), o.value("device_code_bytes", 0L), o.value("wall_ms", 0.0)});
-  e.runs = j.value("runs", std::vector<double>{});
-  e.cvPercent = j.value("cv_percent", -1.0);
-  e.buildMs = j.value("build_ms", 0.0);
-  e.measureMs = j.value("measure_ms", 0.0);
-  e.log = j.value("log", "");
-  e.replay = j.value("replay", "");
-  e.evaluatedAt = j.value("evaluated_at", "");
-  return e;
+bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const std::string &where) {
+  JsonFields f(j, where);
+  const json *rendered, *controls;
+  std::string status;
+  f.need("candidate_id", e.candidateId).opt("generation", e.generation).opt("point", e.point)
+      .object("controls", controls).object("rendered", rendered).opt("candidate_hash", e.candidateHash)
+      .opt("status", status).opt("reason", e.reason).opt("message", e.message).opt("scores", e.scores)
+      .opt("device_code_sha256", e.deviceCodeSha256).opt("objects_sha256", e.objectsSha256).opt("duplicate_of", e.duplicateOf)
+      .opt("duplicate_kind", e.duplicateKind).opt("kernels", e.kernels).opt("runs", e.runs)
+      .opt("cv_percent", e.cvPercent).opt("build_ms", e.buildMs).opt("measure_ms", e.measureMs).opt("log", e.log)
+      .opt("replay", e.replay).opt("evaluated_at", e.evaluatedAt);
+  e.ok = status == "OK";
+  e.rendered.controls = *controls;
+  std::vector<json> acfs, objects;
+  JsonFields r(*rendered, where + ": \"rendered\"");
+  r.opt("ptxas", e.rendered.ptxas).opt("nvcc", e.rendered.nvcc).opt("defines", e.rendered.defines).opt("acfs", acfs);
+  f.opt("objects", objects);
+  for (size_t i = 0; i < acfs.size() && r.ok(); ++i) {
+    AcfRef a;
+    JsonFields af(acfs[i], where + ": \"rendered\": \"acfs\"[" + std::to_string(i) + "]");
+    af.opt("stage", a.stage).opt("path", a.path).opt("sha256", a.sha256);
+    if (!af.ok())
+      return error = af.error(), false;
+    e.rendered.acfs.push_back({a.stage, a.path, a.sha256});
+  }
+  for (size_t i = 0; i < objects.size() && f.ok(); ++i) {
+    ObjectRecord o;
+    JsonFields of(objects[i], where + ": \"objects\"[" + std::to_string(i) + "]");
+    of.opt("source", o.source).opt("output", o.output).opt("device_code_sha256", o.deviceCodeSha256)
+        .opt("status", o.status).opt("device_code_bytes", o.deviceCodeBytes).opt("wall_ms", o.wallMs)
+        .opt("ptxas_ran", o.ptxasRan);
+    if (!of.ok())
+      return error = of.error(), false;
+    e.objects.push_back(o);
+  }
+  if (!f.ok() || !r.ok())
+    return error = f.ok() ? r.error() : f.error(), false;
+  return true;
 }
 
 Journal::~Journal() {
@@ -100,6 +110,8 @@ bool Journal::open(const std::string &path, std::string &error) {
   return true;
 }
 
+
+
 // A kill during write() can leave a last line without its newline; cut it
 // off so the next line starts clean (readJournal ignores it either way).
 void Journal::dropTornTail() {
@@ -116,7 +128,7 @@ void Journal::dropTornTail() {
 
 bool Journal::append(const json &line) {
   // One write() of a whole line: a kill leaves at most one partial last line.
-  std::string s = line.dump() + "\n";
+  std::string s = journalLineText(line) + "\n";
   size_t off = 0;
   while (off < s.size()) {
     ssize_t n = ::write(fd_, s.data() + off, s.size() - off);
@@ -127,28 +139,50 @@ bool Journal::append(const json &line) {
   return fsync(fd_) == 0;
 }
 
+int candidateNumber(const std::string &id) {
+  if (id.size() < 2 || id[0] != 'c' || id.find_first_not_of("0123456789", 1) != std::string::npos || id.size() > 10)
+    return -1;
+  return std::stoi(id.substr(1));
+}
+
 JournalContents readJournal(const std::string &path) {
   JournalContents c;
-  std::ifstream in(path);
-  std::string line;
-  while (std::getline(in, line)) {
-    if (line.empty())
-      continue;
-    json j = json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object())
-      continue; // a line torn by a kill mid-write
-    std::string op = j.value("op", "");
-    if (op == "start")
-      c.start = j;
-    else if (op == "evaluation")
-      c.evaluations.push_back(evaluationFromJson(j));
-    else if (op == "generation")
-      c.completedGenerations.push_back(j.value("generation", 0));
-    else if (op == "winner")
-      c.winner = j;
-    else if (op == "done")
-      c.done = true;
+  std::vector<JournalLine> lines;
+  std::string error;
+  if (!readJournalLines(path, lines, c.damaged, error)) {
+    c.damaged.push_back(error);
+    return c;
   }
+  for (auto &l : lines) {
+    std::string where = path + ":" + std::to_string(l.number);
+    if (l.op == "start") {
+      c.start = l.object;
+    } else if (l.op == "evaluation") {
+      Evaluation e;
+      std::string why;
+      if (!evaluationFromJson(l.object, e, why, where)) {
+        c.damaged.push_back(why);
+        continue;
+      }
+      c.nextId = std::max(c.nextId, candidateNumber(e.candidateId) + 1);
+      c.evaluations.push_back(std::move(e));
+    } else if (l.op == "generation") {
+      int g = 0;
+      JsonFields f(l.object, where);
+      if (!f.need("generation", g).ok())
+        c.damaged.push_back(f.error());
+      else
+        c.completedGenerations.push_back(g);
+    } else if (l.op == "winner") {
+      c.winner = l.object;
+    } else if (l.op == "inputs") {
+      c.inputs = l.object;
+    } else if (l.op == "done") {
+      c.done = true;
+    }
+  }
+  // A damaged line may have held an evaluation: its id is never given again.
+  c.nextId = std::max<int>(c.nextId, (int)c.evaluations.size() + (int)c.damaged.size());
   return c;
 }
 

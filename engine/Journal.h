@@ -1,7 +1,9 @@
 // journal.jsonl: append-only, fsync'd, one JSON object per line
-// (docs/journal.md). A line cut short by a kill is ignored on reading.
+// (docs/journal.md), each with a checksum. A line cut short by a kill is
+// ignored on reading; a damaged line is reported.
 #pragma once
 #include "Evaluation.h"
+#include "JournalLines.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -26,12 +28,19 @@ private:
 
 struct JournalContents {
   nlohmann::json start;                  // the "start" line, or null
+  nlohmann::json inputs;                 // the "inputs" line (InputIdentity.h), or null
   std::vector<Evaluation> evaluations;   // in order
   std::vector<int> completedGenerations;
   bool done = false;
   nlohmann::json winner;                 // the "winner" line, or null
+  // "<file>:<line>: what is wrong" for every line that failed its checksum,
+  // is not JSON or has a field of the wrong type (the rest is kept).
+  std::vector<std::string> damaged;
+  int nextId = 0;                        // the first candidate number never used
 };
 
 JournalContents readJournal(const std::string &path);
+// "c0042" -> 42; -1 for anything else.
+int candidateNumber(const std::string &id);
 
 } // namespace ciq

@@ -21,6 +21,18 @@ bool kernelSelected(const KernelStats &k, const std::vector<std::string> &filter
   return false;
 }
 
+// Whether ptxas reported what `m` needs for k. Registers and shared memory
+// come from an entry's "Used" line (a device function has none: it adds no
+// registers of its own to count); stack and spills from "Function properties".
+static bool counts(const std::string &m, const KernelStats &k, bool &unknown) {
+  bool usage = m == "registers" || m == "shared_bytes";
+  if (usage && !k.entry)
+    return false;
+  if (usage ? !k.usageKnown : !k.frameKnown)
+    unknown = true;
+  return true;
+}
+
 static double perKernel(const std::string &m, const KernelStats &k) {
   if (m == "spill_bytes") return double(k.spillStores + k.spillLoads);
   if (m == "spill_stores") return double(k.spillStores);
@@ -31,7 +43,7 @@ static double perKernel(const std::string &m, const KernelStats &k) {
   return 0;
 }
 
-double compileMetric(const Objective &o, const Evaluation &e) {
+std::optional<double> compileMetric(const Objective &o, const Evaluation &e, std::string &why) {
   if (o.metric == "compile_ms") {
     double s = 0;
     for (const auto &ob : e.objects)
@@ -44,20 +56,46 @@ double compileMetric(const Objective &o, const Evaluation &e) {
       s += ob.deviceCodeBytes;
     return s;
   }
+  for (const auto &ob : e.objects)
+    if (!ob.ptxasRan) {
+      why = "ptxas did not run when " + ob.source + " was compiled (with -dlto it runs at the device link), so " +
+            o.metric + " cannot be measured here";
+      return std::nullopt;
+    }
   double acc = 0;
   for (const auto &k : e.kernels) {
-    if (!kernelSelected(k, o.kernels))
+    bool unknown = false;
+    if (!kernelSelected(k, o.kernels) || !counts(o.metric, k, unknown))
       continue;
+    if (unknown) {
+      why = "ptxas printed no " + std::string(o.metric == "registers" || o.metric == "shared_bytes"
+                                                  ? "\"Used ... registers\""
+                                                  : "\"bytes stack frame\"") +
+            " line for " + k.name + " (" + k.arch + "), so " + o.metric + " is unknown, not 0";
+      return std::nullopt;
+    }
     double v = perKernel(o.metric, k);
     acc = o.reduce == "max" ? std::max(acc, v) : acc + v;
   }
   return acc;
 }
 
-void scoreCompileMetrics(const TuneConfig &cfg, Evaluation &e) {
-  for (const auto &o : cfg.objectives)
-    if (isCompileMetric(o.metric))
-      e.scores[o.metric] = compileMetric(o, e);
+bool scoreCompileMetrics(const TuneConfig &cfg, Evaluation &e) {
+  for (const auto &o : cfg.objectives) {
+    if (!isCompileMetric(o.metric))
+      continue;
+    std::string why;
+    auto v = compileMetric(o, e, why);
+    if (!v) {
+      e.ok = false;
+      e.reason = reason::NotMeasurable;
+      e.message = why;
+      e.scores.clear();
+      return false;
+    }
+    e.scores[o.metric] = *v;
+  }
+  return true;
 }
 
 std::vector<double> normalizedObjectives(const TuneConfig &cfg, const Evaluation &e) {

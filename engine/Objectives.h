@@ -6,6 +6,7 @@
 #include "Evaluation.h"
 
 #include <map>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,11 +21,15 @@ bool kernelSelected(const KernelStats &k, const std::vector<std::string> &filter
 // registers (per kernel, summed or max over kernels and architectures),
 // compile_ms (sum of the wrappers' compiler wall times, ms), device_code_bytes
 // (sum of the objects' .nv_fatbin sizes, bytes).
-double compileMetric(const Objective &o, const Evaluation &e);
+// Device functions count in spill and stack metrics. A statistic ptxas did
+// not report (ptxas did not run at compile time, a missing line) is unknown:
+// nullopt with `why`, never 0.
+std::optional<double> compileMetric(const Objective &o, const Evaluation &e, std::string &why);
 bool isCompileMetric(const std::string &metric);
 
-// Fills e.scores for every compile objective.
-void scoreCompileMetrics(const TuneConfig &cfg, Evaluation &e);
+// Fills e.scores for every compile objective; false (e INVALID
+// not_measurable) when one is unknown.
+bool scoreCompileMetrics(const TuneConfig &cfg, Evaluation &e);
 
 // The objectives of e, negated where maximized: smaller is better.
 std::vector<double> normalizedObjectives(const TuneConfig &cfg, const Evaluation &e);

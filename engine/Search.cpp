@@ -1,4 +1,7 @@
 #include "Search.h"
+#include "SearchParts.h"
+#include "SearchTpe.h"
+#include "StrategyTable.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,9 +17,8 @@ SearchRng::SearchRng(uint64_t seed, int generation, uint64_t stream) {
   gen_.seed(seq);
 }
 
-// A control's state: 0..values-1 are values; `values` is "unset" when allowed.
-static int stateOf(const Control &c, int v) { return v == kUnset ? (int)c.values.size() : v; }
-static int valueOf(const Control &c, int s) { return s == (int)c.values.size() ? kUnset : s; }
+int stateOf(const Control &c, int v) { return v == kUnset ? (int)c.values.size() : v; }
+int valueOf(const Control &c, int s) { return s == (int)c.values.size() ? kUnset : s; }
 
 static int drawState(const Control &c, SearchRng &rng) {
   int n = (int)c.values.size();
@@ -157,30 +159,29 @@ std::vector<size_t> rankOrder(const std::vector<ScoredPoint> &pts, bool pareto) 
   return order;
 }
 
-namespace {
-
-using PointSet = std::set<Point>;
-
-PointSet seen(const std::vector<ScoredPoint> &history) {
-  PointSet s;
+std::set<Point> seenPoints(const std::vector<ScoredPoint> &history) {
+  std::set<Point> s;
   for (const auto &h : history)
     s.insert(h.point);
   return s;
 }
 
-// Adds p to the pool if it is new; returns whether it was.
-bool offer(std::vector<Point> &pool, PointSet &taken, const Point &p) {
+bool offerPoint(std::vector<Point> &pool, std::set<Point> &taken, const Point &p) {
   if (!taken.insert(p).second)
     return false;
   pool.push_back(p);
   return true;
 }
 
-// Random new points until the pool is full or the space seems exhausted.
-void fillRandom(std::vector<Point> &pool, PointSet &taken, size_t want, const SearchSpace &space, SearchRng &rng) {
+void fillRandom(std::vector<Point> &pool, std::set<Point> &taken, size_t want, const SearchSpace &space,
+                SearchRng &rng) {
   for (int tries = 0; pool.size() < want && tries < 200 * (int)want + 1000; ++tries)
-    offer(pool, taken, randomPoint(space, rng));
+    offerPoint(pool, taken, randomPoint(space, rng));
 }
+
+namespace {
+
+using PointSet = std::set<Point>;
 
 class RandomStrategy : public Strategy {
 public:
@@ -188,7 +189,7 @@ public:
   std::string name() const override { return "random"; }
   std::vector<Point> pool(int generation, const std::vector<ScoredPoint> &history) override {
     SearchRng rng(cfg_.seed, generation);
-    PointSet taken = seen(history);
+    PointSet taken = seenPoints(history);
     std::vector<Point> pool;
     fillRandom(pool, taken, cfg_.poolSize, space_, rng);
     return pool;
@@ -204,13 +205,13 @@ public:
   ExhaustiveStrategy(const SearchConfig &c, const SearchSpace &s) : cfg_(c), space_(s) {}
   std::string name() const override { return "exhaustive"; }
   std::vector<Point> pool(int generation, const std::vector<ScoredPoint> &history) override {
-    PointSet taken = seen(history);
+    PointSet taken = seenPoints(history);
     std::vector<Point> pool;
     double total = space_.size();
     // Walk the enumeration; everything already evaluated is skipped, so a
     // generation is simply "the next pool_size new points".
     for (double i = 0; i < total && (int)pool.size() < cfg_.poolSize; ++i)
-      offer(pool, taken, pointAt(space_, i));
+      offerPoint(pool, taken, pointAt(space_, i));
     return pool;
   }
 
@@ -226,7 +227,7 @@ public:
 
   std::vector<Point> pool(int generation, const std::vector<ScoredPoint> &history) override {
     SearchRng rng(cfg_.seed, generation);
-    PointSet taken = seen(history);
+    PointSet taken = seenPoints(history);
     std::vector<Point> pool;
     std::vector<ScoredPoint> parents = selectParents(history);
     if (generation <= 1 || parents.size() < 2) {
@@ -236,13 +237,13 @@ public:
     // Elites each seed one child by mutation alone: a local search around the best.
     for (int e = 0; e < cfg_.elitism && e < (int)parents.size() && (int)pool.size() < cfg_.poolSize; ++e)
       for (int t = 0; t < 20; ++t)
-        if (offer(pool, taken, mutate(space_, parents[e].point, std::max(cfg_.mutateRate, 1.0 / space_.controls.size()), rng)))
+        if (offerPoint(pool, taken, mutate(space_, parents[e].point, std::max(cfg_.mutateRate, 1.0 / space_.controls.size()), rng)))
           break;
     for (int tries = 0; (int)pool.size() < cfg_.poolSize && tries < 50 * cfg_.poolSize; ++tries) {
       const Point &a = tournament(parents, rng);
       const Point &b = tournament(parents, rng);
       Point child = mutate(space_, uniformCrossover(a, b, rng), cfg_.mutateRate, rng);
-      offer(pool, taken, child);
+      offerPoint(pool, taken, child);
     }
     // A converged population breeds only known points: explore instead.
     fillRandom(pool, taken, cfg_.poolSize, space_, rng);
@@ -288,11 +289,17 @@ std::unique_ptr<Strategy> makeStrategy(const SearchConfig &cfg, const SearchSpac
       snprintf(buf, sizeof buf, "%.0f", n);
       throw std::runtime_error("the search space has " + std::string(buf) +
                                " points, over exhaustive_limit " + std::to_string(cfg.exhaustiveLimit) +
-                               "; use strategy genetic or random, or raise search.exhaustive_limit");
+                               "; use strategy " + std::string(kDefaultStrategy) + " or random, or raise search.exhaustive_limit");
     }
     return std::make_unique<ExhaustiveStrategy>(cfg, space);
   }
-  return std::make_unique<GeneticStrategy>(cfg, space, pareto);
+  if (cfg.strategy == "genetic")
+    return std::make_unique<GeneticStrategy>(cfg, space, pareto);
+  if (cfg.strategy == "tpe")
+    return makeTpeStrategy(cfg, space, pareto);
+  // A name in Strategies.def without a class here, or one that bypassed the
+  // config reader: never silently another strategy.
+  throw std::runtime_error("unknown strategy '" + cfg.strategy + "'; expected " + strategyNames());
 }
 
 } // namespace ciq

@@ -32,8 +32,12 @@ struct Control {
   double knockoutProb = -1;            // P(unset) when sampling; <0: uniform over values and unset
   bool canUnset = true;                // false: `required: true`, always set
   bool changesResults = false;         // `changes_results: true`: may change the program's output (fmad, ftz)
+  std::string compilerDefault;         // `compiler_default:` the value the compiler uses when unset ("" unknown)
   std::string help;
   std::string origin;                  // which file (and line) declared it
+  // The space file that declared it, and the compiler release that file says
+  // it was written for (`compiler_version: "13.0"`, "" when it says none).
+  std::string spaceName, spaceCompilerVersion;
 };
 
 // Where a piece of the space came from (recorded in the lockfile).

@@ -1,13 +1,16 @@
 #include "SpaceLoader.h"
 #include "Paths.h"
 #include "Sha256.h"
+#include "CompilerVersion.h"
 #include "Subprocess.h"
 
 #include <algorithm>
 #include <cmath>
 #include <glob.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Path.h>
+#include <llvm/Support/WithColor.h>
 #include <map>
 #include <set>
 
@@ -116,7 +119,7 @@ void acfDomain(Control &c, const YAML::Node &n, const YamlReader &r, const std::
 Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string &key,
                      const std::string &baseDir) {
   r.onlyKeys(n, key, {"name", "ptxas", "nvcc", "define", "acf", "choice", "range", "literal",
-                      "log_sampling", "knockout_prob", "required", "help", "changes_results"});
+                      "log_sampling", "knockout_prob", "required", "help", "changes_results", "compiler_default"});
   Control c;
   if (!n["name"])
     r.fail(n, key, "missing 'name'");
@@ -159,6 +162,8 @@ Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string
     c.help = r.str(n["help"], k + ".help");
   if (n["changes_results"])
     c.changesResults = r.boolean(n["changes_results"], k + ".changes_results");
+  if (n["compiler_default"])
+    c.compilerDefault = r.str(n["compiler_default"], k + ".compiler_default");
   return c;
 }
 
@@ -232,6 +237,13 @@ SearchSpace fromFile(const std::string &path, const SpaceSource &src, int depth)
   SearchSpace space;
   std::string base = llvm::sys::path::parent_path(path).str();
   loadOne(space, root, r, "", base);
+  // This file's own controls (those of its includes are already marked).
+  for (auto &c : space.controls)
+    if (c.spaceName.empty()) {
+      c.spaceName = root["name"] && root["name"].IsScalar() ? root["name"].Scalar() : path;
+      if (root["compiler_version"] && root["compiler_version"].IsScalar())
+        c.spaceCompilerVersion = root["compiler_version"].Scalar();
+    }
   SpaceSource s = src;
   if (s.sha256.empty())
     s.sha256 = sha256File(path).value_or("");
@@ -322,13 +334,61 @@ SearchSpace loadSpaceFile(const std::string &nameOrPath, const std::string &base
 
 namespace {
 
-// Option names a compiler documents in --help: "--opt-level", "-O", ...
-std::set<std::string> documentedOptions(const std::string &tool) {
-  static std::map<std::string, std::set<std::string>> cache;
+// What a compiler documents in --help: its option names ("--opt-level",
+// "-O") and, where it lists them, each option's allowed values.
+struct CompilerHelp {
+  std::string path, version;                            // "" when no compiler was found
+  std::set<std::string> names;
+  std::map<std::string, std::set<std::string>> allowed; // long name -> values
+};
+
+// "'a','b',\n 'c'." -> {a, b, c}
+std::set<std::string> allowedValues(const std::string &text) {
+  std::set<std::string> values;
+  size_t end = text.find(".\n");
+  std::string list = text.substr(0, end);
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    size_t comma = list.find(',', pos);
+    std::string v = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    v.erase(0, v.find_first_not_of(" \t\n'"));
+    v.erase(v.find_last_not_of(" \t\n'.") + 1);
+    if (!v.empty())
+      values.insert(v);
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  return values;
+}
+
+void parseHelp(const std::string &text, CompilerHelp &h) {
+  static const std::string kAllowed = "Allowed values for this option:";
+  std::string current;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+    size_t next = eol == std::string::npos ? text.size() : eol + 1;
+    if (line.rfind("--", 0) == 0) {
+      current = line.substr(0, line.find_first_of(" \t="));
+      h.names.insert(current);
+      auto open = line.find("(-");
+      if (open != std::string::npos)
+        h.names.insert(line.substr(open + 1, line.find(')', open) - open - 1));
+    } else if (auto at = line.find(kAllowed); at != std::string::npos && !current.empty()) {
+      h.allowed[current] = allowedValues(text.substr(pos + at + kAllowed.size()));
+    }
+    pos = next;
+  }
+}
+
+const CompilerHelp &compilerHelp(const std::string &tool) {
+  static std::map<std::string, CompilerHelp> cache;
   auto it = cache.find(tool);
   if (it != cache.end())
     return it->second;
-  std::set<std::string> names;
+  CompilerHelp &h = cache[tool];
   // The CUDA bin folder is often not on PATH (CMake finds nvcc by itself):
   // fall back to where CUDA installs so a misspelt option is still caught.
   auto exe = findExecutable(tool);
@@ -337,41 +397,79 @@ std::set<std::string> documentedOptions(const std::string &tool) {
       exe = findExecutable(std::string(getenv(var)) + "/bin/" + tool);
   if (!exe)
     exe = findExecutable("/usr/local/cuda/bin/" + tool);
-  if (exe) {
-    auto res = runSubprocess({*exe, "--help"});
-    std::string text = res.out;
-    size_t pos = 0;
-    while (pos < text.size()) {
-      size_t eol = text.find('\n', pos);
-      std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
-      pos = eol == std::string::npos ? text.size() : eol + 1;
-      if (line.rfind("--", 0) != 0)
-        continue;
-      names.insert(line.substr(0, line.find_first_of(" \t=")));
-      auto open = line.find("(-");
-      if (open != std::string::npos)
-        names.insert(line.substr(open + 1, line.find(')', open) - open - 1));
-    }
+  if (!exe)
+    return h;
+  h.path = *exe;
+  std::string err;
+  h.version = compilerVersion(*exe, err).value_or("");
+  parseHelp(runSubprocess({*exe, "--help"}).out, h);
+  return h;
+}
+
+// "13.0" is the release of "13.0.88"; "" (a space for no release) matches any.
+bool sameRelease(const std::string &wanted, const std::string &found) {
+  return wanted.empty() || found.empty() || found == wanted || found.rfind(wanted + ".", 0) == 0;
+}
+
+void note(const std::string &msg) { llvm::WithColor::note(llvm::errs(), "ciq") << msg << "\n"; }
+
+// One warning per space written for another release than the one installed.
+void warnOtherRelease(const Control &c, const std::string &tool, const CompilerHelp &h,
+                      std::set<std::string> &warned) {
+  if (sameRelease(c.spaceCompilerVersion, h.version) || !warned.insert(c.spaceName).second)
+    return;
+  llvm::WithColor::warning(llvm::errs(), "ciq")
+      << "space '" << c.spaceName << "' is for " << tool << " " << c.spaceCompilerVersion << ", but "
+      << h.path << " is " << tool << " " << h.version << ": what it does not accept (its --help) is left out\n";
+}
+
+// Leaves out the values `help` does not allow; false when none is left.
+bool keepAllowedValues(Control &c, const std::string &name, const std::string &tool, const CompilerHelp &h) {
+  auto allowed = h.allowed.find(name);
+  if (allowed == h.allowed.end() || c.domain == DomainKind::Literal)
+    return true;
+  std::vector<std::string> kept;
+  for (const auto &v : c.values) {
+    if (allowed->second.count(v))
+      kept.push_back(v);
+    else
+      note("control '" + c.name + "' (" + c.origin + "): value '" + v + "' left out: " + tool + " " + h.version +
+           " does not accept it for " + name + " (allowed: " + llvm::join(allowed->second, ", ") + ")");
   }
-  cache[tool] = names;
-  return names;
+  c.values = kept;
+  return !kept.empty();
 }
 
 } // namespace
 
-void checkOptionsKnown(const SearchSpace &space) {
-  for (const auto &c : space.controls) {
-    if (c.render != RenderKind::Ptxas && c.render != RenderKind::Nvcc)
+void checkOptionsKnown(SearchSpace &space) {
+  std::set<std::string> warned;
+  std::vector<Control> kept;
+  for (auto &c : space.controls) {
+    if (c.render != RenderKind::Ptxas && c.render != RenderKind::Nvcc) {
+      kept.push_back(c);
       continue;
+    }
     std::string tool = c.render == RenderKind::Ptxas ? "ptxas" : "nvcc";
-    auto known = documentedOptions(tool);
-    if (known.empty())
-      continue; // no compiler here to ask: the build will tell
+    const CompilerHelp &h = compilerHelp(tool);
+    if (h.names.empty()) { // no compiler here to ask: the build will tell
+      kept.push_back(c);
+      continue;
+    }
+    warnOtherRelease(c, tool, h, warned);
     std::string name = c.option.substr(0, c.option.find_first_of(" ={"));
-    if (!known.count(name))
-      throw ConfigError(c.origin + ": control '" + c.name + "': '" + name + "' is not an option of " + tool +
-                        " (not in `" + tool + " --help`); fix the spelling or remove the control");
+    if (!h.names.count(name)) {
+      if (sameRelease(c.spaceCompilerVersion, h.version))
+        throw ConfigError(c.origin + ": control '" + c.name + "': '" + name + "' is not an option of " + tool +
+                          " (not in `" + tool + " --help`); fix the spelling or remove the control");
+      note("control '" + c.name + "' (" + c.origin + ") left out: " + name + " is not an option of " + tool + " " +
+           h.version);
+      continue;
+    }
+    if (keepAllowedValues(c, name, tool, h))
+      kept.push_back(c);
   }
+  space.controls = kept;
 }
 
 } // namespace ciq

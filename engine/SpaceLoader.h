@@ -13,8 +13,13 @@ SearchSpace loadSpace(const YAML::Node &node, const YamlReader &reader, const st
 // Loads a space file by built-in name (e.g. "ptxas-13.0-default") or path.
 SearchSpace loadSpaceFile(const std::string &nameOrPath, const std::string &baseDir);
 
-// Checks each ptxas/nvcc option template against the compiler's own --help,
-// so a misspelt option is caught before any build. Throws ConfigError.
-void checkOptionsKnown(const SearchSpace &space);
+// Checks each ptxas/nvcc option template against the installed compiler's
+// own --help, before any build. A space written for another release
+// (compiler_version) gets one warning naming the space and the release found,
+// and its options that compiler does not have are left out with a note; a
+// value outside an option's "Allowed values" is left out with a note. An
+// option missing from --help in a space for this release (or for none) is a
+// misspelling: ConfigError.
+void checkOptionsKnown(SearchSpace &space);
 
 } // namespace ciq

@@ -50,36 +50,48 @@ namespace {
 
 struct KernelKey {
   std::string name, arch;
+  bool entry = true;
   bool operator<(const KernelKey &o) const { return std::tie(name, arch) < std::tie(o.name, o.arch); }
 };
 
 std::map<KernelKey, KernelStats> byKernel(const Evaluation &e) {
   std::map<KernelKey, KernelStats> m;
   for (const auto &k : e.kernels)
-    m[{k.demangled.empty() ? k.name : k.demangled, k.arch}] = k;
+    m[{k.demangled.empty() ? k.name : k.demangled, k.arch, k.entry}] = k;
   return m;
+}
+
+std::string fmtP(double p) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.3g", p);
+  return buf;
 }
 
 std::string shorten(const std::string &s, size_t n) { return s.size() <= n ? s : s.substr(0, n - 3) + "..."; }
 
 } // namespace
 
-void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out) {
+void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out,
+                  const Verdicts &verdicts) {
   if (evals.empty())
     return;
   const Evaluation &b = evals.front();
-  const Evaluation *win = w.index >= 0 ? &evals[w.index] : nullptr;
-  int invalid = 0, dups = 0;
+  // A best candidate that did not beat the baseline is no winner: one verdict.
+  const Evaluation *win = w.index >= 0 && w.improved ? &evals[w.index] : nullptr;
+  const Evaluation *best = w.index >= 0 ? &evals[w.index] : nullptr;
+  std::map<std::string, int> invalid;
+  int dups = 0;
   for (const auto &e : evals) {
-    invalid += !e.ok;
+    if (!e.ok)
+      ++invalid[e.reason.empty() ? "unknown" : e.reason];
     dups += !e.duplicateOf.empty();
   }
   fprintf(out, "\n%-40s %-7s | %-24s | %-24s\n", "", "", "baseline (default compile)",
-          win ? ("winner " + win->candidateId).c_str() : "winner (none)");
+          best ? ((win ? "winner " : "best ") + best->candidateId).c_str() : "winner (none)");
   fprintf(out, "%-40s %-7s | %11s %12s | %11s %12s\n", "kernel", "arch", "spill bytes", "registers", "spill bytes",
           "registers");
   auto bk = byKernel(b);
-  auto wk = win ? byKernel(*win) : std::map<KernelKey, KernelStats>{};
+  auto wk = best ? byKernel(*best) : std::map<KernelKey, KernelStats>{};
   std::set<KernelKey> keys;
   for (const auto &kv : bk) keys.insert(kv.first);
   for (const auto &kv : wk) keys.insert(kv.first);
@@ -88,9 +100,13 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
       auto it = m.find(k);
       if (it == m.end())
         return "-";
-      return std::to_string(spill ? it->second.spillStores + it->second.spillLoads : it->second.registers);
+      const KernelStats &s = it->second;
+      if (spill ? !s.frameKnown : (!s.usageKnown || !s.entry))
+        return "?";
+      return std::to_string(spill ? s.spillStores + s.spillLoads : s.registers);
     };
-    fprintf(out, "%-40s %-7s | %11s %12s | %11s %12s\n", shorten(k.name, 40).c_str(), k.arch.c_str(),
+    std::string name = k.name + (k.entry ? "" : " (device function)");
+    fprintf(out, "%-40s %-7s | %11s %12s | %11s %12s\n", shorten(name, 40).c_str(), k.arch.c_str(),
             cell(bk, true).c_str(), cell(bk, false).c_str(), cell(wk, true).c_str(), cell(wk, false).c_str());
   }
   for (const auto &o : cfg.objectives) {
@@ -102,18 +118,35 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
       return buf;
     };
     fprintf(out, "%-48s | %24s | %24s\n", ("objective " + o.metric + " (" + o.unit + ", " + o.direction + ")").c_str(),
-            v(&b).c_str(), v(win).c_str());
+            v(&b).c_str(), v(best).c_str());
   }
-  if (win && win->scores.count("time_ms") && b.scores.count("time_ms") && win->scores.at("time_ms") > 0)
-    fprintf(out, "speedup over baseline: %.3fx\n", b.scores.at("time_ms") / win->scores.at("time_ms"));
-  fprintf(out, "winning options: %s\n", win ? (win->generation == 0 ? "(none: the default compile)" : win->rendered.summary().c_str()) : "-");
-  fprintf(out, "evaluations: %zu (%d INVALID, %d reused an earlier result: same configuration or device code), "
-               "results: %s/results.csv\n",
-          evals.size(), invalid, dups, cfg.runDir.c_str());
-  if (!win)
+  std::string invalidLine = invalidSummary(invalid);
+  fprintf(out, "evaluations: %zu (%s, %d reused an earlier result: same configuration or build), results: %s/results.csv\n",
+          evals.size(), invalidLine.empty() ? "0 INVALID" : invalidLine.c_str(), dups, cfg.runDir.c_str());
+  for (const auto &p : verdicts.gpuProblems)
+    fprintf(out, "GPU: %s while measuring\n", p.c_str());
+  for (const auto &m : verdicts.minimization)
+    fprintf(out, "minimization: %s\n", m.c_str());
+  if (!verdicts.attribution.empty()) {
+    fprintf(out, "attribution (each against the baseline, measured interleaved):\n");
+    for (const auto &a : verdicts.attribution)
+      fprintf(out, "%s\n", a.c_str());
+  }
+  if (!win) {
+    fprintf(out, "verdict: no candidate beat the default compile%s\n",
+            w.why.empty() ? "" : (" (" + (best && best->generation != 0 ? "best " + best->candidateId + ": " : "") + w.why + ")").c_str());
     return;
+  }
+  if (verdicts.speedup > 0)
+    fprintf(out, "verdict: %s beats the default compile: speedup %.3fx%s\n", win->candidateId.c_str(),
+            verdicts.speedup, verdicts.pValue >= 0 ? (", p = " + fmtP(verdicts.pValue)).c_str() : "");
+  else
+    fprintf(out, "verdict: %s beats the default compile\n", win->candidateId.c_str());
+  fprintf(out, "winning options: %s\n", win->rendered.summary().c_str());
+  // Only a value other than the compiler's own default changes anything.
   for (const auto &c : cfg.space.controls)
-    if (c.changesResults && win->rendered.controls.contains(c.name))
+    if (c.changesResults && win->rendered.controls.contains(c.name) &&
+        win->rendered.controls[c.name].get<std::string>() != c.compilerDefault)
       fprintf(out, "note: the winner sets %s=%s, which can change the program's results%s\n", c.name.c_str(),
               win->rendered.controls[c.name].get<std::string>().c_str(),
               cfg.benchmark.enabled ? " (its correctness check passed)"

@@ -1,12 +1,16 @@
 #include "Tune.h"
+#include "Attribution.h"
 #include "Architectures.h"
 #include "Benchmark.h"
 #include "CandidateBuild.h"
 #include "InertControls.h"
 #include "Command.h"
+#include "InputIdentity.h"
 #include "Interleave.h"
+#include "JsonRead.h"
 #include "Journal.h"
 #include "LockWriter.h"
+#include "Minimize.h"
 #include "Objectives.h"
 #include "Progress.h"
 #include "ResultsCsv.h"
@@ -47,6 +51,12 @@ nlohmann::json startLine(const TuneConfig &cfg) {
           {"target", cfg.target}, {"objectives", objectives}, {"started_at", nowIso8601()}};
 }
 
+std::string startConfigPath(const nlohmann::json &start) {
+  std::string path = "?";
+  JsonFields(start, "start").opt("config_path", path);
+  return path;
+}
+
 class TuneRun {
 public:
   TuneRun(TuneConfig cfg, TuneOptions opts) : cfg_(std::move(cfg)), opts_(opts) {}
@@ -65,18 +75,43 @@ private:
   void record(Evaluation &e);
   bool runCanary();
   int runFinalists(WinnerChoice &w);
+  int minimize(WinnerChoice &w);
+  int attribute(WinnerChoice &w);
+  bool runtimeObjective() const { return bench() && !isCompileMetric(cfg_.objectives.front().metric); }
+  int rounds() const { return std::max(cfg_.benchmark.repeats, 5); }
+  bool beginPhase(Worker &w);
+  void endPhase(Worker &w);
+  void notePhaseProblems(const std::vector<std::string> &problems);
+  const Evaluation *knownBuild(const std::string &candidateHash) const;
+  MeasureOptions measureOptions(std::vector<std::string> *problems) {
+    MeasureOptions m;
+    m.warmupRounds = cfg_.benchmark.warmup;
+    m.phase = workers_[0]->phase.get();
+    m.problems = problems;
+    m.snapshots = &snapshots_;
+    m.known = [this](const std::string &h) { return knownBuild(h); };
+    return m;
+  }
   int finish();
   int failFirstGeneration();
   void keepArtifacts(const Evaluation &e);
   bool budgetLeft() const { return (int)evals_.size() < budget_; }
   std::vector<ScoredPoint> history(int beforeGeneration) const;
   std::string logPath(const std::string &id) const { return cfg_.runDir + "/logs/" + id + ".log"; }
+  // What must be equal for a result to be reused: the device code for
+  // compile-only objectives; device and host code of every rebuilt object
+  // when a benchmark measures the program ("" : never reused).
+  std::string reuseKey(const Evaluation &e) const {
+    if (!cfg_.benchmark.enabled)
+      return e.deviceCodeSha256;
+    return e.deviceCodeSha256.empty() || e.objectsSha256.empty() ? "" : e.deviceCodeSha256 + ":" + e.objectsSha256;
+  }
 
   TuneConfig cfg_;
   TuneOptions opts_;
   std::vector<std::unique_ptr<Worker>> workers_;   // [0] builds in the user's own build tree
   CandidateBuilder &builder() { return *workers_[0]->builder; }
-  BenchmarkRunner *bench() { return workers_[0]->bench.get(); }
+  BenchmarkRunner *bench() const { return workers_[0]->bench.get(); }
   Journal journal_;
   Progress progress_;
   std::unique_ptr<Strategy> strategy_;
@@ -88,6 +123,20 @@ private:
   // resumed search re-derives them, and never evaluates a point twice).
   std::vector<ScoredPoint> skipped_;
   int budget_ = 0;
+  Verdicts verdicts_;                  // what the summary reports after the search
+  nlohmann::json lockExtra_ = nlohmann::json::object();   // minimization, attribution, measurement: into the lock
+  Evaluation minimized_;               // the winner after minimization (when it changed)
+  std::map<std::string, std::vector<std::string>> snapshots_;   // rendered hash -> benchmark copy (after the search)
+  bool inputsRecorded_ = false;
+  int firstNewId_ = 0;       // ids below are taken (journal, intact or damaged)
+  std::string interrupted_;  // why the search stops: a build killed twice
+  size_t resumedCount_ = 0;  // evaluations read from the journal
+  // Ids continue after every id the journal used, damaged lines included.
+  std::string nextName(size_t k) const { return candidateName(firstNewId_ + (evals_.size() - resumedCount_) + k); }
+  int stopInterrupted() const {
+    return reportError(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + cfg_.path +
+                       "`");
+  }
   std::vector<Point> unspent(std::vector<Point> pool, int generation);
 };
 
@@ -100,16 +149,31 @@ bool TuneRun::openJournal() {
       reportError("nothing to resume in " + cfg_.runDir + " (no journal.jsonl); start with `ciq tune`");
       return false;
     }
-    if (prior.start.value("space_identity", "") != cfg_.space.identity() ||
-        prior.start.value("seed", 0ull) != cfg_.search.seed || prior.start.value("strategy", "") != cfg_.search.strategy) {
+    std::string identity, strategy;
+    unsigned long long seed = 0;
+    JsonFields start(prior.start, jpath + ": start line");
+    start.opt("space_identity", identity).opt("seed", seed).opt("strategy", strategy);
+    if (!start.ok())
+      return reportError(start.error() + "; start over with `ciq tune --fresh`"), false;
+    if (identity != cfg_.space.identity() || seed != cfg_.search.seed || strategy != cfg_.search.strategy) {
       reportError(jpath + ": the search space, seed or strategy changed since this search started; "
                           "resume needs the same ciq.yaml (or start over with `ciq tune --fresh`)");
       return false;
     }
+    if (!prior.inputs.is_null())
+      if (std::string changed = changedInput(prior.inputs, cfg_); !changed.empty())
+        return reportError(jpath + ": " + changed + "; results of the old and new inputs must not mix: start over "
+                                   "with `ciq tune --fresh --config " + cfg_.path + "`"),
+               false;
+    for (const auto &d : prior.damaged)
+      reportWarning(d + "; that line is skipped (its evaluation, if it was one, is measured again under a new id)");
     evals_ = prior.evaluations;
-  } else if (!prior.start.is_null() && prior.start.value("config_path", "") != cfg_.path && !opts_.fresh &&
-             !opts_.canaryOnly) {
-    reportError(cfg_.runDir + " holds the search of " + prior.start.value("config_path", "?") + "; give " + cfg_.path +
+    firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
+    resumedCount_ = evals_.size();
+    inputsRecorded_ = !prior.inputs.is_null();
+  } else if (std::string priorConfig = startConfigPath(prior.start);
+             !prior.start.is_null() && priorConfig != cfg_.path && !opts_.fresh && !opts_.canaryOnly) {
+    reportError(cfg_.runDir + " holds the search of " + priorConfig + "; give " + cfg_.path +
                 " its own run_dir:, or pass --fresh to replace that search (its journal is kept as journal.jsonl.previous)");
     return false;
   } else if (unfinished && !opts_.fresh && !opts_.canaryOnly) {
@@ -130,8 +194,8 @@ bool TuneRun::openJournal() {
     journal_.append(startLine(cfg_));
   for (size_t i = 0; i < evals_.size(); ++i) {
     byHash_.emplace(evals_[i].candidateHash, i);
-    if (evals_[i].ok && !evals_[i].deviceCodeSha256.empty())
-      byDevice_.emplace(evals_[i].deviceCodeSha256, i);
+    if (evals_[i].ok && !reuseKey(evals_[i]).empty())
+      byDevice_.emplace(reuseKey(evals_[i]), i);
   }
   return true;
 }
@@ -203,13 +267,17 @@ bool TuneRun::startWorkers() {
     else if (!prepareWorkerConfig(cfg_, k, w->cfg, err))
       return reportError(err), false;
     w->builder = std::make_unique<CandidateBuilder>(w->cfg);
-    if (!w->builder->start(socketPathFor(w->cfg.runDir), err))
+    std::string socket;
+    if (!socketPathFor(w->cfg.runDir, socket, err) || !w->builder->start(socket, err))
       return reportError(err), false;
     if (cfg_.benchmark.enabled) {
       std::map<std::string, std::string> env;
       if (n > 1)
         env["CUDA_VISIBLE_DEVICES"] = k < (int)gpus.size() ? gpus[k] : std::to_string(k);
       w->bench = std::make_unique<BenchmarkRunner>(w->cfg, env);
+      std::string visible = env.count("CUDA_VISIBLE_DEVICES") ? env["CUDA_VISIBLE_DEVICES"] : "";
+      w->phase = std::make_unique<MeasuredPhase>(visible, "ciq tune " + cfg_.target + " (" + cfg_.path + ")",
+                                                 [this](const std::string &l) { progress_.note(l); });
     }
     workers_.push_back(std::move(w));
   }
@@ -219,10 +287,37 @@ bool TuneRun::startWorkers() {
   return true;
 }
 
+// Every measured phase holds the GPU alone (across processes) and checks
+// its state before and after.
+bool TuneRun::beginPhase(Worker &w) {
+  std::string err;
+  if (!w.phase || w.phase->begin(err))
+    return true;
+  reportError(err);
+  return false;
+}
+
+void TuneRun::endPhase(Worker &w) {
+  if (w.phase)
+    notePhaseProblems(w.phase->end());
+}
+
+void TuneRun::notePhaseProblems(const std::vector<std::string> &problems) {
+  for (const auto &p : problems)
+    progress_.note("GPU: " + p + " while measuring: figures measured now are not trustworthy");
+}
+
 void TuneRun::measure(Evaluation &e, Worker &w) {
   if (!w.bench)
     return;
+  if (!beginPhase(w)) {
+    e.ok = false;
+    e.reason = reason::RunCrash;
+    e.message = "the GPU lock could not be taken";
+    return;
+  }
   auto m = w.bench->measure(e.log);
+  endPhase(w);
   e.measureMs = m.wallMs;
   if (!m.ok) {
     e.ok = false;
@@ -263,10 +358,26 @@ Evaluation TuneRun::evaluate(const Point &p, int generation, const std::string &
   if (!parallel)
     progress_.building(e.candidateId);
   w.builder->build(e, logPath(e.candidateId));
-  if (e.ok) {
-    scoreCompileMetrics(cfg_, e);
-    // Same device code as an earlier candidate: built, but not re-measured.
-    auto it = byDevice_.find(e.deviceCodeSha256);
+  if (e.reason == reason::CompilerCrash) {
+    // A compiler fault first, not the controls: one more try before the
+    // candidate is INVALID (the message keeps the reproducer command).
+    progress_.note(e.candidateId + ": " + e.message + "; building it once more");
+    std::string first = e.message;
+    Evaluation again;
+    again.candidateId = e.candidateId;
+    again.generation = e.generation;
+    again.point = e.point;
+    again.rendered = e.rendered;
+    again.candidateHash = e.candidateHash;
+    e = again;
+    w.builder->build(e, logPath(e.candidateId + ".retry"));
+    if (e.reason == reason::CompilerCrash)
+      e.message = "crashed twice: " + e.message;
+  }
+  if (e.ok && scoreCompileMetrics(cfg_, e)) {
+    // Same device code (and, for a runtime objective, same host code) as an
+    // earlier candidate: built, but not re-measured.
+    auto it = reuseKey(e).empty() ? byDevice_.end() : byDevice_.find(reuseKey(e));
     if (it != byDevice_.end()) {
       const Evaluation &d = evals_[it->second];
       e.duplicateOf = d.duplicateOf.empty() ? d.candidateId : d.duplicateOf;
@@ -305,12 +416,16 @@ void TuneRun::keepArtifacts(const Evaluation &e) {
 }
 
 void TuneRun::record(Evaluation &e) {
+  if (e.reason == reason::BuildInterrupted) { // not the candidate's result: kept out of the journal
+    interrupted_ = e.message;
+    return;
+  }
   journal_.append(evaluationToJson(e));
   evals_.push_back(e);
   size_t i = evals_.size() - 1;
   byHash_.emplace(e.candidateHash, i);
-  if (e.ok && !e.deviceCodeSha256.empty())
-    byDevice_.emplace(e.deviceCodeSha256, i);
+  if (e.ok && !reuseKey(e).empty())
+    byDevice_.emplace(reuseKey(e), i);
   markFront(cfg_, evals_);
   std::string err;
   if (!writeResultsCsv(cfg_.runDir + "/results.csv", cfg_, evals_, err))
@@ -332,10 +447,29 @@ std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {
 }
 
 bool TuneRun::evaluateBaseline() {
-  if (!evals_.empty())
-    return true; // resumed: the baseline is the journal's first evaluation
-  Evaluation b = evaluate(cfg_.space.baseline(), 0, candidateName(0), *workers_[0]);
+  if (!evals_.empty()) {
+    // Resumed: the baseline is the journal's first evaluation, and no search
+    // goes on without a valid one.
+    const Evaluation &b = evals_.front();
+    if (b.generation == 0 && b.ok) {
+      if (!inputsRecorded_) // killed between the baseline and its inputs line
+        journal_.append(captureInputs(cfg_, builder().driver().objects()));
+      return inputsRecorded_ = true;
+    }
+    reportError(cfg_.runDir + "/journal.jsonl: the baseline " + b.candidateId + " is " +
+                (b.generation == 0 ? "INVALID (" + b.reason + ": " + b.message + ")" : "missing") +
+                ", and no search goes on without a valid baseline; start over with `ciq tune --fresh --config " +
+                cfg_.path + "`");
+    return false;
+  }
+  Evaluation b = evaluate(cfg_.space.baseline(), 0, nextName(0), *workers_[0]);
   record(b);
+  if (!interrupted_.empty())
+    return stopInterrupted(), false;
+  if (b.ok && !inputsRecorded_) { // the build's dependency records exist now
+    journal_.append(captureInputs(cfg_, builder().driver().objects()));
+    inputsRecorded_ = true;
+  }
   if (!b.ok) {
     reportError("the baseline (your build with no control applied) is INVALID: " + b.reason + ": " + b.message +
                 "; fix the build or benchmark first (" + b.replay + ")");
@@ -365,6 +499,18 @@ bool TuneRun::runCanary() {
   progress_.building("canary");
   builder().build(c, logPath("canary"));
   const Evaluation &b = evals_.front();
+  // A changed hash proves nothing where ptxas did not run at compile time
+  // (-dlto: the device code is LTO IR, SASS is made at the device link).
+  for (const Evaluation *e : std::initializer_list<const Evaluation *>{&b, &c})
+    for (const auto &o : e->objects)
+      if (!o.ptxasRan) {
+        journal_.append({{"op", "canary"}, {"ok", false}, {"reason", reason::NotMeasurable}});
+        return reportError("canary: ptxas did not run when " + o.source +
+                           " was compiled (-dlto or no SASS target: ptxas runs at the device link, which "
+                           "ciq-ptxas does not wrap), so ptxas controls do not reach the compiler here; compile "
+                           "SASS for the tuned architecture (drop -dlto while tuning)"),
+               false;
+      }
   bool changed = c.ok && c.deviceCodeSha256 != b.deviceCodeSha256;
   if (changed && bench() && opts_.canaryOnly) {
     scoreCompileMetrics(cfg_, c);
@@ -398,7 +544,7 @@ bool TuneRun::runCanary() {
 
 void TuneRun::evaluateBatch(const std::vector<Point> &points, int generation) {
   if (points.size() == 1) {
-    Evaluation e = evaluate(points[0], generation, candidateName(evals_.size()), *workers_[0]);
+    Evaluation e = evaluate(points[0], generation, nextName(0), *workers_[0]);
     record(e);
     return;
   }
@@ -406,7 +552,7 @@ void TuneRun::evaluateBatch(const std::vector<Point> &points, int generation) {
   std::vector<std::thread> threads;
   for (size_t k = 0; k < points.size(); ++k)
     threads.emplace_back([&, k] {
-      results[k] = evaluate(points[k], generation, candidateName(evals_.size() + k), *workers_[k]);
+      results[k] = evaluate(points[k], generation, nextName(k), *workers_[k]);
     });
   for (auto &t : threads)
     t.join();
@@ -491,6 +637,8 @@ int TuneRun::searchGenerations() {
       i += n;
       size_t before = evals_.size();
       evaluateBatch(batch, g);
+      if (!interrupted_.empty())
+        return stopInterrupted();
       for (size_t k = before; k < evals_.size(); ++k)
         if (evals_[k].reason == reason::StaleBuild)
           return reportError(evals_[k].message);
@@ -512,23 +660,32 @@ int TuneRun::searchGenerations() {
 
 // Before a runtime winner is declared, the best few candidates are measured
 // again interleaved with the baseline, so that one lucky sample cannot win.
+// However many finalists are configured (even 0), the winner must be
+// significantly better than the baseline in this measurement (the test of
+// `ciq validate`), or no lock is written.
 int TuneRun::runFinalists(WinnerChoice &w) {
-  if (!bench() || cfg_.benchmark.finalists <= 0 || w.index < 0)
+  if (!runtimeObjective() || w.index < 0)
     return 0;
+  if (w.index == 0) {
+    w.improved = false;
+    w.why = "no candidate scored better than the baseline";
+    return 0;
+  }
   std::vector<ScoredPoint> pts;
   for (const auto &e : evals_)
     pts.push_back({e.point, e.ok, normalizedObjectives(cfg_, e), e.generation});
-  std::vector<size_t> finalists;
-  std::set<std::string> devices = {evals_[0].deviceCodeSha256};
+  std::vector<size_t> finalists = {(size_t)w.index};
+  std::set<std::string> builds = {reuseKey(evals_[0]), reuseKey(evals_[w.index])};
   for (size_t i : rankOrder(pts, false)) {
-    if ((int)finalists.size() >= cfg_.benchmark.finalists || !evals_[i].ok)
+    if ((int)finalists.size() >= std::max(1, cfg_.benchmark.finalists) || !evals_[i].ok)
       break;
-    if (devices.insert(evals_[i].deviceCodeSha256).second)
+    if (i != 0 && builds.insert(reuseKey(evals_[i])).second)
       finalists.push_back(i);
   }
-  if (finalists.empty())
-    return 0;
-  progress_.note("re-measuring " + std::to_string(finalists.size()) + " finalists interleaved with the baseline");
+  progress_.note("re-measuring " + std::to_string(finalists.size()) + " finalist(s) interleaved with the baseline" +
+                 (cfg_.benchmark.finalists <= 0 ? " (benchmark.finalists: 0 still tests the winner: no lock without "
+                                                  "a significant gain)"
+                                                : ""));
   std::vector<std::vector<std::string>> commands;
   std::vector<size_t> order = {0};
   order.insert(order.end(), finalists.begin(), finalists.end());
@@ -545,8 +702,12 @@ int TuneRun::runFinalists(WinnerChoice &w) {
     if (!cmd)
       return reportError(err);
     commands.push_back(*cmd);
+    snapshots_[evals_[i].rendered.hash()] = *cmd;
   }
-  auto res = runInterleaved(*bench(), commands, std::max(cfg_.benchmark.repeats, 5), logPath("finalists"));
+  if (!beginPhase(*workers_[0]))
+    return 1;
+  auto res = runInterleaved(*bench(), commands, rounds(), logPath("finalists"), cfg_.benchmark.warmup);
+  endPhase(*workers_[0]);
   if (!res.ok)
     return reportError("finalists: " + res.reason + ": " + res.message);
   const Objective &o = cfg_.objectives.front();
@@ -568,6 +729,9 @@ int TuneRun::runFinalists(WinnerChoice &w) {
                  (v.significant ? "" : " (not significant: " + v.reason + ")"));
   w.index = (int)order[best];
   w.improved = v.significant;
+  w.why = v.significant ? "" : "not significantly better than the baseline: " + v.reason;
+  verdicts_.speedup = v.speedup;
+  verdicts_.pValue = v.welch.pValue;
   Evaluation &win = evals_[w.index];
   win.scores[o.metric] = v.winner.median;
   win.cvPercent = v.winner.cvPercent;
@@ -575,21 +739,157 @@ int TuneRun::runFinalists(WinnerChoice &w) {
   return 0;
 }
 
+const Evaluation *TuneRun::knownBuild(const std::string &candidateHash) const {
+  auto it = byHash_.find(candidateHash);
+  return it == byHash_.end() || !evals_[it->second].ok ? nullptr : &evals_[it->second];
+}
+
+// Removes every control of the winner whose removal is not worse
+// (Minimize.h): what the lock ships earns its place.
+int TuneRun::minimize(WinnerChoice &w) {
+  if (!w.improved || w.index <= 0)
+    return 0;
+  const Evaluation &win = evals_[w.index];
+  const Objective &o = cfg_.objectives.front();
+  int trial = 0;
+  std::map<std::string, Evaluation> built;   // candidate hash -> its build (compile-only scores)
+  WorseThan worse = [&](const Point &current, const Point &reduced, std::string &detail,
+                        std::string &error) -> std::optional<bool> {
+    Rendered cur = render(cfg_.space, current), red = render(cfg_.space, reduced);
+    std::string tag = win.candidateId + "-min" + std::to_string(++trial);
+    if (runtimeObjective()) {
+      std::vector<std::string> problems;
+      auto rows = measureVariants(builder(), bench(), cfg_, {{"without", red}, {"with", cur}}, rounds(), tag, error,
+                                  measureOptions(&problems));
+      notePhaseProblems(problems);
+      if (!rows)
+        return std::nullopt;
+      // The reference is the reduced build: is the current winner significantly better?
+      const VariantResult &r = (*rows)[1];
+      char buf[160];
+      snprintf(buf, sizeof buf, "without it %.6g %s, with it %.6g %s: %.4fx, p = %.3g", (*rows)[0].median,
+               o.unit.c_str(), r.median, o.unit.c_str(), r.speedup, r.pValue);
+      detail = buf;
+      return r.significant;
+    }
+    auto score = [&](const Rendered &rd) -> std::optional<std::vector<double>> {
+      Evaluation e;
+      e.candidateHash = rd.hash();
+      if (const Evaluation *k = knownBuild(e.candidateHash))
+        return normalizedObjectives(cfg_, *k);
+      if (auto it = built.find(e.candidateHash); it != built.end())
+        return normalizedObjectives(cfg_, it->second);
+      e.candidateId = tag;
+      e.rendered = rd;
+      builder().build(e, logPath(tag));
+      if (e.ok)
+        scoreCompileMetrics(cfg_, e);
+      built[e.candidateHash] = e;
+      if (!e.ok)
+        return std::nullopt;
+      return normalizedObjectives(cfg_, e);
+    };
+    auto c = score(cur), r = score(red);
+    if (!c)
+      return error = "the winner no longer builds", std::nullopt;
+    detail = r ? "exact comparison of the objectives" : "without it the build is INVALID";
+    return !r || *c < *r;
+  };
+  std::string err;
+  auto m = minimizeWinner(cfg_.space, win.point, worse, err);
+  if (!m)
+    return reportError("minimizing " + win.candidateId + ": " + err);
+  for (const auto &st : m->steps)
+    verdicts_.minimization.push_back((st.dropped ? "dropped " : "kept ") + st.removed + " (" + st.detail + ")");
+  lockExtra_["minimization"] = {{"from", win.candidateId}, {"steps", minimizeToJson(*m)}};
+  journal_.append({{"op", "minimize"}, {"candidate_id", win.candidateId}, {"steps", minimizeToJson(*m)}});
+  if (m->point == win.point)
+    return 0;
+  // The minimized winner: a point evaluated in the search, or built here.
+  minimized_ = Evaluation{};
+  minimized_.point = m->point;
+  minimized_.rendered = render(cfg_.space, m->point);
+  minimized_.candidateHash = minimized_.rendered.hash();
+  minimized_.candidateId = win.candidateId + "-min";
+  builder().build(minimized_, logPath(minimized_.candidateId));
+  if (!minimized_.ok)
+    return reportError("the minimized winner " + minimized_.rendered.summary() + " does not build: " + minimized_.message);
+  scoreCompileMetrics(cfg_, minimized_);
+  return 0;
+}
+
+// The winner's gain split into application parameters and compiler controls
+// (Attribution.h); for a runtime objective its "both" row, measured last, is
+// the verdict the lock is written on.
+int TuneRun::attribute(WinnerChoice &w) {
+  if (!w.improved || w.index <= 0)
+    return 0;
+  Evaluation &win = minimized_.candidateId.empty() ? evals_[w.index] : minimized_;
+  bool runtime = runtimeObjective();
+  std::string err;
+  std::vector<std::string> problems;
+  auto rows = measureVariants(builder(), runtime ? bench() : nullptr, cfg_, attributionVariants(win.rendered),
+                              rounds(), "attribution", err, measureOptions(&problems));
+  notePhaseProblems(problems);
+  if (!rows)
+    return reportError("attribution: " + err);
+  for (const auto &r : *rows)
+    verdicts_.attribution.push_back(formatVariant(r, cfg_.objectives.front().unit));
+  lockExtra_["attribution"] = variantsToJson(*rows);
+  journal_.append({{"op", "attribution"}, {"rows", variantsToJson(*rows)}});
+  if (runtime) {
+    const VariantResult &both = rows->back();
+    const std::string &metric = cfg_.objectives.front().metric;
+    evals_[0].scores[metric] = rows->front().median;
+    win.scores[metric] = both.median;
+    win.cvPercent = both.cvPercent;
+    verdicts_.speedup = both.speedup;
+    verdicts_.pValue = both.pValue;
+    if (!both.significant) {
+      w.improved = false;
+      w.why = "measured again after minimization, not significantly better: " + both.verdict;
+    }
+  }
+  return 0;
+}
+
 int TuneRun::finish() {
   WinnerChoice w = chooseWinner(cfg_, evals_);
+  if (!w.improved && w.index > 0)
+    w.why = "no candidate scored better than the baseline";
   if (int rc = runFinalists(w))
     return rc;
+  if (int rc = minimize(w))
+    return rc;
+  if (int rc = attribute(w))
+    return rc;
+  if (workers_[0]->phase) {
+    nlohmann::json m = workers_[0]->phase->record();
+    for (const auto &p : m["problems"])
+      verdicts_.gpuProblems.push_back(p.get<std::string>());
+    lockExtra_["measurement"] = m;
+    if (!verdicts_.gpuProblems.empty() && w.improved) {
+      w.improved = false;
+      w.why = "the GPU throttled or was shared while measuring (" + verdicts_.gpuProblems.front() + ")";
+    }
+  }
   progress_.end();
-  printSummary(cfg_, evals_, w, stdout);
-  journal_.append({{"op", "winner"}, {"candidate_id", w.index >= 0 ? evals_[w.index].candidateId : ""},
-                   {"improved", w.improved}});
-  if (w.index >= 0 && w.improved && opts_.writeLock) {
+  std::vector<Evaluation> shown = evals_;
+  WinnerChoice sw = w;
+  if (!minimized_.candidateId.empty() && w.improved) {
+    shown.push_back(minimized_);
+    sw.index = (int)shown.size() - 1;
+  }
+  printSummary(cfg_, shown, sw, stdout, verdicts_);
+  const Evaluation *win = w.index >= 0 ? &shown[sw.index] : nullptr;
+  journal_.append({{"op", "winner"}, {"candidate_id", win ? win->candidateId : ""}, {"improved", w.improved}});
+  if (win && w.improved && opts_.writeLock) {
     std::string err;
-    if (!writeLock(cfg_, evals_.front(), evals_[w.index], err))
+    if (!writeLock(cfg_, evals_.front(), *win, err, lockExtra_))
       return reportError(err);
     printf("lockfile: %s\n", cfg_.lockfile.c_str());
   } else if (!w.improved) {
-    printf("no candidate beat the default compile; %s left unchanged\n", cfg_.lockfile.c_str());
+    printf("%s left unchanged\n", cfg_.lockfile.c_str());
   }
   journal_.append({{"op", "done"}});
   return 0;

@@ -5,6 +5,7 @@
 #pragma once
 #include "Benchmark.h"
 #include "CandidateBuild.h"
+#include "MeasuredPhase.h"
 #include "Config.h"
 
 #include <memory>
@@ -18,6 +19,7 @@ struct Worker {
   TuneConfig cfg;                            // buildDir, runDir and benchmark paths of this worker
   std::unique_ptr<CandidateBuilder> builder;
   std::unique_ptr<BenchmarkRunner> bench;    // null for compile-only objectives
+  std::unique_ptr<MeasuredPhase> phase;      // this worker's GPU: lock and state (with bench)
 };
 
 // GPUs this process may use: CUDA_VISIBLE_DEVICES when set, else `nvidia-smi -L`.

@@ -1,5 +1,7 @@
 #include "YamlUtil.h"
 
+#include <llvm/Support/FileSystem.h>
+
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
@@ -96,6 +98,10 @@ std::vector<std::string> YamlReader::strings(const YAML::Node &n, const std::str
 }
 
 YAML::Node loadYamlFile(const std::string &path) {
+  // An ifstream opens a directory and then fails inside yaml-cpp's reader
+  // with an exception of the standard library: refuse it here, by name.
+  if (llvm::sys::fs::is_directory(path))
+    throw ConfigError(path + ": is a directory, not a YAML file (give the file itself with --config)");
   std::ifstream in(path);
   if (!in)
     throw ConfigError(path + ": cannot read the file (check the path given with --config)");

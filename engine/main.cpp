@@ -5,6 +5,7 @@
 #include "Version.h"
 
 #include <llvm/Support/InitLLVM.h>
+#include <llvm/Support/PrettyStackTrace.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -15,21 +16,13 @@ std::vector<CommandEntry> &commandRegistry() {
   return entries;
 }
 
-int reportError(const std::string &message) {
-  llvm::WithColor::error(llvm::errs(), "ciq") << message << "\n";
-  return 1;
-}
-void reportWarning(const std::string &message) {
-  llvm::WithColor::warning(llvm::errs(), "ciq") << message << "\n";
-}
-void reportNote(const std::string &message) {
-  llvm::WithColor::note(llvm::errs(), "ciq") << message << "\n";
-}
-
 } // namespace ciq
 
 int main(int argc, char **argv) {
   llvm::InitLLVM init(argc, argv);
+  // A crash is ciq's bug, not LLVM's: the stack trace must not send users there.
+  llvm::setBugReportMsg("ciq crashed; please report it to the ciq project with the command line, ciq.yaml and the "
+                        "stack trace below (docs/troubleshooting.md)\n");
   // Builds and benchmarks run in their own process groups; Ctrl-C or a kill
   // of ciq must end them too (the journal stays consistent: it is fsync'd
   // per evaluation).

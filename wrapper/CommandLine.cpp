@@ -336,6 +336,8 @@ NvccCommand parseNvcc(const std::vector<std::string> &argv, const std::string &p
       c.inputs.push_back(a->input);
     if (a->opt.name == "output-file")
       c.output = a->opt.value;
+    else if (a->opt.name == "dependency-output")
+      c.depfile = a->opt.value;
   }
   c.targets = resolveTargets(flat);
   collectNvccPtxasOptions(c, flat);

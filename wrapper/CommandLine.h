@@ -67,6 +67,7 @@ struct NvccCommand {
   std::vector<Arg> prependArgs, appendArgs; // NVCC_PREPEND_FLAGS / NVCC_APPEND_FLAGS
   std::vector<std::string> inputs;
   std::string output;                  // -o value, "" when absent
+  std::string depfile;                 // -MF value, "" when absent
   std::vector<GpuTarget> targets;      // after nvcc's defaults (sm_75 when none is given)
   std::vector<UserPtxasOption> ptxasOptions;
   bool userAskedPtxasVerbose = false;  // -Xptxas -v / --verbose or --resource-usage

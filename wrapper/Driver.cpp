@@ -1,13 +1,18 @@
 #include "Driver.h"
 
 #include <set>
+#include <sys/stat.h>
 
+#include "AcfStaging.h"
 #include "CommandLine.h"
 #include "DeviceCode.h"
 #include "EngineClient.h"
 #include "Inject.h"
 #include "LockMode.h"
+#include "CompilerCrash.h"
 #include "NarrowArch.h"
+#include "PtxReuse.h"
+#include "ProcessTrack.h"
 #include "PtxasStats.h"
 #include "RegisterCap.h"
 #include "Sha256.h"
@@ -25,6 +30,7 @@
 #include <optional>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <unistd.h>
 #include <vector>
 
@@ -165,10 +171,18 @@ std::string cacheParentProblem() {
          putCiqFirst(cache);
 }
 
+// ciq-ptxas again (a launcher chain that names it twice): it runs once.
+bool isCiqPtxasCommand(const char *arg) {
+  auto p = findExecutable(arg);
+  return p && isCiqPtxas(*p);
+}
+
 // Launcher argv: [ciq options] [launchers...] compiler args...
 bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
   int i = 1;
   for (; i < argc; ++i) {
+    if (argv[i][0] != '-' && isCiqPtxasCommand(argv[i]))
+      continue; // `ciq-ptxas ciq-ptxas nvcc`: its options are read like ours
     std::string a = argv[i];
     auto value = [&](const std::string &opt, std::string &out) {
       if (a == opt && i + 1 < argc) {
@@ -216,7 +230,8 @@ bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
     }
   int end = compiler >= 0 ? compiler + 1 : i + 1;
   for (int k = i; k < end; ++k)
-    inv.prefix.push_back(argv[k]);
+    if (k == compiler || !isCiqPtxasCommand(argv[k])) // `ciq-ptxas ccache ciq-ptxas nvcc`
+      inv.prefix.push_back(argv[k]);
   for (int k = end; k < argc; ++k)
     inv.args.push_back(argv[k]);
   if (compiler >= 0) {
@@ -262,12 +277,44 @@ struct Outcome {
   std::vector<KernelStats> kernels;
   int capOverridesUnattributed = 0;
   bool timedOut = false;
+  bool ptxasReported = false;  // a -v report was printed: ptxas ran in this invocation
+};
+
+// The files named on the command line (-o, -MF) as they were before the
+// compile: what a compile killed at the timeout wrote there is removed, so
+// the next build cannot take a partial object or depfile for a finished one.
+class NamedOutputs {
+public:
+  explicit NamedOutputs(std::vector<std::string> paths) : paths_(std::move(paths)) {
+    for (const auto &p : paths_)
+      before_.push_back(state(p));
+  }
+  void removeWrittenSince() const {
+    for (size_t i = 0; i < paths_.size(); ++i)
+      if (auto now = state(paths_[i]); now && now != before_[i])
+        ::unlink(paths_[i].c_str());
+  }
+
+private:
+  using State = std::optional<std::tuple<dev_t, ino_t, long, long, off_t>>;
+  static State state(const std::string &p) {
+    struct stat st;
+    if (p.empty() || stat(p.c_str(), &st) != 0)
+      return std::nullopt;
+    return std::make_tuple(st.st_dev, st.st_ino, (long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec, st.st_size);
+  }
+  std::vector<std::string> paths_;
+  std::vector<State> before_;
 };
 
 // Runs the final command: stdout and stdin are the user's; stderr is read so
 // the ptxas -v report can be parsed and, when ciq asked for it, removed.
-Outcome runCompiler(const Injection &inj, double timeout, bool wantStats) {
+Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, const std::vector<std::string> &named,
+                    CompileRegistration *reg = nullptr) {
+  NamedOutputs outputs(named);
   SubprocessOptions o;
+  if (reg) // the compiler's own group, so that a killed search's next engine can end it
+    o.onStart = [reg](int pgid) { reg->addGroup(pgid); };
   o.captureStdout = false;
   o.captureStderr = true;
   o.inheritStdin = true;
@@ -276,18 +323,47 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats) {
   Outcome out;
   out.run = runSubprocess(inj.argv, o);
   out.timedOut = out.run.timedOut;
+  if (out.timedOut)
+    outputs.removeWrittenSince();
   if (wantStats) {
     out.kernels = parsePtxasVerbose(out.run.err);
+    out.ptxasReported = ptxasReported(out.run.err);
     out.capOverridesUnattributed = markRegisterCapOverrides(out.run.err, out.kernels);
   }
   writeAll(2, inj.addedVerbose ? stripPtxasVerbose(out.run.err) : out.run.err);
   return out;
 }
 
+void note(const std::string &msg) {
+  llvm::WithColor::note(llvm::errs(), "ciq-ptxas") << msg << "\n";
+}
+
+// The receipt of a candidate built by PTX reuse: its ptxas statistics, the
+// device code of the fatbin it made, and the full command it stands for.
+void fillReusedReceipt(const ReuseResult &rr, const Injection &inj, Receipt &rc) {
+  writeAll(2, inj.addedVerbose ? stripPtxasVerbose(rr.err) : rr.err);
+  rc.exitStatus = rr.exitCode;
+  rc.status = rr.timedOut ? "compile_timeout" : rr.exitCode == 0 ? "ok" : "compile_error";
+  rc.wallMs = rr.wallMs;
+  rc.ptxasRan = true;
+  // The same statistics as a full compile, the register cap's overrides
+  // included: nothing about a candidate's record may depend on whether its
+  // PTX was reused.
+  if (rc.status == "ok")
+    rc.kernels = parsePtxasVerbose(rr.err);
+  rc.capOverridesUnattributed = markRegisterCapOverrides(rr.err, rc.kernels);
+  rc.finalArgv = inj.argv;
+  rc.overriddenUserOptions = inj.overridden;
+  rc.skippedControls = inj.skipped;
+  rc.deviceCodeSha256 = rr.deviceCodeSha256;
+  rc.deviceCodeBytes = rr.deviceCodeBytes;
+  rc.ptxReuse = "reused";
+}
+
 int timeoutError(const std::string &source, const CandidateMessage &c, double limit) {
   return fail("the compile of " + (source.empty() ? std::string("this invocation") : source) + " for candidate " +
                   c.candidateId + " ran past the compile timeout of " + std::to_string((int)limit) +
-                  " s and was killed with its whole process group; raise compile_timeout_s in ciq.yaml "
+                  " s and its whole process group was ended (TERM, then KILL); raise compile_timeout_s in ciq.yaml "
                   "or CIQ_COMPILE_TIMEOUT (seconds)",
               124);
 }
@@ -297,6 +373,7 @@ struct Prepared {
   bool ptxasRuns = false;
   bool versionQuery = false;     // ptxas --version in a tuning run
   std::string source, output;    // absolute
+  std::vector<std::string> namedOutputs; // -o and -MF as given on the command line, absolute
   std::vector<std::string> sassArchs;
   std::string nvccPath, ptxasPath;
   std::function<Injection(const CandidateMessage &, bool)> inject;
@@ -318,6 +395,9 @@ Prepared prepare(const Invocation &inv, Parsed &p, const std::string &cwd) {
     r.source = absolute(p.nvcc.source(), cwd);
     r.output = absolute(p.nvcc.output.empty() ? defaultOutput(p.nvcc) : p.nvcc.output, cwd);
     r.sassArchs = p.nvcc.sassArchs();
+    for (const auto &f : {p.nvcc.output, p.nvcc.depfile})
+      if (!f.empty())
+        r.namedOutputs.push_back(absolute(f, cwd));
     r.nvccPath = inv.compilerPath;
     std::string dir = inv.compilerPath.substr(0, inv.compilerPath.rfind('/') + 1);
     char buf[PATH_MAX];
@@ -334,6 +414,7 @@ Prepared prepare(const Invocation &inv, Parsed &p, const std::string &cwd) {
     r.versionQuery = p.ptxas.versionQuery;
     r.source = absolute(p.ptxas.input, cwd);
     r.output = absolute(p.ptxas.output, cwd);
+    r.namedOutputs = {r.output};
     if (p.ptxas.arch.rfind("sm_", 0) == 0)
       r.sassArchs = {p.ptxas.arch};
     r.ptxasPath = inv.compilerPath;
@@ -356,6 +437,23 @@ int versionWithCandidate(const Invocation &inv, const CandidateMessage &c) {
   return r.exitCode;
 }
 
+// Every ACF of `c` readable, and at a path the compiler gets whole (see
+// common/AcfStaging.h); "" or the one problem, naming the file.
+std::string stageAcfs(CandidateMessage &c, const std::string &whose) {
+  for (auto &a : c.acfs) {
+    if (::access(a.path.c_str(), R_OK) != 0)
+      return "ACF " + a.path + " (stage " + a.stage + ") of " + whose +
+             (errno == ENOENT ? " does not exist" : std::string(" cannot be read: ") + std::strerror(errno)) +
+             "; restore it, or remove it from the search space";
+    std::string err;
+    auto plain = plainAcfPath(a.path, err);
+    if (!plain)
+      return err;
+    a.path = *plain;
+  }
+  return "";
+}
+
 int tuningRun(const Invocation &inv, const std::string &socket) {
   std::string cwd = currentDir();
   Parsed parsed;
@@ -376,8 +474,17 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
   req.argv = inv.prefix;
   req.argv.insert(req.argv.end(), inv.args.begin(), inv.args.end());
   req.pid = getpid();
+  req.engineToken = getEnv("CIQ_ENGINE_TOKEN");
+  // Written before the engine is even asked: if it was killed, its successor
+  // ends this process (and the compiler it starts) before building anything.
+  CompileRegistration registration(getEnv("CIQ_RUN_DIR"));
   EngineClient engine(socket, socketTimeoutFromEnv());
   auto cand = engine.requestCandidate(req);
+  if (!cand && engine.compileUnchanged()) {
+    if (!engine.notice().empty())
+      warn(engine.notice());
+    return execArgv(req.argv);
+  }
   if (!cand)
     return fail(engine.error());
 
@@ -409,9 +516,12 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
       return fail(prep.error);
   }
 
+  // PTX reuse reads the user's command as it was, before the injection edits it.
+  NvccCommand reuseCmd = parsed.nvcc;
   Receipt rc;
   rc.candidateId = cand->candidateId;
   rc.candidateHash = cand->candidateHash;
+  rc.engineToken = cand->engineToken;
   rc.source = prep.source;
   rc.output = prep.output;
   int status = 0;
@@ -420,21 +530,71 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     rc.exitStatus = status;
     rc.status = status == 0 ? "ok" : "compile_error";
     rc.finalArgv = req.argv;
+  } else if (std::string bad = stageAcfs(*cand, "candidate " + cand->candidateId); !bad.empty()) {
+    // Checked before launch: ptxas would only say it cannot open the file.
+    rc.exitStatus = 1;
+    rc.status = "compile_error";
+    rc.reason = bad;
+    rc.finalArgv = req.argv;
+    engine.sendReceipt(rc);
+    return fail(bad);
   } else {
     Injection inj = prep.inject(*cand, true);
     if (!inj.error.empty())
       return fail(inj.error);
     double limit = compileTimeout(*cand);
+    // PTX reuse (PtxReuse.h): a ptxas-only candidate runs ptxas on the kept
+    // front end; the first full compile keeps it.
+    std::optional<PtxReuse> reuse;
+    if (inv.kind == "nvcc")
+      reuse.emplace(ReuseContext{prep.nvccPath, cwd, getEnv("CIQ_RUN_DIR"), prep.output,
+                                 cand->stripArgs.empty() ? inv.args : stripped.args, &reuseCmd, limit});
+    std::vector<std::string> candArgs(inj.argv.begin() + inv.prefix.size(), inj.argv.end());
+    if (reuse) {
+      ReuseResult rr = reuse->tryReuse(*cand, candArgs, cand->needObject);
+      if (rr.reused) {
+        fillReusedReceipt(rr, inj, rc);
+        status = rr.timedOut ? timeoutError(prep.source, *cand, limit) : rr.exitCode;
+        if (!engine.sendReceipt(rc))
+          return fail(engine.error());
+        return status;
+      }
+      if (!rr.note.empty())
+        note(rr.note);
+    }
+    Injection run = inj;
+    if (auto keep = reuse ? reuse->keepArgs(*cand) : std::vector<std::string>{}; !keep.empty()) {
+      // The kept files come from nvcc itself: a compiler cache in front of it
+      // could answer from its cache and keep nothing.
+      run.argv = {prep.nvccPath};
+      run.argv.insert(run.argv.end(), candArgs.begin(), candArgs.end());
+      run.argv.insert(run.argv.end(), keep.begin(), keep.end());
+      rc.ptxReuse = "kept";
+    }
     // OpenSSL's first SHA-256 sets up its provider: do that on another core
     // while the compiler runs, not after it.
     std::thread warmHash([] { sha256Hex(""); });
-    Outcome out = runCompiler(inj, limit, true);
+    Outcome out = runCompiler(run, limit, true, prep.namedOutputs, &registration);
     warmHash.join();
+    if (rc.ptxReuse == "kept" && out.run.exitCode == 0 && !out.timedOut)
+      if (std::string n = reuse->keep(candArgs); !n.empty()) {
+        note(n);
+        rc.ptxReuse = "full";
+      }
     rc.exitStatus = out.run.exitCode;
-    rc.status = out.timedOut ? "compile_timeout" : out.run.exitCode == 0 ? "ok" : "compile_error";
+    CompilerCrash crash = detectCompilerCrash(out.run, baseName(inv.compilerPath));
+    rc.status = out.timedOut           ? "compile_timeout"
+                : crash.signal != 0    ? "compiler_crash"
+                : out.run.exitCode == 0 ? "ok"
+                                        : "compile_error";
+    rc.crashSignal = crash.signal;
+    rc.crashedTool = crash.tool;
     rc.wallMs = out.run.wallMs;
-    rc.ptxasRan = true;
-    rc.kernels = out.kernels;
+    // Only a report ptxas printed is evidence that it ran (with -dlto it
+    // does not, at compile time); only a compile that succeeded has stats.
+    rc.ptxasRan = out.ptxasReported;
+    if (rc.status == "ok")
+      rc.kernels = out.kernels;
     rc.capOverridesUnattributed = out.capOverridesUnattributed;
     rc.finalArgv = inj.argv;
     rc.overriddenUserOptions = inj.overridden;
@@ -450,8 +610,13 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     }
     status = out.timedOut ? timeoutError(prep.source, *cand, limit) : out.run.exitCode;
   }
-  if (!engine.sendReceipt(rc))
+  if (!engine.sendReceipt(rc)) {
+    // The engine that asked for this object is gone: it must not stay in the
+    // build tree with a candidate's device code in it.
+    if (!prep.output.empty())
+      ::unlink(prep.output.c_str());
     return fail(engine.error());
+  }
   return status;
 }
 
@@ -482,6 +647,8 @@ int lockRun(const Invocation &inv) {
   }
   if (std::string p = cacheParentProblem(); !p.empty())
     return fail(p);
+  if (std::string bad = stageAcfs(d.candidate, "the lock " + inv.lockPath); !bad.empty())
+    return fail(bad);
   // The tuning run's rendering without its -v: statistics are not needed here,
   // and -v changes only ptxas's record of its own command line, never the
   // SASS that the lock's device-code SHA-256 covers.
@@ -491,7 +658,7 @@ int lockRun(const Invocation &inv) {
   double limit = compileTimeout(d.candidate);
   if (limit <= 0)
     return execArgv(inj.argv); // nothing to watch: the compiler takes this process's place
-  Outcome out = runCompiler(inj, limit, false);
+  Outcome out = runCompiler(inj, limit, false, prep.namedOutputs);
   if (out.run.spawnFailed)
     return fail(out.run.errorMessage, 127);
   if (out.timedOut)

@@ -1,7 +1,10 @@
 #include "EngineClient.h"
 
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <sstream>
+#include <sys/stat.h>
 
 namespace ciq::wrapper {
 
@@ -22,9 +25,32 @@ std::string EngineClient::unreachable(const std::string &why) const {
   return s.str();
 }
 
+// A CIQ_SOCKET with no socket file, or one nobody listens on, is left over
+// from a run that ended (a shell or a reconfigure kept the variable): the
+// engine listens before it starts any build, so waiting cannot help, and only
+// compiles of a live tuning run need the engine.
+bool EngineClient::noLiveRun() {
+  struct stat st;
+  if (stat(path_.c_str(), &st) == 0 || errno != ENOENT)
+    return false;
+  unchanged_ = true;
+  notice_ = "CIQ_SOCKET=" + path_ +
+            " does not exist, so no `ciq tune` run is live: compiling without a candidate; unset CIQ_SOCKET "
+            "(a shell or a reconfigure kept it from an earlier run)";
+  return true;
+}
+
 std::optional<CandidateMessage> EngineClient::requestCandidate(const CompileRequest &req) {
+  if (noLiveRun())
+    return std::nullopt;
   std::string err;
   sock_ = connectUnix(path_, timeout_, err);
+  if (!sock_ && err == std::strerror(ECONNREFUSED)) {
+    unchanged_ = true;
+    notice_ = "nothing listens on CIQ_SOCKET=" + path_ +
+              " (the `ciq tune` run that made it has ended): compiling without a candidate; unset CIQ_SOCKET";
+    return std::nullopt;
+  }
   if (!sock_) {
     error_ = unreachable(err);
     return std::nullopt;
@@ -38,9 +64,19 @@ std::optional<CandidateMessage> EngineClient::requestCandidate(const CompileRequ
     error_ = unreachable(sock_->error().empty() ? "connection closed" : sock_->error());
     return std::nullopt;
   }
-  std::string op = msg->value("op", "");
+  std::string op, message = "(no message)";
+  JsonFields f(*msg, "the answer of the ciq engine at " + path_);
+  f.need("op", op).opt("message", message);
+  if (!f.ok()) {
+    error_ = f.error();
+    return std::nullopt;
+  }
   if (op == "error") {
-    error_ = "the ciq engine refused this compile: " + msg->value("message", "(no message)");
+    error_ = "the ciq engine refused this compile: " + message;
+    return std::nullopt;
+  }
+  if (op == "pass") { // not a compile of the tuned targets (a try_compile, another target)
+    unchanged_ = true;
     return std::nullopt;
   }
   if (op != "candidate") {
@@ -48,12 +84,13 @@ std::optional<CandidateMessage> EngineClient::requestCandidate(const CompileRequ
              "' where a candidate was expected (wrapper and engine of different versions?)";
     return std::nullopt;
   }
-  try {
-    return msg->get<CandidateMessage>();
-  } catch (const nlohmann::json::exception &e) {
-    error_ = "malformed candidate from the ciq engine at " + path_ + ": " + e.what();
+  CandidateMessage c;
+  std::string why;
+  if (!readJson(*msg, c, why)) {
+    error_ = "malformed candidate from the ciq engine at " + path_ + ": " + why;
     return std::nullopt;
   }
+  return c;
 }
 
 bool EngineClient::sendReceipt(const Receipt &r) {
@@ -62,7 +99,10 @@ bool EngineClient::sendReceipt(const Receipt &r) {
     return false;
   }
   auto msg = sock_->receive(timeout_);
-  if (!msg || msg->value("op", "") != "ack") {
+  std::string op;
+  if (msg)
+    JsonFields(*msg, "").opt("op", op);
+  if (!msg || op != "ack") {
     error_ = unreachable(msg ? "no ack for the receipt" : "no ack for the receipt: " + sock_->error());
     return false;
   }

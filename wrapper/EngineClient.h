@@ -17,16 +17,25 @@ public:
   // hello -> candidate. nullopt with error() set when the engine is unreachable,
   // silent past the timeout, or answers {"op":"error"}.
   std::optional<CandidateMessage> requestCandidate(const CompileRequest &req);
+  // When requestCandidate returned nullopt: true when this compile runs
+  // unchanged instead of failing (no live tuning run behind CIQ_SOCKET, or the
+  // engine answered "pass": not a compile of the tuned targets); notice() is
+  // then the one line to print, or "".
+  bool compileUnchanged() const { return unchanged_; }
+  const std::string &notice() const { return notice_; }
   // receipt -> ack.
   bool sendReceipt(const Receipt &r);
   const std::string &error() const { return error_; }
 
 private:
   std::string unreachable(const std::string &why) const;
+  bool noLiveRun();
   std::string path_;
   double timeout_;
   std::optional<LineSocket> sock_;
   std::string error_;
+  bool unchanged_ = false;
+  std::string notice_;
 };
 
 // CIQ_SOCKET_TIMEOUT in seconds (default 20); a malformed value gives the default.

@@ -38,8 +38,10 @@ std::string checkVersion(const std::string &tool, const std::string &path, const
     return "";
   std::string err;
   auto v = compilerVersion(path, err);
-  if (!v)
-    return err;
+  if (!v) // the lock applies to one release only: an unknown release is not that one
+    return lockPath + ": the version of " + tool + " could not be read (" + err + "), so the lock frozen with " +
+           tool + " " + locked + " cannot be checked against it; make `" + path +
+           " --version` print its release";
   if (*v != locked)
     return lockPath + ": frozen with " + tool + " " + locked + " but " + path + " is " + *v +
            "; tune again with this compiler";

@@ -78,8 +78,9 @@ std::string demangle(const std::string &name) {
 
 std::vector<KernelStats> parsePtxasVerbose(const std::string &text) {
   std::vector<KernelStats> out;
-  KernelStats *cur = nullptr;
-  StringRef propsFor; // the function the next "stack frame" line belongs to
+  long cur = -1;        // index of the entry function the "Used"/"Compile time" lines belong to
+  std::string arch;     // of the last entry: device functions are reported within its ptxas run
+  StringRef propsFor;   // the function the next "stack frame" line belongs to
   llvm::SmallVector<StringRef, 32> lines;
   StringRef(text).split(lines, '\n');
   for (StringRef l : lines) {
@@ -90,28 +91,42 @@ std::vector<KernelStats> parsePtxasVerbose(const std::string &text) {
       KernelStats k;
       if (parseEntry(body, k)) {
         k.demangled = demangle(k.name);
+        arch = k.arch;
         out.push_back(k);
-        cur = &out.back();
+        cur = (long)out.size() - 1;
         propsFor = "";
       } else if (body.consume_front("Function properties for ")) {
         propsFor = body.trim();
-      } else if (cur && body.startswith("Used ")) {
-        parseUsed(body, *cur);
-      } else if (cur && body.consume_front("Compile time = ")) {
-        cur->compileMs = std::strtod(body.str().c_str(), nullptr);
+      } else if (cur >= 0 && body.startswith("Used ")) {
+        parseUsed(body, out[cur]);
+        out[cur].usageKnown = true;
+      } else if (cur >= 0 && body.consume_front("Compile time = ")) {
+        out[cur].compileMs = std::strtod(body.str().c_str(), nullptr);
       }
-    } else if (cur && !propsFor.empty() && parseFrameLine(l, frame, stores, loads)) {
-      // Properties of a callee (non-entry function) do not belong to the kernel.
-      if (propsFor == cur->name) {
-        cur->stackFrame = frame;
-        cur->spillStores = stores;
-        cur->spillLoads = loads;
+    } else if (!propsFor.empty() && parseFrameLine(l, frame, stores, loads)) {
+      KernelStats *k = cur >= 0 && propsFor == out[cur].name ? &out[cur] : nullptr;
+      if (!k) {
+        // A device (non-entry) function: its spills and stack are the
+        // kernel's too at run time, so it is recorded in its own right.
+        KernelStats f;
+        f.name = propsFor.str();
+        f.demangled = demangle(f.name);
+        f.arch = arch;
+        f.entry = false;
+        out.push_back(f);
+        k = &out.back();
       }
+      k->stackFrame = frame;
+      k->spillStores = stores;
+      k->spillLoads = loads;
+      k->frameKnown = true;
       propsFor = "";
     }
   }
   return out;
 }
+
+bool ptxasReported(const std::string &text) { return text.find(kInfo.str()) != std::string::npos; }
 
 std::string stripPtxasVerbose(const std::string &text) {
   std::string out;

@@ -16,8 +16,15 @@
 
 namespace ciq::wrapper {
 
-// Every entry function of every architecture in the order ptxas reported them.
+// Every entry function of every architecture in the order ptxas reported
+// them, and every device function whose properties ptxas printed (entry =
+// false, the architecture of the entry compiled before it). A statistic
+// whose line is missing stays unknown (frameKnown / usageKnown false), never 0.
 std::vector<KernelStats> parsePtxasVerbose(const std::string &text);
+
+// Whether ptxas printed any `-v` report, i.e. ran in this invocation (with
+// -dlto, -ptx or a host-only step it does not).
+bool ptxasReported(const std::string &text);
 
 // The text without the lines `ptxas -v` added (info lines and the indented
 // "bytes stack frame" lines after "Function properties"). Warnings and errors stay.

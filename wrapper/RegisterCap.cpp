@@ -65,9 +65,14 @@ int markRegisterCapOverrides(const std::string &ptxasText, std::vector<KernelSta
       auto [name, after] = rest.split("'");
       if (!after.empty())
         b.capped.insert(name.str());
-    } else if (body.startswith("Compiling entry function '") && next < kernels.size()) {
-      inEntries = true;
-      b.entries.push_back(&kernels[next++]);
+    } else if (body.startswith("Compiling entry function '")) {
+      // Device functions (entry == false) have no such line: skip them.
+      while (next < kernels.size() && !kernels[next].entry)
+        ++next;
+      if (next < kernels.size()) {
+        inEntries = true;
+        b.entries.push_back(&kernels[next++]);
+      }
     }
   }
   unattributed += attribute(b);

@@ -4,6 +4,9 @@
 
 #include <openssl/crypto.h>
 
+#include <cstdio>
+#include <exception>
+
 int main(int argc, char **argv) {
   // The driver only hashes (SHA-256) and never speaks TLS: skip reading
   // openssl.cnf and registering every cipher and digest in every compile it
@@ -14,5 +17,12 @@ int main(int argc, char **argv) {
   // The compiler runs in its own process group (timeouts end the whole
   // group); Ctrl-C on the build must still end it.
   ciq::forwardTerminationSignals();
-  return ciq::wrapper::runWrapper(argc, argv);
+  // Nothing may abort a build with a bare `terminate called`: one line instead.
+  try {
+    return ciq::wrapper::runWrapper(argc, argv);
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "ciq-ptxas: error: %s (a bug in ciq-ptxas: please report it with this command line)\n",
+                 e.what());
+    return 70;
+  }
 }

@@ -1,4 +1,6 @@
+#include "JsonRead.h"
 #include "Diagnose.h"
+#include "InvalidReason.h"
 
 #include "Stats.h"
 
@@ -148,6 +150,31 @@ std::string commandOf(const RecordedEval &e) {
   return e.rendered.empty() ? "(no rendered controls)" : e.rendered;
 }
 
+// A compiler killed by a signal is a compiler fault before it is anything
+// about the candidate: reported first, with the command that reproduces it.
+std::optional<Finding> checkCompilerCrash(const RunData &run) {
+  std::vector<const RecordedEval *> crashed;
+  for (const auto &e : run.evals)
+    if (!e.ok && e.reason == reason::CompilerCrash)
+      crashed.push_back(&e);
+  if (crashed.empty())
+    return std::nullopt;
+  const InvalidReason *r = findInvalidReason(reason::CompilerCrash);
+  Finding f;
+  f.kind = "compiler_crash";
+  f.title = std::to_string(crashed.size()) + " candidate(s) INVALID because the compiler was killed by a signal";
+  f.threshold = "any INVALID compiler_crash";
+  f.cause = std::string("a compiler fault (or the machine: out of memory), not the control values: ") + r->cause;
+  f.next = r->next;
+  for (const auto *e : crashed) {
+    std::string msg = e->journal.is_object() ? e->journal.value("message", "") : "";
+    f.details.push_back(e->id + ": " + (msg.empty() ? "(no message)" : msg));
+    if (size_t at = msg.find("reproduce: "); at != std::string::npos)
+      f.details.push_back("  reproducer: " + msg.substr(at + 11, msg.find("; log:", at) - at - 11));
+  }
+  return f;
+}
+
 std::optional<Finding> checkAllInvalid(const RunData &run) {
   auto cands = searched(run);
   if (cands.empty() || std::any_of(cands.begin(), cands.end(), [](auto *e) { return e->ok; }))
@@ -169,7 +196,8 @@ std::optional<Finding> checkAllInvalid(const RunData &run) {
                         " candidates");
   for (const auto *e : cands)
     if (e->reason == top.front().second) {
-      std::string msg = e->journal.is_object() ? e->journal.value("message", "") : "";
+      std::string msg;
+      JsonFields(e->journal, "").opt("message", msg);
       f.details.push_back("e.g. " + e->id + (msg.empty() ? "" : ": " + msg));
       f.details.push_back("  command: " + commandOf(*e));
       if (!e->log.empty())
@@ -182,18 +210,16 @@ std::optional<Finding> checkAllInvalid(const RunData &run) {
               ": the build, benchmark or correctness command is broken, not the controls";
     f.next = "fix the build/benchmark until the baseline is OK (see its log" +
              (base->log.empty() ? std::string() : " " + base->log) + "), then `ciq tune` again";
-  } else if (top.front().second == "parse_error") {
-    f.cause = "the benchmark's metric cannot be read from its output";
-    f.next = "fix benchmark.metric in ciq.yaml (the log shows the pattern and the output)";
-  } else if (top.front().second == "stale_build") {
-    f.cause = "the configuration did not reach every CUDA object of the target";
-    f.next = "run `ciq canary`, and `ciq doctor` for the launcher set-up";
+  } else if (const InvalidReason *r = findInvalidReason(top.front().second)) {
+    // The reason's own row (common/InvalidReason.h): a compiler killed by a
+    // signal is a compiler fault first, not a control value to remove.
+    f.cause = std::string(r->description) + ": " + r->cause;
+    f.next = r->next;
+    if (size_t at = f.next.find(" ID"); at != std::string::npos)
+      f.next.replace(at + 1, 2, cands.front()->id);
   } else {
-    f.cause = "every configuration breaks the " +
-              std::string(top.front().second.rfind("compile", 0) == 0 ? "compile" : "run") +
-              " while the baseline works: a control value the compiler or program rejects";
-    f.next = "replay one candidate (`ciq replay " + cands.front()->id +
-             "`), read its log, and remove the failing control value from the space";
+    f.cause = "every configuration fails (" + top.front().second + ") while the baseline works";
+    f.next = "replay one candidate (`ciq replay " + cands.front()->id + "`) and read its log";
   }
   return f;
 }
@@ -365,9 +391,11 @@ std::optional<Finding> checkHighCv(const RunData &run, const DiagnoseThresholds 
 // Mean pairwise normalised Hamming distance of the journal's points.
 std::optional<double> pointDistance(const std::vector<const RecordedEval *> &evals) {
   std::vector<std::vector<int>> pts;
-  for (const auto *e : evals)
-    if (e->journal.is_object() && e->journal.contains("point") && e->journal["point"].is_array())
-      pts.push_back(e->journal["point"].get<std::vector<int>>());
+  for (const auto *e : evals) {
+    std::vector<int> point;
+    if (JsonFields(e->journal, "").need("point", point).ok())
+      pts.push_back(point);
+  }
   if (pts.size() < 2)
     return std::nullopt;
   double sum = 0;
@@ -428,7 +456,8 @@ std::optional<Finding> checkBaselineInvalid(const RunData &run) {
   f.title = "the baseline (no control applied) is INVALID: " +
             (base->reason.empty() ? std::string("unknown reason") : base->reason) + "; no candidate was searched";
   f.threshold = "the baseline must be OK before any candidate is built";
-  std::string msg = base->journal.is_object() ? base->journal.value("message", "") : "";
+  std::string msg;
+  JsonFields(base->journal, "").opt("message", msg);
   if (!msg.empty())
     f.details.push_back(msg);
   f.cause = "the build, benchmark or correctness command fails on your own build, before ciq changes anything";
@@ -447,6 +476,7 @@ std::vector<Finding> diagnose(const RunData &run, const DiagnoseThresholds &t) {
     out.push_back(std::move(*b));
     return out;
   }
+  add(checkCompilerCrash(run));
   auto allInvalid = checkAllInvalid(run);
   bool everyInvalid = allInvalid.has_value();
   add(std::move(allInvalid));

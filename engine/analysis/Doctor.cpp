@@ -177,13 +177,20 @@ DoctorCheck checkGpu(bool needGpu) {
                     : "runtime objectives (time_ms) need a visible GPU";
     return c;
   }
+  // A throttled GPU or one another compute process uses measures nothing
+  // comparable: a warning with what nvidia-smi reports.
+  std::vector<std::string> problems;
   for (const auto &g : st["gpus"]) {
-    auto s = [&](const char *k) { return g[k].is_null() ? std::string("n/a") : g[k].dump(); };
-    c.detail += (c.detail.empty() ? "" : "; ") + g.value("name", std::string("?")) +
-                ", compute capability " + (g["compute_cap"].is_string() ? g["compute_cap"].get<std::string>() : "n/a") +
-                ", driver " + (g["driver_version"].is_string() ? g["driver_version"].get<std::string>() : "n/a") +
-                ", SM " + s("clocks_sm_mhz") + " MHz, memory " + s("clocks_mem_mhz") +
-                " MHz, application clocks " + s("clocks_app_sm_mhz") + "/" + s("clocks_app_mem_mhz") + " MHz";
+    c.detail += (c.detail.empty() ? "" : "; ") + describeGpu(g);
+    for (const auto &p : gpuProblems(g))
+      problems.push_back(p);
+  }
+  if (!problems.empty()) {
+    c.status = DoctorCheck::Warn;
+    for (const auto &p : problems)
+      c.detail += "; " + p;
+    c.fix = "measure on an idle, cool GPU: wait for the other process, let the GPU cool down (ciq validate gives no "
+            "verdict while it throttles or is shared)";
   }
   return c;
 }

@@ -1,3 +1,4 @@
+#include "JsonRead.h"
 #include "Explain.h"
 
 #include "CsvTable.h"
@@ -19,11 +20,11 @@ namespace {
 std::optional<std::vector<KernelStats>> kernelsOf(const RecordedEval &e) {
   if (!e.journal.is_object() || !e.journal.contains("kernels") || !e.journal["kernels"].is_array())
     return std::nullopt;
-  try {
-    return e.journal["kernels"].get<std::vector<KernelStats>>();
-  } catch (const nlohmann::json::exception &) {
+  std::vector<KernelStats> kernels;
+  std::string why;
+  if (!readJson(e.journal["kernels"], kernels, why))
     return std::nullopt;
-  }
+  return kernels;
 }
 
 // Occupancy as "62.5% (registers)" or the reason it cannot be computed.
@@ -73,8 +74,10 @@ long deviceCodeBytes(const RecordedEval &e, std::map<std::string, long> &perObje
   if (!e.journal.is_object() || !e.journal.contains("objects"))
     return -1;
   for (const auto &o : e.journal["objects"]) {
-    long b = o.value("device_code_bytes", 0L);
-    perObject[o.value("output", o.value("source", "?"))] = b;
+    long b = 0;
+    std::string name = "?";
+    JsonFields(o, "").opt("device_code_bytes", b).opt("source", name).opt("output", name);
+    perObject[name] = b;
     total += b;
   }
   return total;

@@ -56,7 +56,9 @@ std::optional<Number> parseNumber(llvm::StringRef s) {
   std::string buf = s.str();
   char *end = nullptr;
   double v = std::strtod(buf.c_str(), &end);
-  if (end == buf.c_str() || !std::isfinite(v))
+  // NaN and infinity parse: the benchmark printed them, and the engine
+  // rejects them as invalid_value (a value the unit does not allow).
+  if (end == buf.c_str())
     return std::nullopt;
   Number n{v, llvm::StringRef(end).trim().str()};
   if (!n.unit.empty() && n.unit != "%" && !secondsPerUnit(n.unit))
@@ -397,6 +399,15 @@ std::optional<double> parseNvbenchCsv(const MetricSource &src, const std::string
 
 } // namespace
 
+std::string metricFilePath(const MetricSource &src, const std::string &workingDir) {
+  if (src.file.empty())
+    return "";
+  llvm::SmallString<256> path(src.file);
+  if (!llvm::sys::path::is_absolute(path) && !workingDir.empty())
+    path = workingDir, llvm::sys::path::append(path, src.file);
+  return std::string(path);
+}
+
 std::optional<double> parseMetric(const MetricSource &src, const std::string &stdoutText,
                                   const std::string &workingDir, std::string &error) {
   std::string text = stdoutText, where = "benchmark's stdout";
@@ -405,9 +416,7 @@ std::optional<double> parseMetric(const MetricSource &src, const std::string &st
     return std::nullopt;
   }
   if (!src.file.empty()) {
-    llvm::SmallString<256> path(src.file);
-    if (!llvm::sys::path::is_absolute(path) && !workingDir.empty())
-      path = workingDir, llvm::sys::path::append(path, src.file);
+    std::string path = metricFilePath(src, workingDir);
     auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
     if (!buf) {
       error = "benchmark.metric.file " + std::string(path) + " cannot be read (" +

@@ -36,6 +36,9 @@ namespace ciq {
 std::optional<double> parseMetric(const MetricSource &src, const std::string &stdoutText,
                                   const std::string &workingDir, std::string &error);
 
+// benchmark.metric.file made absolute against workingDir; "" when unset.
+std::string metricFilePath(const MetricSource &src, const std::string &workingDir);
+
 // Seconds per one `unit` (ns, us, ms, s, also "sec", "usec", "msec", "nsec");
 // nullopt when the unit is not a time unit.
 std::optional<double> secondsPerUnit(const std::string &unit);

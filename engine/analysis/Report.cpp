@@ -1,3 +1,4 @@
+#include "JsonRead.h"
 #include "Report.h"
 
 #include "Diagnose.h"
@@ -187,7 +188,7 @@ struct Plotter {
     std::string dx = run.direction, dy = "minimize";
     if (run.start.is_object() && run.start.contains("objectives") &&
         run.start["objectives"].size() > 1)
-      dy = run.start["objectives"][1].value("direction", "minimize");
+      JsonFields(run.start["objectives"][1], "").opt("direction", dy);
     std::vector<std::pair<double, double>> pts;
     for (const auto &e : run.evals)
       if (e.ok && e.objectives.count(x) && e.objectives.count(y))
@@ -257,6 +258,33 @@ std::string summaryTable(const RunData &run) {
   return o.str();
 }
 
+// Which controls cause the gain: each group alone and together, against the
+// baseline (measured interleaved after the search), and what minimization dropped.
+std::string attributionHtml(const RunData &run) {
+  if (!run.attribution.is_array() || run.attribution.empty())
+    return "";
+  std::ostringstream o;
+  o << "<h2>Attribution</h2>\n<table class='summary'>\n<tr><th>build</th><th>median</th><th>speedup</th>"
+       "<th>p-value</th><th>verdict</th><th>controls</th></tr>\n";
+  for (const auto &r : run.attribution) {
+    auto cell = [&](const char *k) {
+      if (!r.contains(k) || r[k].is_null())
+        return std::string("-");
+      return r[k].is_number() ? num(r[k].get<double>()) : r[k].is_string() ? r[k].get<std::string>() : r[k].dump();
+    };
+    o << "<tr><td>" << htmlEscape(cell("name")) << "</td><td>" << cell("median") << "</td><td>" << cell("speedup")
+      << "</td><td>" << cell("p_value") << "</td><td>" << htmlEscape(cell("verdict")) << "</td><td>"
+      << htmlEscape(cell("controls")) << "</td></tr>\n";
+  }
+  o << "</table>\n";
+  if (run.minimization.is_object())
+    for (const auto &s : run.minimization.value("steps", nlohmann::json::array()))
+      o << "<p>minimization: " << (s.value("dropped", false) ? "dropped " : "kept ")
+        << htmlEscape(s.value("removed", std::string())) << " (" << htmlEscape(s.value("detail", std::string()))
+        << ")</p>\n";
+  return o.str();
+}
+
 std::string findingsHtml(const RunData &run) {
   auto findings = diagnose(run);
   std::ostringstream o;
@@ -277,7 +305,7 @@ std::string pageHtml(const RunData &run, const std::vector<std::string> &svgs) {
        "960px}table.summary th{text-align:left;padding-right:1em}img.plot{display:block;"
        "margin:1em 0;border:1px solid #ddd}</style>\n</head>\n<body data-plots-loaded='0'>\n"
        "<h1>ciq report</h1>\n"
-    << summaryTable(run) << findingsHtml(run) << "<h2>Plots</h2>\n";
+    << summaryTable(run) << attributionHtml(run) << findingsHtml(run) << "<h2>Plots</h2>\n";
   for (const auto &svg : svgs) {
     std::string name = llvm::sys::path::filename(svg).str();
     o << "<img class='plot' id='" << htmlEscape(llvm::sys::path::stem(svg).str()) << "' src='"

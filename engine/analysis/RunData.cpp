@@ -1,4 +1,7 @@
 #include "RunData.h"
+#include "JournalLines.h"
+#include "JsonRead.h"
+#include "Protocol.h"
 
 #include "CsvTable.h"
 
@@ -46,8 +49,11 @@ const RecordedEval *RunData::find(const std::string &key) const {
 }
 
 int RunData::pareto() const {
-  if (start.is_object() && start.contains("objectives") && start["objectives"].is_array())
-    return start.value("pareto", start["objectives"].size() > 1) ? 1 : 0;
+  if (start.is_object() && start.contains("objectives") && start["objectives"].is_array()) {
+    bool pareto = start["objectives"].size() > 1;
+    JsonFields(start, "").opt("pareto", pareto);
+    return pareto ? 1 : 0;
+  }
   return objectiveNames.size() > 1 ? 1 : 0;
 }
 
@@ -80,40 +86,61 @@ bool parseOptionalNumber(const std::string &cell, std::optional<double> &out, st
   return true;
 }
 
+// The members the analysis commands read later, typed once here, so that none
+// of them meets a wrong type: "" or "<where>: "<key>": expected ...".
+std::string checkLineTypes(const nlohmann::json &j, const std::string &where) {
+  std::vector<nlohmann::json> objectives, objects;
+  std::string s;
+  bool b = false;
+  int n = 0;
+  std::vector<KernelStats> kernels;
+  JsonFields f(j, where);
+  f.opt("objectives", objectives).opt("pareto", b).opt("objects", objects).opt("generation", n).opt("replay", s)
+      .opt("kernels", kernels);
+  for (size_t i = 0; i < objectives.size() && f.ok(); ++i) {
+    JsonFields o(objectives[i], where + ": \"objectives\"[" + std::to_string(i) + "]");
+    if (!o.opt("metric", s).opt("direction", s).ok())
+      return o.error();
+  }
+  for (size_t i = 0; i < objects.size() && f.ok(); ++i) {
+    long bytes = 0;
+    JsonFields o(objects[i], where + ": \"objects\"[" + std::to_string(i) + "]");
+    if (!o.opt("device_code_bytes", bytes).opt("output", s).opt("source", s).ok())
+      return o.error();
+  }
+  return f.error();
+}
+
 bool loadJournal(const std::string &path, RunData &run, std::map<std::string, nlohmann::json> &byId,
                  std::vector<std::string> &order, std::string &error) {
-  auto text = readFile(path, error);
-  if (!text)
+  std::vector<JournalLine> lines;
+  std::vector<std::string> damaged;
+  if (!readJournalLines(path, lines, damaged, error))
     return false;
-  std::istringstream in(*text);
-  std::string line;
-  int lineNo = 0;
-  bool pendingBad = false;
-  while (std::getline(in, line)) {
-    ++lineNo;
-    if (llvm::StringRef(line).trim().empty())
-      continue;
-    if (pendingBad) {
-      error = path + ":" + std::to_string(lineNo - 1) +
-              ": not a JSON object; the journal is damaged (only its last line may be cut off "
-              "by a killed engine)";
-      return false;
-    }
-    auto j = nlohmann::json::parse(line, nullptr, false);
-    if (j.is_discarded() || !j.is_object()) {
-      pendingBad = true;   // tolerated only as the last line (a write cut short)
-      continue;
-    }
-    std::string op = j.value("op", "");
-    if (op == "start") {
-      run.start = j;
-    } else if (op == "evaluation") {
-      std::string id = j.value("candidate_id", "");
+  if (!damaged.empty()) {
+    error = damaged.front() + "; the journal is damaged (only its last line may be cut off by a killed engine)";
+    return false;
+  }
+  for (auto &l : lines) {
+    std::string where = path + ":" + std::to_string(l.number);
+    if (std::string why = checkLineTypes(l.object, where); !why.empty())
+      return error = why + "; the journal is damaged", false;
+    if (l.op == "start") {
+      run.start = l.object;
+    } else if (l.op == "evaluation") {
+      std::string id;
+      JsonFields f(l.object, path + ":" + std::to_string(l.number));
+      if (!f.need("candidate_id", id).ok())
+        return error = f.error(), false;
       if (!byId.count(id))
         order.push_back(id);
-      byId[id] = j;
-    } else if (op == "generation") {
-      run.generations.push_back(j);
+      byId[id] = l.object;
+    } else if (l.op == "generation") {
+      run.generations.push_back(l.object);
+    } else if (l.op == "attribution") {
+      run.attribution = l.object.value("rows", nlohmann::json::array());
+    } else if (l.op == "minimize") {
+      run.minimization = l.object;
     }
   }
   return true;
@@ -125,27 +152,38 @@ std::optional<double> jsonOptNumber(const nlohmann::json &j, const char *key) {
   return std::nullopt;
 }
 
+// Every field typed: a wrong one leaves its default (the analysis commands
+// report what they can; ciq resume is where damage stops the work).
 RecordedEval fromJournal(const nlohmann::json &j) {
   RecordedEval e;
-  e.id = j.value("candidate_id", "");
-  e.generation = j.value("generation", 0);
-  e.ok = j.value("status", "") == "OK";
-  e.reason = j.value("reason", "");
-  e.baseline = j.value("baseline", e.id == "c0000");
-  e.duplicateOf = j.value("duplicate_of", "");
-  e.duplicateKind = j.value("duplicate_kind", "");
-  e.score = jsonOptNumber(j, "score");
-  e.unit = j.value("unit", "");
-  e.cvPercent = jsonOptNumber(j, "cv_percent");
-  e.candidateHash = j.value("candidate_hash", "");
-  e.deviceCodeSha256 = j.value("device_code_sha256", "");
+  std::string status;
+  double score = 0, cv = 0;
+  bool hasScore = false, hasCv = false;
+  auto field = [&](const char *key, auto &out) { JsonFields(j, "").opt(key, out); };
+  field("candidate_id", e.id);
+  e.baseline = e.id == "c0000";
+  field("generation", e.generation);
+  field("status", status);
+  e.ok = status == "OK";
+  field("reason", e.reason);
+  field("baseline", e.baseline);
+  field("duplicate_of", e.duplicateOf);
+  field("duplicate_kind", e.duplicateKind);
+  hasScore = JsonFields(j, "").need("score", score).ok();
+  if (hasScore)
+    e.score = score;
+  field("unit", e.unit);
+  hasCv = JsonFields(j, "").need("cv_percent", cv).ok();
+  if (hasCv)
+    e.cvPercent = cv;
+  field("candidate_hash", e.candidateHash);
+  field("device_code_sha256", e.deviceCodeSha256);
   if (j.contains("controls"))
     e.controls = j["controls"].dump();
-  if (j.contains("rendered") && j["rendered"].is_string())
-    e.rendered = j["rendered"].get<std::string>();
-  e.buildMs = j.value("build_ms", 0.0);
-  e.measureMs = j.value("measure_ms", 0.0);
-  e.log = j.value("log", "");
+  field("rendered", e.rendered);
+  field("build_ms", e.buildMs);
+  field("measure_ms", e.measureMs);
+  field("log", e.log);
   if (j.contains("scores") && j["scores"].is_object())
     for (auto it = j["scores"].begin(); it != j["scores"].end(); ++it)
       if (it->is_number())
@@ -259,11 +297,15 @@ std::optional<RunData> loadRun(const std::string &path, std::string &error) {
   }
   if (run.start.is_object() && run.start.contains("objectives") &&
       run.start["objectives"].is_array() && !run.start["objectives"].empty()) {
-    run.direction = run.start["objectives"][0].value("direction", "minimize");
+    // Types checked by checkLineTypes; null members read as absent.
+    JsonFields(run.start["objectives"][0], "").opt("direction", run.direction);
     run.directionKnown = true;
     if (run.objectiveNames.empty())
-      for (const auto &o : run.start["objectives"])
-        run.objectiveNames.push_back(o.value("metric", ""));
+      for (const auto &o : run.start["objectives"]) {
+        std::string metric;
+        JsonFields(o, "").opt("metric", metric);
+        run.objectiveNames.push_back(metric);
+      }
   }
   return run;
 }

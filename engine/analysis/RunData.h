@@ -39,6 +39,8 @@ struct RunData {
   bool directionKnown = false;    // from the journal's start line
   nlohmann::json start;           // the journal's start line, or null
   std::vector<nlohmann::json> generations;  // journal "generation" lines
+  nlohmann::json attribution;     // the journal's last "attribution" rows (Attribution.h), or null
+  nlohmann::json minimization;    // the journal's last "minimize" line, or null
 
   const RecordedEval *baseline() const;
   const RecordedEval *find(const std::string &idOrHashPrefix) const;

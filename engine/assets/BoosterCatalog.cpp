@@ -1,6 +1,7 @@
 #include "BoosterCatalog.h"
 
 #include "AssetCache.h"
+#include "JsonRead.h"
 
 #include <set>
 #include <sstream>
@@ -71,6 +72,10 @@ std::optional<BoosterPack> parsePack(const json &j, const std::string &where, st
       !r.str("controls_stage", p.controlsStage) || !r.str("display_name", p.displayName, false) ||
       !r.str("pack_type", p.packType, false) || !r.str("description", p.description, false))
     return std::nullopt;
+  if (!isPlainFileName(p.packId) || !isPlainFileName(p.packId + "-x")) {
+    error = "'pack_id' in " + where + " must be a plain name (no '/', no '..'), not '" + p.packId + "'";
+    return std::nullopt;
+  }
   if (!isPlainFileName(p.artifactName)) {
     error = "'artifact_name' in " + where + " must be a plain file name, not '" + p.artifactName + "'";
     return std::nullopt;
@@ -94,6 +99,10 @@ std::optional<BoosterPack> parsePack(const json &j, const std::string &where, st
     if (!ar.str("filename", a.filename) || !ar.sha("sha256", a.sha256) ||
         !ar.size("size_bytes", a.sizeBytes))
       return std::nullopt;
+    if (!isPlainFileName(a.filename)) {
+      error = "'filename' in " + ar.where + " must be a plain file name, not '" + a.filename + "'";
+      return std::nullopt;
+    }
     if (!names.insert(a.filename).second) {
       error = "ACF " + a.filename + " listed twice in " + where;
       return std::nullopt;
@@ -118,8 +127,10 @@ std::optional<BoosterPack> parsePack(const json &j, const std::string &where, st
 
 std::optional<BoosterCatalog> parseBoosterCatalog(const std::string &text, const std::string &where,
                                                   std::string &error) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
+  json j;
+  if (!parseJson(text, "booster-pack catalog " + where, j, error))
+    return std::nullopt;
+  if (!j.is_object()) {
     error = "booster-pack catalog " + where + " is not a JSON object";
     return std::nullopt;
   }
@@ -135,6 +146,12 @@ std::optional<BoosterCatalog> parseBoosterCatalog(const std::string &text, const
   if (!scalar("schema_version", c.schemaVersion) || !scalar("catalog_version", c.catalogVersion) ||
       !r.str("release_tag", c.releaseTag))
     return std::nullopt;
+  // The tag names the cache folder: one plain component, never a way out.
+  if (!isPlainFileName(c.releaseTag)) {
+    error = "'release_tag' in booster-pack catalog " + where + " must be a plain name (no '/', no '..'), not '" +
+            c.releaseTag + "'";
+    return std::nullopt;
+  }
   if (!j.contains("packs") || !j["packs"].is_array()) {
     error = "booster-pack catalog " + where + " has no 'packs' list";
     return std::nullopt;

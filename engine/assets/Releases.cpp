@@ -1,6 +1,7 @@
 #include "Releases.h"
 
 #include "AssetCache.h"
+#include "JsonRead.h"
 #include "Paths.h"
 
 #include <chrono>
@@ -35,23 +36,41 @@ static std::optional<Release> parseRelease(const json &j, std::string &error) {
     return std::nullopt;
   }
   Release r;
-  r.tag = j["tag_name"].get<std::string>();
-  r.draft = j.value("draft", false);
-  r.prerelease = j.value("prerelease", false);
-  if (j.contains("published_at") && j["published_at"].is_string())
-    r.publishedAt = j["published_at"].get<std::string>();
-  if (j.contains("assets") && j["assets"].is_array())
-    for (const auto &a : j["assets"]) {
-      if (!a.is_object() || !a.contains("name") || !a.contains("browser_download_url"))
-        continue;
-      ReleaseAsset asset;
-      asset.name = a["name"].get<std::string>();
-      asset.url = a["browser_download_url"].get<std::string>();
-      if (a.contains("size") && a["size"].is_number_integer())
-        asset.size = a["size"].get<int64_t>();
-      r.assets.push_back(std::move(asset));
-    }
+  std::vector<json> assets;
+  JsonFields f(j, "release");
+  f.need("tag_name", r.tag).opt("draft", r.draft).opt("prerelease", r.prerelease).opt("published_at", r.publishedAt)
+      .opt("assets", assets);
+  if (!f.ok())
+    return error = f.error(), std::nullopt;
+  // The tag and every asset name become cache paths: one plain component each.
+  if (!isPlainFileName(r.tag))
+    return error = "release tag_name '" + r.tag + "' is not a plain name (no '/', no '..')", std::nullopt;
+  for (size_t i = 0; i < assets.size(); ++i) {
+    ReleaseAsset asset;
+    long size = -1;
+    JsonFields af(assets[i], "release " + r.tag + ": \"assets\"[" + std::to_string(i) + "]");
+    af.need("name", asset.name).need("browser_download_url", asset.url).opt("size", size);
+    if (!af.ok())
+      return error = af.error(), std::nullopt;
+    if (size >= 0)
+      asset.size = size;
+    if (!isPlainFileName(asset.name))
+      return error = af.where() + ": name '" + asset.name + "' is not a plain file name", std::nullopt;
+    // A remote answer may only point at the network, never at this machine's files.
+    if (asset.url.rfind("https://", 0) != 0 && asset.url.rfind("http://", 0) != 0)
+      return error = af.where() + ": browser_download_url '" + asset.url.substr(0, 80) +
+                     "' is not an http(s) URL; refused",
+             std::nullopt;
+    r.assets.push_back(std::move(asset));
+  }
   return r;
+}
+
+std::optional<Release> parseReleaseAnswer(const std::string &body, std::string &error) {
+  json j;
+  if (!parseJson(body, "answer", j, error))
+    return std::nullopt;
+  return parseRelease(j, error);
 }
 
 std::optional<Release> ReleaseRepo::getRelease(const std::string &url, std::string &error) const {
@@ -61,11 +80,10 @@ std::optional<Release> ReleaseRepo::getRelease(const std::string &url, std::stri
     error = resp.error;
     return std::nullopt;
   }
-  json j = json::parse(body, nullptr, false);
   std::string why;
-  auto r = j.is_discarded() ? std::nullopt : parseRelease(j, why);
+  auto r = parseReleaseAnswer(body, why);
   if (!r)
-    error = "unexpected answer from " + url + ": " + (j.is_discarded() ? "not JSON" : why);
+    error = "unexpected answer from " + url + ": " + why;
   return r;
 }
 
@@ -100,8 +118,9 @@ std::optional<Release> ReleaseRepo::latestWithPrefix(const std::string &prefix,
       error = resp.error;
       return std::nullopt;
     }
-    json list = json::parse(body, nullptr, false);
-    if (list.is_discarded() || !list.is_array()) {
+    json list;
+    std::string why;
+    if (!parseJson(body, "answer", list, why) || !list.is_array()) {
       error = "unexpected answer from " + url + ": not a JSON list of releases";
       return std::nullopt;
     }
@@ -129,18 +148,20 @@ std::optional<std::string> resolveLatestTag(const ReleaseRepo &repo, const std::
                                             std::string &error) {
   const std::string key = repo.apiBase() + "/" + repo.repo() + "|" + prefix;
   json cache = json::object();
-  if (auto text = readWholeFile(tagCachePath())) {
-    cache = json::parse(*text, nullptr, false);
-    if (!cache.is_object())
-      cache = json::object();
-  }
+  std::string ignored;
+  if (auto text = readWholeFile(tagCachePath()))
+    if (!parseJson(*text, tagCachePath(), cache, ignored) || !cache.is_object())
+      cache = json::object(); // a cache: a damaged one is rebuilt
   auto now = std::chrono::duration_cast<std::chrono::seconds>(
                  std::chrono::system_clock::now().time_since_epoch()).count();
   std::optional<std::string> cached;
   double ageDays = 0;
-  if (cache.contains(key) && cache[key].is_object() && cache[key].contains("tag")) {
-    cached = cache[key]["tag"].get<std::string>();
-    ageDays = (now - cache[key].value("resolved_at", (int64_t)0)) / 86400.0;
+  std::string tag;
+  long resolvedAt = 0;
+  if (cache.contains(key) && JsonFields(cache[key], "").need("tag", tag).opt("resolved_at", resolvedAt).ok() &&
+      isPlainFileName(tag)) {
+    cached = tag;
+    ageDays = (now - resolvedAt) / 86400.0;
     if (ageDays < ttlDays)
       return cached;
   }
@@ -157,7 +178,6 @@ std::optional<std::string> resolveLatestTag(const ReleaseRepo &repo, const std::
     return std::nullopt;
   }
   cache[key] = {{"tag", release->tag}, {"resolved_at", now}};
-  std::string ignored;
   writeFileAtomically(tagCachePath(), cache.dump(2) + "\n", ignored);   // a cache: best effort
   return release->tag;
 }

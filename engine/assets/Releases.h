@@ -46,6 +46,10 @@ private:
 // The `latest` tag of (repo, prefix), cached in <cache>/latest-tags.json for
 // `ttlDays` days so a warm cache resolves without the network. When the
 // lookup fails, a stale cached tag is used and `warning` says so.
+// One release of the GitHub API's answer, every field typed; the tag and the
+// asset names must be plain path components and asset URLs http(s).
+std::optional<Release> parseReleaseAnswer(const std::string &body, std::string &error);
+
 std::optional<std::string> resolveLatestTag(const ReleaseRepo &repo, const std::string &prefix,
                                             double ttlDays, std::string &warning,
                                             std::string &error);

@@ -1,4 +1,5 @@
 #include "SpaceManifest.h"
+#include "JsonRead.h"
 
 #include "AssetCache.h"
 
@@ -76,8 +77,10 @@ std::optional<SpaceEntry> parseEntry(const json &e, const std::string &where, st
 
 std::optional<SpaceManifest> parseSpaceManifest(const std::string &text, const std::string &where,
                                                 std::string &error) {
-  json j = json::parse(text, nullptr, false);
-  if (j.is_discarded() || !j.is_object()) {
+  json j;
+  if (!parseJson(text, "search-space manifest " + where, j, error))
+    return std::nullopt;
+  if (!j.is_object()) {
     error = "search-space manifest " + where + " is not a JSON object";
     return std::nullopt;
   }
@@ -87,6 +90,10 @@ std::optional<SpaceManifest> parseSpaceManifest(const std::string &text, const s
       !getString(j, "manifest_format", m.manifestFormat, where, error) ||
       !getString(j, "tag", m.tag, where, error))
     return std::nullopt;
+  if (!isPlainFileName(m.tag)) {
+    error = "'tag' in search-space manifest " + where + " must be a plain name (no '/', no '..'), not '" + m.tag + "'";
+    return std::nullopt;
+  }
   if (m.manifestFormat != "1.0.0") {
     error = "search-space manifest " + where + " has manifest_format '" + m.manifestFormat +
             "'; this ciq reads 1.0.0 (a newer ciq may read it)";

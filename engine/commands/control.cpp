@@ -19,7 +19,9 @@ int talk(const std::string &op) {
   auto cfg = ciq::loadConfig(Config, err);
   if (!cfg)
     return ciq::reportError(err);
-  std::string path = ciq::socketPathFor(cfg->runDir);
+  std::string path;
+  if (!ciq::socketPathFor(cfg->runDir, path, err))
+    return ciq::reportError(err);
   auto sock = ciq::connectUnix(path, 0.5, err);
   if (!sock)
     return ciq::reportError("no search is running for " + cfg->target + " (socket " + path + ": " + err +

@@ -1,4 +1,5 @@
-// `ciq lock show|verify`: read a lockfile, or prove a build matches it.
+// `ciq lock show|verify|acfs`: read a lockfile, or prove a build matches it.
+#include "AcfStaging.h"
 #include "BuildDriver.h"
 #include "Command.h"
 #include "CompilerVersion.h"
@@ -17,9 +18,10 @@ using namespace llvm;
 
 namespace {
 
-cl::SubCommand LockCmd("lock", "Show a lockfile (show [ciq.lock]), or verify that a build produces its device code "
-                               "(verify [ciq.lock] --build-dir DIR [--target T] | --object FILE...)");
-cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify"), cl::Required, cl::sub(LockCmd));
+cl::SubCommand LockCmd("lock", "Show a lockfile (show [ciq.lock]), verify that a build produces its device code "
+                               "(verify [ciq.lock] --build-dir DIR [--target T] | --object FILE...), or print the "
+                               "paths its ACFs reach the compiler by (acfs [ciq.lock])");
+cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify|acfs"), cl::Required, cl::sub(LockCmd));
 cl::opt<std::string> LockPath(cl::Positional, cl::desc("[lockfile]"), cl::init("ciq.lock"), cl::sub(LockCmd));
 cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock"), cl::sub(LockCmd));
 cl::opt<std::string> Target("target", cl::desc("verify: the target (default: the lock's)"), cl::sub(LockCmd));
@@ -158,6 +160,20 @@ int verify(const ciq::Lockfile &l) {
                                  " (build the target first: cmake --build " + cfg.buildDir + ")");
 }
 
+// One "<stage> <path>" line per ACF of the winner: the path nvcc passes on
+// whole (a copy named by its SHA-256 when the lock's folder holds spaces or
+// commas). ciq_apply_lock() renders --apply-controls from it.
+int acfs(const ciq::Lockfile &l) {
+  for (const auto &a : ciq::lockToCandidate(l, LockPath).acfs) {
+    std::string err;
+    auto p = ciq::plainAcfPath(a.path, err);
+    if (!p)
+      return ciq::reportError(LockPath + ": " + err);
+    printf("%s %s\n", a.stage.c_str(), p->c_str());
+  }
+  return 0;
+}
+
 // What verify was asked to compare, or the one error line about it.
 std::string verifyUsageProblem() {
   if (!Objects.empty() && (!BuildDir.empty() || !Target.empty()))
@@ -169,8 +185,8 @@ std::string verifyUsageProblem() {
 }
 
 int run() {
-  if (Action != "show" && Action != "verify")
-    return ciq::reportError("lock: unknown action '" + Action + "'; expected show or verify");
+  if (Action != "show" && Action != "verify" && Action != "acfs")
+    return ciq::reportError("lock: unknown action '" + Action + "'; expected show, verify or acfs");
   if (Action == "verify")
     if (std::string p = verifyUsageProblem(); !p.empty())
       return ciq::reportError(p);
@@ -180,6 +196,8 @@ int run() {
     return ciq::reportError(err);
   if (Action == "show")
     return show(*l);
+  if (Action == "acfs")
+    return acfs(*l);
   return verify(*l) ? 1 : 0;
 }
 

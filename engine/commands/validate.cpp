@@ -1,12 +1,16 @@
-// `ciq validate`: is the frozen winner really faster than the default compile?
-// Baseline and winner are built once each, their benchmark executables
-// copied aside, then run interleaved (A B A B ...), at least 10 runs each.
+// `ciq validate`: is the frozen winner really faster than the default compile,
+// and which of its controls make it so? Baseline, the winner's application
+// parameters alone, its compiler controls alone, and the winner are built
+// once each, their benchmark executables copied aside, then run interleaved
+// in balanced order (A B B A ...) after a visible warm-up, at least 10 runs
+// each, holding the GPU alone and checking its state before and after.
+#include "Attribution.h"
 #include "CandidateBuild.h"
 #include "Command.h"
 #include "Config.h"
-#include "GpuState.h"
 #include "Interleave.h"
 #include "Lockfile.h"
+#include "MeasuredPhase.h"
 #include "Stats.h"
 
 #include <llvm/Support/FileSystem.h>
@@ -15,21 +19,23 @@ using namespace llvm;
 
 namespace {
 
-cl::SubCommand ValidateCmd("validate", "Measure baseline and winner interleaved; Welch's t-test, CV%; figures go into ciq.lock");
+cl::SubCommand ValidateCmd("validate", "Measure baseline and winner interleaved, attribute the gain to parameters and "
+                                       "compiler controls; Welch's t-test, CV%; figures go into ciq.lock");
 cl::opt<std::string> Config("config", cl::desc("ciq.yaml of the search"), cl::init("ciq.yaml"), cl::sub(ValidateCmd));
 cl::opt<int> Runs("runs", cl::desc("Measured runs of each build (at least 10)"), cl::init(10), cl::sub(ValidateCmd));
+cl::opt<int> Warmup("warmup", cl::desc("Warm-up runs of each build before the measured runs, not counted"), cl::init(1),
+                    cl::sub(ValidateCmd));
 cl::opt<double> MaxCv("max-cv", cl::desc("Largest CV% that still allows a verdict"), cl::init(10.0), cl::sub(ValidateCmd));
 cl::opt<double> Alpha("alpha", cl::desc("Significance level of the t-test"), cl::init(0.01), cl::sub(ValidateCmd));
 
-// Builds one side through the daemon and copies its benchmark aside.
-std::optional<std::vector<std::string>> buildSide(ciq::CandidateBuilder &b, const ciq::TuneConfig &cfg,
-                                                  ciq::Evaluation e, const std::string &name, std::string &err) {
-  b.build(e, cfg.runDir + "/logs/validate-" + name + ".log");
-  if (!e.ok) {
-    err = name + " build: " + e.reason + ": " + e.message;
-    return std::nullopt;
-  }
-  return ciq::snapshotBenchmark(cfg, cfg.runDir + "/validate/" + name, err);
+ciq::Rendered lockRendering(const ciq::Lockfile &lock, const std::string &path) {
+  ciq::Rendered r;
+  r.ptxas = lock.ptxasOptions;
+  r.nvcc = lock.nvccOptions;
+  r.defines = lock.defines;
+  for (const auto &a : ciq::lockToCandidate(lock, path).acfs)
+    r.acfs.push_back({a.stage, a.path, a.sha256});
+  return r;
 }
 
 int run() {
@@ -45,46 +51,61 @@ int run() {
   auto lock = ciq::readLockfile(cfg->lockfile, err);
   if (!lock)
     return ciq::reportError(err);
-  ciq::Evaluation base, win;
-  base.candidateId = "baseline";
-  win.candidateId = lock->candidateId;
-  win.rendered.ptxas = lock->ptxasOptions;
-  win.rendered.nvcc = lock->nvccOptions;
-  win.rendered.defines = lock->defines;
-  for (const auto &a : ciq::lockToCandidate(*lock, cfg->lockfile).acfs)
-    win.rendered.acfs.push_back({a.stage, a.path, a.sha256});
-  base.candidateHash = base.rendered.hash();
-  win.candidateHash = win.rendered.hash();
+  std::vector<ciq::Variant> variants = ciq::attributionVariants(lockRendering(*lock, cfg->lockfile));
 
   ciq::CandidateBuilder builder(*cfg);
   if (!builder.start(cfg->runDir + "/validate.sock", err))
     return ciq::reportError(err);
-  auto a = buildSide(builder, *cfg, base, "baseline", err);
-  auto b = a ? buildSide(builder, *cfg, win, "winner", err) : std::nullopt;
-  if (!a || !b)
-    return ciq::reportError(err);
-  builder.restore();
-
-  nlohmann::json before = ciq::queryGpuState();
   ciq::BenchmarkRunner runner(*cfg);
-  for (auto *cmd : {&*a, &*b}) // one warm-up of each, not counted
-    runner.runOnce(cfg->runDir + "/logs/validate.log", *cmd);
-  auto res = ciq::runInterleaved(runner, {*a, *b}, Runs, cfg->runDir + "/logs/validate.log");
-  nlohmann::json after = ciq::queryGpuState();
-  if (!res.ok)
-    return ciq::reportError("validate: " + res.reason + ": " + res.message + " (log: " + cfg->runDir + "/logs/validate.log)");
+  ciq::MeasuredPhase phase("", "ciq validate " + cfg->target + " (" + cfg->path + ")",
+                           [](const std::string &l) { fprintf(stderr, "ciq: %s\n", l.c_str()); });
+  // The GPU is held for the runs only, not while building.
+  std::vector<std::string> problems;
+  ciq::MeasureOptions mo;
+  mo.warmupRounds = Warmup;
+  mo.phase = &phase;
+  mo.problems = &problems;
+  auto rows = ciq::measureVariants(builder, &runner, *cfg, variants, Runs, "validate", err, mo);
+  builder.restore();
+  if (!rows)
+    return ciq::reportError("validate: " + err + " (logs: " + cfg->runDir + "/logs/)");
   bool minimize = cfg->objectives.front().direction == "minimize";
-  ciq::Verdict v = ciq::judge(res.values[0], res.values[1], minimize, MaxCv, Alpha);
+  // The verdict: the winner ("both") against the baseline, with the given thresholds.
+  const ciq::VariantResult &base = rows->front(), &win = rows->back();
+  ciq::Verdict v = ciq::judge(base.values, win.values, minimize, MaxCv, Alpha);
+  std::string noVerdict;
+  if (!problems.empty())
+    noVerdict = problems.front() + " during the runs: measurements on a throttled or shared GPU are not comparable; "
+                                   "run again on an idle, cool GPU";
   const std::string unit = cfg->benchmark.metric.unit;
-  printf("validate %s: %d interleaved runs each\n", cfg->target.c_str(), (int)Runs);
+  printf("validate %s: %d warm-up and %d measured runs of each build, interleaved in balanced order (A B B A ...)\n",
+         cfg->target.c_str(), (int)Warmup, (int)Runs);
+  for (const auto &r : *rows)
+    if (!r.warmup.empty()) {
+      std::string w;
+      for (double x : r.warmup)
+        w += (w.empty() ? "" : ", ") + std::to_string(x);
+      printf("  warm-up %-24s %s %s (not counted)\n", r.name.c_str(), w.c_str(), unit.c_str());
+    }
   printf("  baseline (default compile): median %.6g %s  CV %.2f%%\n", v.baseline.median, unit.c_str(), v.baseline.cvPercent);
   printf("  winner %-19s median %.6g %s  CV %.2f%%\n", (lock->candidateId + ":").c_str(), v.winner.median, unit.c_str(),
          v.winner.cvPercent);
   printf("  speedup %.4fx  Welch t = %.3f, df = %.1f, p = %.3g\n", v.speedup, v.welch.t, v.welch.df, v.welch.pValue);
-  printf("  verdict: %s\n", v.significant ? "the winner is significantly faster" : ("no winner called: " + v.reason).c_str());
+  printf("  attribution (each against the baseline):\n");
+  for (const auto &r : *rows)
+    printf("  %s\n", ciq::formatVariant(r, unit).c_str());
+  for (const auto &p : problems)
+    printf("  GPU: %s\n", p.c_str());
+  bool significant = v.significant && noVerdict.empty();
+  printf("  verdict: %s\n", significant         ? "the winner is significantly faster"
+                            : !noVerdict.empty() ? ("no verdict: " + noVerdict).c_str()
+                                                 : ("no winner called: " + v.reason).c_str());
 
   // The figures travel with the lock (rewritten atomically, keys in order).
+  nlohmann::json measurement = phase.record();
   lock->score["validation"] = {{"runs", (int)Runs},
+                               {"warmup_runs", (int)Warmup},
+                               {"order", "balanced (A B B A ...)"},
                                {"baseline_median", v.baseline.median},
                                {"winner_median", v.winner.median},
                                {"unit", unit},
@@ -94,19 +115,21 @@ int run() {
                                {"t", v.welch.t},
                                {"df", v.welch.df},
                                {"p_value", v.welch.pValue},
-                               {"significant", v.significant},
-                               {"verdict", v.significant ? "significant" : v.reason},
-                               {"gpu_before", before},
-                               {"gpu_after", after},
+                               {"significant", significant},
+                               {"verdict", significant ? "significant" : noVerdict.empty() ? v.reason : noVerdict},
+                               {"attribution", ciq::variantsToJson(*rows)},
+                               {"measurement", measurement},
+                               {"gpu_before", measurement["gpu_before"]},
+                               {"gpu_after", measurement["gpu_after"]},
                                {"validated_at", ciq::nowIso8601()}};
   lock->score["speedup"] = v.speedup;
   lock->score["p_value"] = v.welch.pValue;
   lock->score["cv_percent"] = v.winner.cvPercent;
-  lock->gpu = before;
+  lock->gpu = measurement["gpu_before"];
   if (!ciq::writeLockfile(cfg->lockfile, *lock, err))
     return ciq::reportError(err);
   printf("  recorded in %s\n", cfg->lockfile.c_str());
-  return v.significant ? 0 : 2;
+  return significant ? 0 : 2;
 }
 
 ciq::RegisterCommand reg(ValidateCmd, run);

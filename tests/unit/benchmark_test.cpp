@@ -3,7 +3,9 @@
 #include "Benchmark.h"
 #include "Interleave.h"
 
+#include <fstream>
 #include <gtest/gtest.h>
+#include <llvm/Support/FileSystem.h>
 
 using namespace ciq;
 
@@ -103,4 +105,44 @@ TEST(Verdict, SignificantOnlyWithLowNoiseAndSmallP) {
   Verdict slower = judge(fast, base, true);
   EXPECT_FALSE(slower.significant);
   EXPECT_NE(slower.reason.find("not faster"), std::string::npos);
+}
+
+// Issue 12, case 1: a time of 0, a negative time, NaN or infinity is no
+// score: INVALID invalid_value, with the value in the message.
+TEST(Benchmark, ImpossibleValuesAreInvalidValue) {
+  for (const char *v : {"0", "-1", "nan", "inf", "0.0"}) {
+    auto cfg = shellBenchmark(std::string("echo time_ms=") + v);
+    cfg.benchmark.metric.pattern = "time_ms=([-+0-9.a-z]+)";
+    BenchmarkRunner r(cfg);
+    auto o = r.runOnce(kLog);
+    EXPECT_FALSE(o.ok) << v;
+    EXPECT_EQ(o.reason, "invalid_value") << v << ": " << o.message;
+  }
+  std::string why;
+  EXPECT_TRUE(unitAllows("GB/s", 0, why));   // a rate may be 0
+  EXPECT_FALSE(unitAllows("GB/s", -3, why)); // never negative
+  EXPECT_NE(why.find("-3 GB/s"), std::string::npos) << why;
+  EXPECT_TRUE(unitAllows("ms", 0.001, why));
+}
+
+// Issue 12, case 2: benchmark.metric.file left by the previous run is never
+// read again: it is removed before each run, and a run that writes none is
+// INVALID no_fresh_result.
+TEST(Benchmark, StaleResultFileIsNoFreshResult) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ciq-fresh", dir));
+  auto cfg = shellBenchmark("test -e skip || echo '{\"t\": 7.00487}' > bench.json");
+  cfg.benchmark.workingDir = dir.str().str();
+  cfg.benchmark.metric.kind = "json_pointer";
+  cfg.benchmark.metric.pattern = "/t";
+  cfg.benchmark.metric.file = "bench.json";
+  BenchmarkRunner r(cfg);
+  auto first = r.runOnce(kLog);
+  ASSERT_TRUE(first.ok) << first.message;
+  EXPECT_DOUBLE_EQ(first.value, 7.00487);
+  std::ofstream(dir.str().str() + "/skip") << "";
+  auto second = r.runOnce(kLog);
+  EXPECT_FALSE(second.ok);
+  EXPECT_EQ(second.reason, "no_fresh_result") << second.message;
+  llvm::sys::fs::remove_directories(dir);
 }

@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
 #include <unistd.h>
@@ -28,6 +29,38 @@ TEST(Subprocess, TimeoutKillsTheWholeGroup) {
   auto r = runSubprocess({"sh", "-c", "sleep 30 & sleep 30"}, o);
   EXPECT_TRUE(r.timedOut);
   EXPECT_LT(r.wallMs, 3000);
+}
+
+TEST(Subprocess, TimeoutSendsTermFirstThenKill) {
+  // TERM runs the program's own cleanup; one that ignores TERM is killed
+  // after the grace period.
+  SubprocessOptions o;
+  o.timeoutSeconds = 0.3;
+  o.killGraceSeconds = 0.3;
+  auto r = runSubprocess({"sh", "-c", "trap 'echo cleaned; exit 143' TERM; sleep 30 & wait"}, o);
+  EXPECT_TRUE(r.timedOut);
+  EXPECT_EQ(r.out, "cleaned\n");
+  auto stubborn = runSubprocess({"sh", "-c", "trap '' TERM; sleep 30 & sleep 30"}, o);
+  EXPECT_TRUE(stubborn.timedOut);
+  EXPECT_EQ(stubborn.termSignal, SIGKILL);
+  EXPECT_LT(stubborn.wallMs, 3000);
+}
+
+TEST(Protocol, ByteStringsRoundTripLosslessly) {
+  for (std::string bytes : {std::string("plain/k.cu"), std::string("lat\xe9n/k.cu"), std::string("\xff"),
+                            std::string("ab\xc3"), std::string()}) {
+    nlohmann::json j = bytesToJson(bytes);
+    EXPECT_EQ(j.is_string(), bytes != "lat\xe9n/k.cu" && bytes != "\xff" && bytes != "ab\xc3") << bytes;
+    EXPECT_EQ(bytesFromJson(nlohmann::json::parse(j.dump())), bytes);
+  }
+  CompileRequest req;
+  req.source = "/p/lat\xe9n/k.cu";
+  req.argv = {"nvcc", "-c", "lat\xe9n/k.cu"};
+  CompileRequest back;
+  std::string why;
+  ASSERT_TRUE(readJson(nlohmann::json::parse(makeMessage("hello", req).dump()), back, why)) << why;
+  EXPECT_EQ(back.source, req.source);
+  EXPECT_EQ(back.argv, req.argv);
 }
 
 TEST(Subprocess, RedirectionsStdinAndDirectory) {
@@ -88,7 +121,9 @@ TEST(Protocol, ReceiptRoundTrip) {
   r.candidateId = "c0001";
   r.kernels.push_back({"_Z1kv", "k()", "sm_90", 64, 0, 8, 12, 40, 0, 0, 1.5});
   nlohmann::json j = r;
-  Receipt back = j.get<Receipt>();
+  Receipt back;
+  std::string why;
+  ASSERT_TRUE(readJson(j, back, why)) << why;
   EXPECT_EQ(back.kernels.at(0).spillLoads, 12);
   EXPECT_EQ(back.candidateId, "c0001");
 }

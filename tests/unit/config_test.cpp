@@ -57,7 +57,7 @@ const ErrorCase kErrorCases[] = {
     {"UnknownStrategy",
      "target: app\nsearch:\n  strategy: annealing\n",
      3, "search.strategy",
-     "expected genetic, random or exhaustive, got 'annealing'"},
+     "expected tpe, genetic, random or exhaustive, got 'annealing'"},
     {"CullNotSmallerThanPoolIsAnError",
      "target: app\nsearch:\n  pool_size: 4\n  cull_size: 4\n",
      4, "search.cull_size",
@@ -169,12 +169,12 @@ TEST(Config, MinimalFileGetsDefaults) {
   TuneConfig c = p.loadOk("target: app\n");
   EXPECT_EQ(c.target, "app");
   EXPECT_EQ(c.buildDir, p.dir());
-  EXPECT_EQ(c.lockfile, p.dir() + "/ciq.lock");
+  EXPECT_EQ(c.lockfile, p.dir() + "/app.ciq.lock"); // named by the target: two targets never share one
   EXPECT_EQ(c.runDir, p.dir() + "/ciq/app");
   ASSERT_EQ(c.objectives.size(), 2u);
   EXPECT_EQ(c.objectives[0].metric, "spill_bytes");
   EXPECT_EQ(c.objectives[1].metric, "registers");
-  EXPECT_EQ(c.search.strategy, "genetic");
+  EXPECT_EQ(c.search.strategy, "tpe");   // the first line of engine/Strategies.def
   // No space: the curated ptxas 13.0 space.
   EXPECT_GE(c.space.find("opt-level"), 0);
   EXPECT_GE(c.space.find("register-usage-level"), 0);

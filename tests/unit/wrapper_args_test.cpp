@@ -207,7 +207,7 @@ TEST(WrapperStats, ParsesMultiArchReport) {
       "    0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
       "ptxas info    : Used 8 registers, used 0 barriers\n";
   auto k = parsePtxasVerbose(text);
-  ASSERT_EQ(k.size(), 2u);
+  ASSERT_EQ(k.size(), 3u);
   EXPECT_EQ(k[0].name, "_Z5heavyPfPKf");
   EXPECT_EQ(k[0].demangled, "heavy(float*, float const*)");
   EXPECT_EQ(k[0].arch, "sm_80");
@@ -219,11 +219,62 @@ TEST(WrapperStats, ParsesMultiArchReport) {
   EXPECT_EQ(k[0].sharedBytes, 128);
   EXPECT_EQ(k[0].constantBytes, 376);
   EXPECT_DOUBLE_EQ(k[0].compileMs, 26.874);
-  EXPECT_EQ(k[1].name, "plain");
-  EXPECT_EQ(k[1].demangled, "");
-  EXPECT_EQ(k[1].arch, "sm_90");
-  EXPECT_EQ(k[1].registers, 8);
+  // The device function is recorded for the architecture it was compiled for.
+  EXPECT_EQ(k[1].name, "_Z6helperv");
+  EXPECT_FALSE(k[1].entry);
+  EXPECT_EQ(k[1].arch, "sm_80");
+  EXPECT_EQ(k[1].spillStores, 4);
+  EXPECT_EQ(k[2].name, "plain");
+  EXPECT_EQ(k[2].demangled, "");
+  EXPECT_EQ(k[2].arch, "sm_90");
+  EXPECT_EQ(k[2].registers, 8);
   EXPECT_EQ(stripPtxasVerbose(text), "ptxas warning : something the user sees\n");
+}
+
+// Issue 12, case 10: a __noinline__ device function that spills (ptxas 13.0's
+// own report of examples like tests/lit/wrapper/Inputs/helper-spill.cu): its
+// spills are recorded, per architecture, and count in spill_bytes.
+TEST(PtxasStats, DeviceFunctionSpillsAreRecordedPerArch) {
+  const char *text =
+      "ptxas info    : Compiling entry function '_Z1kPfi' for 'sm_90'\n"
+      "ptxas info    : Function properties for _Z1kPfi\n"
+      "    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 24 registers, used 0 barriers, 712 bytes cumulative stack size\n"
+      "ptxas info    : Function properties for _Z6helperPfi\n"
+      "    0 bytes stack frame, 1024 bytes spill stores, 1152 bytes spill loads\n"
+      "ptxas info    : Compiling entry function '_Z1kPfi' for 'sm_80'\n"
+      "ptxas info    : Function properties for _Z1kPfi\n"
+      "    8 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads\n"
+      "ptxas info    : Used 24 registers, used 0 barriers\n"
+      "ptxas info    : Function properties for _Z6helperPfi\n"
+      "    16 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n";
+  auto k = parsePtxasVerbose(text);
+  ASSERT_EQ(k.size(), 4u);
+  EXPECT_EQ(k[1].name, "_Z6helperPfi");
+  EXPECT_EQ(k[1].demangled, "helper(float*, int)");
+  EXPECT_EQ(k[1].arch, "sm_90");
+  EXPECT_FALSE(k[1].entry);
+  EXPECT_TRUE(k[1].frameKnown);
+  EXPECT_FALSE(k[1].usageKnown);
+  EXPECT_EQ(k[1].spillStores + k[1].spillLoads, 2176);
+  EXPECT_EQ(k[3].arch, "sm_80");
+  EXPECT_EQ(k[3].stackFrame, 16);
+  EXPECT_EQ(k[2].registers, 24); // the second entry's Used line is its own
+}
+
+// Issue 12, case 11: a report without the properties (or Used) line leaves
+// those statistics unknown, not 0; no report at all means ptxas did not run.
+TEST(PtxasStats, MissingLinesAreUnknownNotZero) {
+  auto k = parsePtxasVerbose("ptxas info    : Compiling entry function 'k' for 'sm_90'\n"
+                             "ptxas info    : Used 12 registers, used 0 barriers\n");
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_FALSE(k[0].frameKnown);
+  EXPECT_TRUE(k[0].usageKnown);
+  auto none = parsePtxasVerbose("ptxas info    : Compiling entry function 'k' for 'sm_90'\n");
+  ASSERT_EQ(none.size(), 1u);
+  EXPECT_FALSE(none[0].usageKnown);
+  EXPECT_TRUE(ptxasReported("ptxas info    : 0 bytes gmem\n"));
+  EXPECT_FALSE(ptxasReported("nvcc warning : something else\n"));
 }
 
 TEST(PtxasStats, StripRemovesOnlyWholeReportLines) {

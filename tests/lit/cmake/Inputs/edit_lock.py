@@ -19,6 +19,7 @@ p.add_argument("--ptxas-version")
 p.add_argument("--arch", action="append", help="replaces the architectures")
 p.add_argument("--ptxas", action="append", help="replaces winner.rendered.ptxas")
 p.add_argument("--acf", action="append", default=[], help="STAGE:FILE:SHA256")
+p.add_argument("--target", help="replaces the target the lock was frozen for")
 p.add_argument("--raw", help="write this text instead of JSON")
 a = p.parse_args()
 if a.raw is not None:
@@ -30,6 +31,8 @@ lock["compiler"]["nvcc"] = {"path": a.nvcc, "version": a.nvcc_version or version
 lock["compiler"]["ptxas"] = {"path": ptxas, "version": a.ptxas_version or version(ptxas)}
 if a.arch:
     lock["architectures"] = a.arch
+if a.target:
+    lock["target"] = a.target
 if a.ptxas is not None:
     lock["winner"]["rendered"]["ptxas"] = a.ptxas
 for spec in a.acf:

@@ -4,7 +4,7 @@ for the wrapper's lit tests: serves one candidate over a Unix socket to every
 connection and writes each receipt it receives to a file.
 
   fake_engine.py --candidate CAND.json --receipts OUT.json [--error MSG] [--silent]
-                 [--socket PATH] -- command args...
+                 [--socket PATH] [--run-dir DIR] -- command args...
 
 Runs the command with CIQ_SOCKET (and CIQ_RUN_DIR) set, serves until it exits,
 and exits with its status. --error answers every hello with {"op":"error"};
@@ -17,6 +17,7 @@ import os
 import socket
 import subprocess
 import sys
+import shutil
 import tempfile
 import threading
 
@@ -57,6 +58,7 @@ def main():
     p.add_argument("--candidate", required=True)
     p.add_argument("--receipts", required=True)
     p.add_argument("--socket")
+    p.add_argument("--run-dir", help="the run directory (CIQ_RUN_DIR), kept between runs; default: a fresh one")
     p.add_argument("--error")
     p.add_argument("--silent", action="store_true")
     p.add_argument("--no-ack", action="store_true")
@@ -65,8 +67,10 @@ def main():
     cmd = args.command[1:] if args.command[:1] == ["--"] else args.command
     with open(args.candidate) as f:
         candidate = json.load(f)
-    run_dir = tempfile.mkdtemp(prefix="ciq-fake-engine-")
-    path = args.socket or os.path.join(run_dir, "engine.sock")
+    sock_dir = tempfile.mkdtemp(prefix="ciq-fake-engine-")
+    run_dir = os.path.abspath(args.run_dir) if args.run_dir else sock_dir
+    os.makedirs(run_dir, exist_ok=True)
+    path = args.socket or os.path.join(sock_dir, "engine.sock")
     srv = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     srv.bind(path)
     os.chmod(path, 0o600)
@@ -86,6 +90,7 @@ def main():
     env = dict(os.environ, CIQ_SOCKET=path, CIQ_RUN_DIR=run_dir)
     status = subprocess.call(cmd, env=env)
     srv.close()
+    shutil.rmtree(sock_dir, ignore_errors=True)
     with lock, open(args.receipts, "w") as out:
         # One key per line, sorted: easy to FileCheck.
         json.dump(receipts, out, indent=1, sort_keys=True, ensure_ascii=False)

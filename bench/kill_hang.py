@@ -1,0 +1,260 @@
+#!/usr/bin/env python3
+"""Kill it and hang it: the figures of issue 15, as a script.
+
+Runs a seeded search uninterrupted, then the same search killed with SIGKILL
+at --kill-points moments (alternately while a compile runs and right after an
+evaluation was recorded), each followed at once by `ciq resume`, and prints:
+
+  lost evaluations      reference evaluations missing from the resumed search
+  repeated evaluations  candidate ids or (generation, point) recorded twice
+  changed scores        evaluations whose status, reason or scores differ
+  changed winners       1 if the winner differs from the uninterrupted one
+  surviving processes   processes of a killed engine's build still alive when
+                        its successor started building (or ended)
+
+then --hang-trials searches whose compiles hang (a launcher that sleeps),
+with timeouts.build_s, and one SIGTERM of `ciq tune` while a compile hangs:
+
+  build timeouts reported, surviving processes after ciq ended,
+  candidate objects left in the build tree.
+
+Goal: every count 0 (and every timeout reported). Exit status 1 otherwise.
+
+usage: kill_hang.py --ciq BIN --module-dir DIR --project DIR --work DIR
+                    [--kill-points 10] [--hang-trials 3] [--budget 16]
+The CI variant (tests/lit/engine/kill-hang.test) runs 3 kill points and 1
+hang trial on the lit project; the full one, on the same project:
+  python3 bench/kill_hang.py --ciq build/bin/ciq \
+      --module-dir build/lib/cmake/CompileIQ --project tests/lit/engine/Inputs/proj \
+      --work /tmp/ciq-kill-hang --kill-points 10 --hang-trials 3 --budget 16
+"""
+import argparse
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+
+p = argparse.ArgumentParser()
+p.add_argument("--ciq", required=True)
+p.add_argument("--module-dir", required=True)
+p.add_argument("--project", required=True)
+p.add_argument("--work", required=True)
+p.add_argument("--kill-points", type=int, default=10)
+p.add_argument("--hang-trials", type=int, default=3)
+p.add_argument("--budget", type=int, default=16)
+args = p.parse_args()
+TIMEOUT = 600
+work = os.path.abspath(args.work)
+shutil.rmtree(work, ignore_errors=True)
+os.makedirs(work)
+
+# A launcher in front of nvcc that hangs while the flag file exists.
+hang = os.path.join(work, "hang.sh")
+with open(hang, "w") as f:
+    f.write('#!/bin/sh\nif [ -e "%s/hang.flag" ]; then sleep 1000; fi\nexec "$@"\n' % work)
+os.chmod(hang, 0o755)
+proj = os.path.join(work, "proj")
+shutil.copytree(args.project, proj)
+build = os.path.join(work, "build")
+subprocess.check_call(["cmake", "-S", proj, "-B", build, "-G", "Ninja", "-DCompileIQ_DIR=" + args.module_dir,
+                       "-DCMAKE_CUDA_COMPILER_LAUNCHER=" + hang], stdout=subprocess.DEVNULL)
+
+SPACE = """objectives: [registers, spill_bytes]
+space:
+  controls:
+    - name: opt-level
+      ptxas: "--opt-level={}"
+      choice: [1, 2, 3]
+    - name: maxrregcount
+      ptxas: "--maxrregcount={}"
+      choice: [32, 40, 64]
+    - name: register-usage-level
+      ptxas: "--register-usage-level={}"
+      choice: [0, 5, 10]
+    - name: tile
+      define: TILE
+      choice: [2, 4, 8]
+"""
+
+
+def config(name, extra=""):
+    path = os.path.join(work, name + ".yaml")
+    with open(path, "w") as f:
+        f.write("target: app\nbuild_dir: build\nlockfile: %s.lock\nrun_dir: run-%s\n" % (name, name) + SPACE +
+                "search:\n  strategy: genetic\n  pool_size: 4\n  generations: %d\n  max_evaluations: %d\n"
+                "  seed: 7\n  canary: false\n" % (args.budget, args.budget) + extra)
+    return path, os.path.join(work, "run-" + name)
+
+
+def journal(run_dir):
+    lines = []
+    try:
+        with open(os.path.join(run_dir, "journal.jsonl"), "rb") as f:
+            for raw in f:
+                try:
+                    lines.append(json.loads(raw))
+                except ValueError:
+                    pass
+    except FileNotFoundError:
+        pass
+    return lines
+
+
+def evaluations(run_dir):
+    return [j for j in journal(run_dir) if j.get("op") == "evaluation"]
+
+
+def environ(pid):
+    try:
+        with open("/proc/%s/environ" % pid, "rb") as f:
+            return dict(kv.split(b"=", 1) for kv in f.read().split(b"\0") if b"=" in kv)
+    except OSError:
+        return None
+
+
+def processes(run_dir):
+    """pid -> (engine token, command) of every process of a build of run_dir."""
+    found = {}
+    key = os.path.realpath(run_dir).encode()
+    for pid in os.listdir("/proc"):
+        if not pid.isdigit() or int(pid) == os.getpid():
+            continue
+        env = environ(pid)
+        if env and os.path.realpath(env.get(b"CIQ_RUN_DIR", b"").decode() or "/nonexistent").encode() == key:
+            try:
+                comm = open("/proc/%s/comm" % pid).read().strip()
+            except OSError:
+                comm = "?"
+            found[int(pid)] = (env.get(b"CIQ_ENGINE_TOKEN", b""), comm)
+    return found
+
+
+def compiling(run_dir):
+    return any(c in ("nvcc", "cicc", "ptxas", "cudafe++", "sleep", "gcc", "cc1plus")
+               for _, c in processes(run_dir).values())
+
+
+def wait_for(cond, proc):
+    deadline = time.time() + TIMEOUT
+    while not cond():
+        if proc.poll() is not None or time.time() > deadline:
+            return False
+        time.sleep(0.01)
+    return True
+
+
+def run_ciq(argv, log):
+    return subprocess.Popen([args.ciq] + argv, stdout=open(log, "a"), stderr=subprocess.STDOUT)
+
+
+def old_survivors(run_dir, old_tokens, resume):
+    """Old-engine processes alive when the resumed engine first builds (or ends)."""
+    seen = 0
+    while True:
+        procs = processes(run_dir)
+        old = [pid for pid, (tok, _) in procs.items() if tok in old_tokens]
+        new = [pid for pid, (tok, _) in procs.items() if tok and tok not in old_tokens]
+        if new or resume.poll() is not None:
+            return len(old)
+        seen = max(seen, len(old))
+        time.sleep(0.01)
+
+
+# The uninterrupted search.
+ref_cfg, ref_run = config("ref")
+rc = subprocess.call([args.ciq, "tune", "--config", ref_cfg, "--no-lock"], stdout=open(ref_run + ".log", "w"),
+                     stderr=subprocess.STDOUT)
+if rc != 0:
+    sys.exit("the uninterrupted search failed (exit %d); see %s.log" % (rc, ref_run))
+
+# The same search, killed at each kill point and resumed at once.
+cfg, run = config("killed")
+log = run + ".log"
+open(log, "w").close()
+survivors = 0
+points = []
+proc = run_ciq(["tune", "--config", cfg, "--no-lock"], log)
+for k in range(args.kill_points):
+    n = len(evaluations(run))
+    if k % 2 == 0:
+        what = "while a compile runs"
+        ok = wait_for(lambda: compiling(run), proc)
+    else:
+        what = "right after an evaluation was recorded"
+        ok = wait_for(lambda: len(evaluations(run)) > n, proc)
+    if not ok:
+        break  # the search ended before this kill point
+    tokens = {tok for tok, _ in processes(run).values()}
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    points.append(what)
+    proc = run_ciq(["resume", "--config", cfg, "--no-lock"], log)
+    survivors += old_survivors(run, tokens, proc)
+proc.wait()
+if proc.returncode != 0:
+    sys.exit("the last resume failed (exit %d); see %s" % (proc.returncode, log))
+
+KEYS = ["generation", "point", "candidate_hash", "status", "reason", "scores", "device_code_sha256"]
+ref = evaluations(ref_run)
+got = evaluations(run)
+ids = [e["candidate_id"] for e in got]
+pts = [(e["generation"], json.dumps(e["point"])) for e in got]
+ref_pts = {(e["generation"], json.dumps(e["point"])) for e in ref}
+lost = len(ref_pts - set(pts))
+repeated = (len(ids) - len(set(ids))) + (len(pts) - len(set(pts)))
+changed = sum(1 for a, b in zip(ref, got) if {k: a.get(k) for k in KEYS} != {k: b.get(k) for k in KEYS})
+changed += abs(len(ref) - len(got))
+
+
+def winner(run_dir):
+    w = [j for j in journal(run_dir) if j.get("op") == "winner"]
+    return w[-1].get("candidate_id") if w else None
+
+
+changed_winner = int(winner(ref_run) != winner(run))
+print("kill points: %d (%d while a compile ran, %d right after an evaluation)" %
+      (len(points), points.count("while a compile runs"), points.count("right after an evaluation was recorded")))
+print("evaluations: %d uninterrupted, %d killed and resumed" % (len(ref), len(got)))
+print("lost evaluations: %d" % lost)
+print("repeated evaluations: %d" % repeated)
+print("changed scores: %d" % changed)
+print("changed winners: %d" % changed_winner)
+print("surviving processes: %d" % survivors)
+
+# Hanging compiles: the build timeout ends every process, and says so.
+reported = left = objects_left = 0
+trials = 0
+obj = os.path.join(build, "CMakeFiles", "app.dir", "kern.cu.o")
+for t in range(args.hang_trials):
+    hcfg, hrun = config("hang%d" % t, "timeouts:\n  build_s: 5\n  compile_s: 600\n")
+    open(os.path.join(work, "hang.flag"), "w").close()
+    out = subprocess.run([args.ciq, "tune", "--config", hcfg, "--no-lock"], capture_output=True, text=True,
+                         timeout=TIMEOUT)
+    os.remove(os.path.join(work, "hang.flag"))
+    trials += 1
+    reported += int("ran past timeouts.build_s" in out.stdout + out.stderr)
+    time.sleep(0.2)
+    left += len(processes(hrun))
+    objects_left += int(os.path.exists(obj))
+print("hang trials: %d, build timeouts reported: %d" % (trials, reported))
+print("surviving processes after a build timeout: %d" % left)
+
+# SIGTERM of ciq tune while a compile hangs: every compile ends, objects go.
+tcfg, trun = config("term")
+open(os.path.join(work, "hang.flag"), "w").close()
+proc = run_ciq(["tune", "--config", tcfg, "--no-lock"], trun + ".log")
+wait_for(lambda: any(c == "sleep" for _, c in processes(trun).values()), proc)
+proc.send_signal(signal.SIGTERM)
+proc.wait()
+os.remove(os.path.join(work, "hang.flag"))
+time.sleep(0.2)
+term_left = len(processes(trun))
+objects_left += int(os.path.exists(obj))
+print("surviving processes after SIGTERM: %d" % term_left)
+print("candidate objects left in the build tree: %d" % objects_left)
+
+bad = lost + repeated + changed + changed_winner + survivors + left + term_left + objects_left + (trials - reported)
+sys.exit(1 if bad else 0)

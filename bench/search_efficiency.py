@@ -1,0 +1,251 @@
+"""bench/search_efficiency: evaluations each search strategy needs on the
+recorded landscapes of bench/landscapes/ (compile-only ones recorded with real
+compiles by bench/landscapes/record.sh, runtime ones on the H200 by
+bench/landscapes/record_runtime.sh).
+
+Every strategy gets the same landscapes, the same budget (every point of the
+landscape) and the same seeds 1..N:
+  - ciq's own strategies, replayed through ciq's Strategy code by the C++
+    replayer (bench/search_efficiency.cpp);
+  - Kernel Tuner's strategies in its simulation mode, from a Kernel Tuner
+    cache file written from the landscape (its own format);
+  - Optuna's TPE sampler, asked and told point by point.
+A point is one evaluation the first time a strategy meets it (a repeat is a
+cache hit, as in ciq and Kernel Tuner). ciq counts its baseline (every control
+unset) as evaluation 1, and Optuna is given the same first point.
+Printed per landscape: median and 90th percentile of the evaluations to the
+optimum and to within 1% of it, and the ratio of the medians to random's.
+A search that never got there within the budget counts as budget + 1 ('>').
+"""
+import argparse
+import glob
+import json
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import warnings
+
+# Kernel Tuner warns that the simulated kernel has no arguments or block sizes: true, and beside the point.
+warnings.filterwarnings("ignore")
+
+ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+ap.add_argument("--replayer", required=True, help="the built bench/search_efficiency binary")
+ap.add_argument("--landscapes", nargs="*", help="landscape.json files (default: bench/landscapes/*/landscape.json)")
+ap.add_argument("--seeds", type=int, default=30)
+ap.add_argument("--pool-size", type=int, default=8)
+ap.add_argument("--kt-strategies", default="random_sample,genetic_algorithm,simulated_annealing,greedy_ils,diff_evo",
+                help="Kernel Tuner strategies (comma-separated; empty: none)")
+ap.add_argument("--no-optuna", action="store_true")
+ap.add_argument("--json", help="also write every count here")
+ap.add_argument("--peers-from", help="take the peers' counts from an earlier --json file instead of running them")
+args = ap.parse_args()
+
+here = os.path.dirname(os.path.abspath(__file__))
+paths = args.landscapes or sorted(glob.glob(os.path.join(here, "landscapes", "*", "landscape.json")))
+if not paths:
+    sys.exit("search_efficiency: error: no landscape.json under bench/landscapes/; record them with bench/landscapes/record.sh")
+
+
+class Landscape:
+    """One recorded table: per point (state indices, -1 unset) its outcome."""
+
+    def __init__(self, path):
+        doc = json.load(open(path))
+        self.name = doc["name"]
+        self.kind = doc.get("kind", "compile")
+        self.controls = doc["controls"]
+        self.weights = doc.get("scalar_weights", [1024, 1])
+        self.points = {}
+        for p in doc["points"]:
+            self.points[tuple(p["point"])] = p
+        # states per control: values 0..n-1, then -1 (unset) -- read off the table
+        self.states = [sorted({k[i] for k in self.points}, key=lambda v: (v < 0, v)) for i in range(len(self.controls))]
+        self.budget = len(self.points)
+        self.best = min(self.true(p) for p in self.points.values() if p["status"] == "OK")
+
+    def true(self, rec):
+        obj = [statistics.median(rec["runs"])] if "runs" in rec else rec["scores"]
+        return sum(w * o for w, o in zip(self.weights, obj))
+
+    def measure(self, point, rng):
+        """What a search sees: None for INVALID, else a (noisy, for runtime) scalar."""
+        rec = self.points[point]
+        if rec["status"] != "OK":
+            return None
+        if "runs" not in rec:
+            return self.true(rec)
+        runs = rec["runs"]
+        return statistics.median(rng.choice(runs) for _ in runs)
+
+
+class Counter:
+    """Counts distinct evaluations and when the optimum / within 1% was met."""
+
+    def __init__(self, land):
+        self.land, self.seen, self.optimum, self.within1 = land, set(), 0, 0
+
+    def visit(self, point):
+        if point in self.seen:
+            return
+        self.seen.add(point)
+        rec = self.land.points[point]
+        if rec["status"] != "OK":
+            return
+        s, n = self.land.true(rec), len(self.seen)
+        if not self.optimum and s <= self.land.best:
+            self.optimum = n
+        if not self.within1 and s <= self.land.best + 0.01 * abs(self.land.best):
+            self.within1 = n
+
+    def done(self):
+        return bool(self.optimum) or len(self.seen) >= self.land.budget
+
+
+def run_optuna(land, seed):
+    import optuna
+    optuna.logging.set_verbosity(optuna.logging.ERROR)
+    rng = random.Random(seed)
+    study = optuna.create_study(direction="minimize", sampler=optuna.samplers.TPESampler(seed=seed))
+    names = ["c%d" % i for i in range(len(land.controls))]
+    study.enqueue_trial({n: -1 for n in names})   # the baseline, as ciq starts
+    c, cache = Counter(land), {}
+    for _ in range(20 * land.budget):
+        if c.done():
+            break
+        t = study.ask()
+        point = tuple(t.suggest_categorical(n, land.states[i]) for i, n in enumerate(names))
+        if point not in cache:
+            cache[point] = land.measure(point, rng)
+            c.visit(point)
+        v = cache[point]
+        if v is None:
+            study.tell(t, state=optuna.trial.TrialState.FAIL)
+        else:
+            study.tell(t, v)
+    return c
+
+
+def kt_cache(land, path):
+    """The landscape as a Kernel Tuner cache file (simulation mode reads it)."""
+    import kernel_tuner
+    keys = ["c%d" % i for i in range(len(land.controls))]
+    cache = {}
+    for point, rec in land.points.items():
+        entry = {k: v for k, v in zip(keys, point)}
+        if rec["status"] == "OK":
+            t = land.true(rec)
+            runs = rec.get("runs", [t])
+            entry.update({"time": t, "times": runs})
+        else:
+            entry.update({"time": "CompilationFailedConfig", "times": []})
+        entry.update({"compile_time": 0, "verification_time": 0, "benchmark_time": 0, "strategy_time": 0,
+                      "framework_time": 0, "timestamp": "2026-01-01T00:00:00Z"})
+        cache[",".join(str(v) for v in point)] = entry
+    doc = {"version": "1.0", "device_name": "landscape", "kernel_name": land.name, "problem_size": [1],
+           "tune_params_keys": keys, "tune_params": {k: s for k, s in zip(keys, land.states)},
+           "objective": "time", "cache": cache}
+    json.dump(doc, open(path, "w"))
+    return keys
+
+
+def run_kt(land, strategy, seed, cachefile):
+    import numpy
+    import kernel_tuner
+    keys = ["c%d" % i for i in range(len(land.controls))]
+    random.seed(seed)
+    numpy.random.seed(seed)
+    results, _env = kernel_tuner.tune_kernel(
+        land.name, "__global__ void %s() {}" % land.name, [1], [], {k: s for k, s in zip(keys, land.states)},
+        strategy=strategy, strategy_options={"max_fevals": land.budget}, cache=cachefile, simulation_mode=True,
+        verbose=False, quiet=True)
+    c = Counter(land)
+    for r in results:
+        c.visit(tuple(r[k] for k in keys))
+        if c.optimum:
+            break
+    return c
+
+
+def stats(counts, budget):
+    v = sorted(n if n else budget + 1 for n in counts)
+    med = statistics.median(v)
+    p90 = v[min(len(v) - 1, int(round(0.9 * (len(v) - 1))))]
+    return med, p90
+
+
+def fmt(x, budget):
+    return (">%d" % budget) if x > budget else ("%g" % x)
+
+
+lands = [Landscape(p) for p in paths]
+t0 = time.monotonic()
+out = subprocess.run([args.replayer, "--seeds", str(args.seeds), "--pool-size", str(args.pool_size)] + paths,
+                     stdout=subprocess.PIPE, text=True, check=True).stdout
+ciq = json.loads(out)
+counts = {l.name: {("ciq " + s): v for s, v in ciq[l.name]["strategies"].items()} for l in lands}
+ciq_s = time.monotonic() - t0
+
+peers_note = []
+if args.peers_from:
+    earlier = json.load(open(args.peers_from))
+    for l in lands:
+        counts[l.name].update({k: v for k, v in earlier.get(l.name, {}).items() if not k.startswith("ciq ")})
+    args.no_optuna, args.kt_strategies = True, ""
+with tempfile.TemporaryDirectory(prefix="ciq-search-eff-") as tmp:
+    for l in lands:
+        if not args.no_optuna:
+            runs = [run_optuna(l, s) for s in range(1, args.seeds + 1)]
+            counts[l.name]["optuna tpe"] = {"optimum": [c.optimum for c in runs], "within1": [c.within1 for c in runs]}
+        kts = [s for s in args.kt_strategies.split(",") if s]
+        if kts:
+            cachefile = os.path.join(tmp, l.name + ".json")
+            kt_cache(l, cachefile)
+            for s in kts:
+                try:
+                    runs = [run_kt(l, s, seed, cachefile) for seed in range(1, args.seeds + 1)]
+                except Exception as e:   # a strategy this Kernel Tuner lacks: say so, go on
+                    peers_note.append("kernel tuner %s on %s: %s" % (s, l.name, str(e).splitlines()[0] if str(e) else type(e).__name__))
+                    continue
+                counts[l.name]["kt " + s] = {"optimum": [c.optimum for c in runs], "within1": [c.within1 for c in runs]}
+
+print("search_efficiency: %d landscapes, %d seeds, pool_size %d, budget = every point of the landscape" %
+      (len(lands), args.seeds, args.pool_size))
+print("columns: evaluations to the optimum / to within 1%% of it: median, 90th percentile, median / random's "
+      "(ciq replay %.1f s)" % ciq_s)
+summary = {}
+for l in lands:
+    c = counts[l.name]
+    nopt = sum(1 for p in l.points.values() if p["status"] == "OK" and l.true(p) <= l.best)
+    ninv = sum(1 for p in l.points.values() if p["status"] != "OK")
+    print("\n## %s (%s, %d points, %d optimal, %d INVALID)" % (l.name, l.kind, l.budget, nopt, ninv))
+    print("%-24s %8s %8s %7s | %8s %8s %7s" % ("strategy", "opt med", "opt p90", "x rand", "1% med", "1% p90", "x rand"))
+    rnd_o, _ = stats(c["ciq random"]["optimum"], l.budget)
+    rnd_w, _ = stats(c["ciq random"]["within1"], l.budget)
+    for name, v in c.items():
+        mo, po = stats(v["optimum"], l.budget)
+        mw, pw = stats(v["within1"], l.budget)
+        summary.setdefault(l.name, {})[name] = {"optimum_median": mo, "within1_median": mw}
+        print("%-24s %8s %8s %7.2f | %8s %8s %7.2f" % (name, fmt(mo, l.budget), fmt(po, l.budget), mo / rnd_o,
+                                                      fmt(mw, l.budget), fmt(pw, l.budget), mw / rnd_w))
+# The goals of issue 19 for ciq's default strategy.
+default = "ciq " + json.loads(subprocess.run([args.replayer, "--print-default"], stdout=subprocess.PIPE, text=True).stdout or '"tpe"')
+half, beat = 0, 0
+for l in lands:
+    s = summary[l.name]
+    d = s[default]["optimum_median"]
+    half += d <= 0.5 * s["ciq random"]["optimum_median"]
+    peers = [v["optimum_median"] for k, v in s.items() if not k.startswith("ciq ")]
+    beat += (not peers) or d <= min(peers)
+print("\ngoals for the default (%s), median evaluations to the optimum:" % default)
+print("  at most half of random's on every landscape: %d of %d landscapes -> %s" %
+      (half, len(lands), "met" if half == len(lands) else "NOT met"))
+print("  no more than the best peer on >= 2/3 of the landscapes: %d of %d -> %s" %
+      (beat, len(lands), "met" if 3 * beat >= 2 * len(lands) else "NOT met"))
+for n in peers_note:
+    print("note:", n)
+if args.json:
+    json.dump(counts, open(args.json, "w"), indent=1)

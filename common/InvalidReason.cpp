@@ -1,0 +1,74 @@
+#include "InvalidReason.h"
+
+#include <algorithm>
+
+namespace ciq {
+
+const std::vector<InvalidReason> &invalidReasons() {
+  static const std::vector<InvalidReason> table = {
+      {reason::CompileError, "a compile of the target failed",
+       "a control value the compiler rejects, or a -D value that hits an #error",
+       "replay the candidate (`ciq replay ID`), read its log, and remove the failing value from the space"},
+      {reason::CompilerCrash, "the compiler (nvcc, cicc, ptxas) was killed by a signal",
+       "a compiler fault or the machine (out of memory, killed by the OOM killer), not the control value",
+       "replay the candidate once more; if it crashes again, report the reproducer command in its log to NVIDIA"},
+      {reason::CompileTimeout, "one compile ran past timeouts.compile_s, or the build past timeouts.build_s",
+       "a control that makes the compiler search far longer (high opt levels, huge unrolls)",
+       "raise timeouts.compile_s, or narrow the control's domain"},
+      {reason::LinkError, "every CUDA translation unit compiled, the build still failed",
+       "an undefined reference or a host-side error the candidate causes",
+       "read the log; remove the -D value or option that breaks the link"},
+      {reason::StaleBuild, "a CUDA translation unit sent no receipt for this candidate",
+       "the configuration did not reach the compiler: ciq-ptxas is not the launcher, or a cache answered",
+       "run `ciq canary` and `ciq doctor`; this stops the search"},
+      {reason::BuildInterrupted, "the build died of a signal or lost its compiles, twice",
+       "something outside the candidate ended the build (a kill, an out-of-memory kill, a lost engine connection)",
+       "nothing is recorded for it; find what killed the build, then `ciq resume`"},
+      {reason::NotMeasurable, "the compile metric cannot be measured here",
+       "ptxas did not run at compile time (-dlto, PTX only) or printed no statistics for a kernel",
+       "compile SASS at compile time (drop -dlto for tuning), or use a runtime metric"},
+      {reason::RunCrash, "the benchmark or correctness command crashed or exited non-zero",
+       "a candidate that breaks the program at run time (bad launch shape, out-of-bounds access)",
+       "run the candidate's benchmark by hand (`ciq replay ID`) and read its log"},
+      {reason::RunTimeout, "the benchmark or correctness command ran past benchmark.timeout_s",
+       "a much slower candidate, or a hang", "raise benchmark.timeout_s if the baseline is close to it"},
+      {reason::WrongAnswer, "the correctness gate failed",
+       "a control that changes the program's results (fmad, ftz, -D values outside the valid range)",
+       "exclude the control, or fix the correctness check's tolerance"},
+      {reason::ParseError, "the metric could not be read from the benchmark's output",
+       "benchmark.metric does not match what the benchmark prints",
+       "fix benchmark.metric in ciq.yaml (the log shows the pattern and the output)"},
+      {reason::InvalidValue, "the benchmark reported a value its unit does not allow (not finite, zero or negative)",
+       "a timer that did not run (an empty loop, a skipped kernel) or a parse of the wrong number",
+       "run the benchmark by hand; make it time the kernels and print a positive, finite value"},
+      {reason::NoFreshResult, "the benchmark wrote no fresh result file (benchmark.metric.file) in this run",
+       "a branch of the program that skips writing the file; an old file is never read as this run's result",
+       "make every run of the benchmark write the file, or read the metric from stdout"},
+  };
+  return table;
+}
+
+const InvalidReason *findInvalidReason(const std::string &name) {
+  for (const auto &r : invalidReasons())
+    if (name == r.name)
+      return &r;
+  return nullptr;
+}
+
+std::string invalidSummary(const std::map<std::string, int> &counts) {
+  std::vector<std::pair<int, std::string>> top;
+  int total = 0;
+  for (const auto &[r, n] : counts) {
+    top.emplace_back(-n, r);
+    total += n;
+  }
+  if (total == 0)
+    return "";
+  std::sort(top.begin(), top.end());
+  std::string s = std::to_string(total) + " INVALID: ";
+  for (size_t i = 0; i < top.size(); ++i)
+    s += (i ? ", " : "") + top[i].second + " x" + std::to_string(-top[i].first);
+  return s;
+}
+
+} // namespace ciq

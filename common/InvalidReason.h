@@ -1,0 +1,46 @@
+// The INVALID reasons: one descriptor table (name, description, likely
+// cause, next step), read by the engine (what it records), the summary
+// ("3 INVALID: compile_error x2, run_timeout x1"), `ciq diagnose` and the
+// docs test (docs/search-space.md "Outcomes" lists exactly these rows).
+// A new reason is one row here.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+struct InvalidReason {
+  const char *name;         // as recorded in the journal and results.csv
+  const char *description;  // what happened
+  const char *cause;        // the likely cause
+  const char *next;         // what to do next
+};
+
+// Every reason, in the order the docs list them.
+const std::vector<InvalidReason> &invalidReasons();
+// The row of `name`, or nullptr for a name this version does not know.
+const InvalidReason *findInvalidReason(const std::string &name);
+// "3 INVALID: compile_error x2, run_timeout x1" (most frequent first; ""
+// when `counts` is empty).
+std::string invalidSummary(const std::map<std::string, int> &counts);
+
+namespace reason {
+inline const char *CompileError = "compile_error";
+inline const char *CompilerCrash = "compiler_crash";
+inline const char *CompileTimeout = "compile_timeout";
+inline const char *LinkError = "link_error";
+inline const char *StaleBuild = "stale_build";
+// Not the candidate's fault: retried once, never recorded; the search stops
+// if it happens again.
+inline const char *BuildInterrupted = "build_interrupted";
+inline const char *NotMeasurable = "not_measurable";
+inline const char *RunCrash = "run_crash";
+inline const char *RunTimeout = "run_timeout";
+inline const char *WrongAnswer = "wrong_answer";
+inline const char *ParseError = "parse_error";
+inline const char *InvalidValue = "invalid_value";
+inline const char *NoFreshResult = "no_fresh_result";
+} // namespace reason
+
+} // namespace ciq

@@ -1,0 +1,173 @@
+#include "Attribution.h"
+#include "Interleave.h"
+#include "Objectives.h"
+
+#include <cctype>
+#include <cstdio>
+#include <map>
+
+namespace ciq {
+
+Rendered parametersOnly(const Rendered &r) {
+  Rendered p;
+  p.defines = r.defines;
+  return p;
+}
+
+Rendered compilerControlsOnly(const Rendered &r) {
+  Rendered c = r;
+  c.defines.clear();
+  return c;
+}
+
+std::vector<Variant> attributionVariants(const Rendered &winner) {
+  std::vector<Variant> v = {{"baseline", Rendered{}}};
+  Rendered params = parametersOnly(winner), compiler = compilerControlsOnly(winner);
+  if (!params.empty() && !compiler.empty()) {
+    v.push_back({"parameters only", params});
+    v.push_back({"compiler controls only", compiler});
+  }
+  v.push_back({"both", winner});
+  return v;
+}
+
+namespace {
+
+std::string slug(const std::string &name) {
+  std::string s;
+  for (char c : name)
+    s += isalnum((unsigned char)c) ? c : '-';
+  return s;
+}
+
+void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact) {
+  if (exact) {
+    double b = ref.median, x = row.median;
+    row.speedup = minimize ? (x != 0 ? b / x : 0) : (b != 0 ? x / b : 0);
+    row.significant = minimize ? x < b : x > b;
+    row.verdict = row.significant ? "better" : x == b ? "equal" : "worse";
+    return;
+  }
+  Verdict v = judge(ref.values, row.values, minimize);
+  row.speedup = v.speedup;
+  row.pValue = v.welch.pValue;
+  row.significant = v.significant;
+  row.verdict = v.significant ? "significantly better" : v.reason;
+}
+
+} // namespace
+
+std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &builder, BenchmarkRunner *bench,
+                                                          const TuneConfig &cfg, const std::vector<Variant> &variants,
+                                                          int rounds, const std::string &tag, std::string &error,
+                                                          const MeasureOptions &opts) {
+  const Objective &o = cfg.objectives.front();
+  bool runtime = bench && !isCompileMetric(o.metric);
+  bool minimize = o.direction == "minimize";
+  std::vector<VariantResult> rows(variants.size());
+  std::vector<size_t> buildOf(variants.size());        // variant -> index into commands/values
+  std::vector<std::vector<std::string>> commands;
+  std::vector<double> exactValues;
+  std::map<std::string, size_t> byHash;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    rows[i].name = variants[i].name;
+    rows[i].controls = variants[i].rendered.empty() ? "(none: the default compile)" : variants[i].rendered.summary();
+    std::string hash = variants[i].rendered.hash();
+    if (auto it = byHash.find(hash); it != byHash.end()) {
+      buildOf[i] = it->second;
+      continue;
+    }
+    if (runtime && opts.snapshots && opts.snapshots->count(hash)) {
+      buildOf[i] = byHash[hash] = commands.size();
+      commands.push_back(opts.snapshots->at(hash));
+      continue;
+    }
+    if (const Evaluation *k = !runtime && opts.known ? opts.known(hash) : nullptr; k && k->scores.count(o.metric)) {
+      buildOf[i] = byHash[hash] = exactValues.size();
+      exactValues.push_back(k->scores.at(o.metric));
+      continue;
+    }
+    Evaluation e;
+    e.candidateId = tag + "-" + slug(variants[i].name);
+    e.rendered = variants[i].rendered;
+    e.candidateHash = hash;
+    builder.build(e, cfg.runDir + "/logs/" + e.candidateId + ".log");
+    if (e.ok && !runtime)
+      scoreCompileMetrics(cfg, e);
+    if (!e.ok) {
+      error = variants[i].name + " (" + rows[i].controls + "): " + e.reason + ": " + e.message;
+      return std::nullopt;
+    }
+    buildOf[i] = byHash[hash] = runtime ? commands.size() : exactValues.size();
+    if (runtime) {
+      auto cmd = snapshotBenchmark(cfg, cfg.runDir + "/" + tag + "/" + slug(variants[i].name), error);
+      if (!cmd)
+        return std::nullopt;
+      commands.push_back(*cmd);
+      if (opts.snapshots)
+        (*opts.snapshots)[hash] = *cmd;
+    } else
+      exactValues.push_back(e.scores.count(o.metric) ? e.scores.at(o.metric) : 0);
+  }
+  std::vector<std::vector<double>> values, warmup(exactValues.size());
+  if (runtime) {
+    if (opts.phase && !opts.phase->begin(error))
+      return std::nullopt;
+    auto res = runInterleaved(*bench, commands, rounds, cfg.runDir + "/logs/" + tag + ".log", opts.warmupRounds);
+    if (opts.phase) {
+      auto found = opts.phase->end();
+      if (opts.problems)
+        opts.problems->insert(opts.problems->end(), found.begin(), found.end());
+    }
+    if (!res.ok) {
+      error = res.reason + ": " + res.message;
+      return std::nullopt;
+    }
+    values = res.values;
+    warmup = res.warmup;
+  } else
+    for (double v : exactValues)
+      values.push_back({v});
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i].values = values[buildOf[i]];
+    rows[i].warmup = warmup[buildOf[i]];
+    Summary s = summarize(rows[i].values);
+    rows[i].median = s.median;
+    rows[i].cvPercent = s.cvPercent;
+  }
+  for (size_t i = 1; i < rows.size(); ++i)
+    judgeAgainst(rows[i], rows[0], minimize, !runtime);
+  return rows;
+}
+
+nlohmann::json variantsToJson(const std::vector<VariantResult> &rows) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto &r : rows) {
+    nlohmann::json j = {{"name", r.name}, {"controls", r.controls}, {"median", r.median},
+                        {"cv_percent", r.cvPercent}, {"runs", r.values.size()}};
+    if (&r != &rows.front()) {
+      j["speedup"] = r.speedup;
+      j["p_value"] = r.pValue >= 0 ? nlohmann::json(r.pValue) : nlohmann::json();
+      j["significant"] = r.significant;
+      j["verdict"] = r.verdict;
+    }
+    out.push_back(j);
+  }
+  return out;
+}
+
+std::string formatVariant(const VariantResult &r, const std::string &unit) {
+  char buf[512];
+  if (r.verdict.empty()) // the reference row
+    snprintf(buf, sizeof buf, "  %-24s median %.6g %s  (reference)  %s", r.name.c_str(), r.median, unit.c_str(),
+             r.controls.c_str());
+  else if (r.pValue < 0)
+    snprintf(buf, sizeof buf, "  %-24s %.6g %s  %.3fx  %s  %s", r.name.c_str(), r.median, unit.c_str(), r.speedup,
+             r.verdict.c_str(), r.controls.c_str());
+  else
+    snprintf(buf, sizeof buf, "  %-24s median %.6g %s  %.4fx  p = %.3g  %s  %s", r.name.c_str(), r.median,
+             unit.c_str(), r.speedup, r.pValue, r.verdict.c_str(), r.controls.c_str());
+  return buf;
+}
+
+} // namespace ciq

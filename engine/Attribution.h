@@ -1,0 +1,73 @@
+// Which controls cause a winner's gain. The winner is split into groups
+// (application parameters: -D macros; compiler controls: ptxas and nvcc
+// options and ACFs), and baseline, parameters only, compiler controls only
+// and both are built, measured interleaved and each judged against the
+// baseline with the same test as `ciq validate` (Welch's t-test, CV%).
+// Compile-only objectives compare exactly (no runs, no p-values).
+#pragma once
+#include "Benchmark.h"
+#include "CandidateBuild.h"
+#include "Config.h"
+#include "MeasuredPhase.h"
+#include "Space.h"
+
+#include <functional>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+struct Variant {
+  std::string name;   // "baseline", "parameters only", "compiler controls only", "both"
+  Rendered rendered;
+};
+
+struct VariantResult {
+  std::string name, controls;   // controls: the rendered command-line summary
+  std::vector<double> values;   // runs (runtime) or the one exact value (compile-only)
+  std::vector<double> warmup;   // warm-up runs, not counted
+  double median = 0, cvPercent = 0;
+  double speedup = 0;           // baseline / variant for minimized metrics, variant / baseline else
+  double pValue = -1;           // <0: exact comparison (compile-only)
+  bool significant = false;     // better than the baseline (significantly, for runtime metrics)
+  std::string verdict;          // "significantly better", or why not
+};
+
+// The application-parameter part and the compiler-control part of a rendering.
+Rendered parametersOnly(const Rendered &r);
+Rendered compilerControlsOnly(const Rendered &r);
+
+// baseline, parameters only, compiler controls only, both: the parts a
+// winner has (a winner with one group gives baseline and both only).
+std::vector<Variant> attributionVariants(const Rendered &winner);
+
+// Builds each variant once (equal renderings share one build), then scores
+// them: the primary objective's compile metric exactly, or the benchmark
+// run `rounds` times in balanced interleaved order. Row 0 is the reference
+// every other row is judged against. `tag` names logs and snapshots. With
+// `phase`, the runs (not the builds) hold the GPU, and its problems during
+// them land in `problems`.
+struct MeasureOptions {
+  int warmupRounds = 0;
+  MeasuredPhase *phase = nullptr;
+  std::vector<std::string> *problems = nullptr;
+  // Rendered hash -> command of its benchmark snapshot: a build made once
+  // in this run is not made again (the same rendering builds the same program).
+  std::map<std::string, std::vector<std::string>> *snapshots = nullptr;
+  // Compile-only: an OK evaluation of this rendered hash already made, or nullptr.
+  std::function<const Evaluation *(const std::string &)> known;
+};
+
+std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &builder, BenchmarkRunner *bench,
+                                                          const TuneConfig &cfg, const std::vector<Variant> &variants,
+                                                          int rounds, const std::string &tag, std::string &error,
+                                                          const MeasureOptions &opts = {});
+
+nlohmann::json variantsToJson(const std::vector<VariantResult> &rows);
+// "  parameters only           median 1.234 ms  1.250x  p = 1e-06  significantly better  (-DTILE=8)"
+std::string formatVariant(const VariantResult &r, const std::string &unit);
+
+} // namespace ciq

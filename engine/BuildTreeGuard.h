@@ -1,0 +1,28 @@
+// The user's build tree never keeps a candidate's objects once ciq is gone.
+// While a search builds in it, <build>/CMakeFiles/ciq-candidate-objects.txt
+// lists the objects ciq rebuilds; a normal end and SIGINT/SIGTERM/SIGHUP
+// remove them (the next plain build recompiles them with the user's flags),
+// and after a kill -9 the next ciq command or the next configure of the
+// project (CompileIQ.cmake) removes what the list names, saying so.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+std::string candidateObjectsList(const std::string &buildDir);
+
+// Writes the list and arms the signal-time removal of the objects and of the
+// engine's socket file.
+void guardBuildTree(const std::string &buildDir, const std::string &runDir, const std::vector<std::string> &objects,
+                    const std::string &socketPath);
+// After the objects were removed on a normal end: the list goes too.
+void releaseBuildTree(const std::string &buildDir);
+
+// A list left by a killed search: removes the objects it names and the list;
+// note is the one line to print (empty when there was nothing to repair).
+// The compiles that search left running (runDir/procs) are ended first, so
+// that none writes an object after the repair.
+void repairBuildTree(const std::string &buildDir, const std::string &runDir, std::string &note);
+
+} // namespace ciq

@@ -1,0 +1,26 @@
+// The model-based strategy `tpe`: a tree-structured Parzen estimator over the
+// mixed categorical/integer space, with a learned feasibility model for
+// INVALID points, proposing a batch of pool_size points per generation
+// (docs/search-space.md#strategies).
+#pragma once
+#include "SearchParts.h"
+
+#include <memory>
+#include <vector>
+
+namespace ciq {
+
+std::unique_ptr<Strategy> makeTpeStrategy(const SearchConfig &cfg, const SearchSpace &space, bool pareto);
+
+// Controls the strategy stops sampling (left unset): set in at least two
+// evaluations, and every one of them scored worse than the baseline or was
+// INVALID. None while the baseline is unknown or INVALID.
+std::vector<bool> harmfulControls(const SearchSpace &space, const std::vector<ScoredPoint> &history, bool pareto);
+
+// Generation 1 of `tpe`: points near the default. Half of the pool sets one
+// control each (every control in turn, its values in seeded order), so a
+// small budget learns what each control does alone; the other half leaves
+// each control unset with probability 1/2.
+std::vector<Point> nearDefaultPool(const SearchSpace &space, size_t want, std::set<Point> &taken, SearchRng &rng);
+
+} // namespace ciq

@@ -1,0 +1,63 @@
+// PTX reuse's pure parts: which commands and candidates it takes, the key,
+// and reading a depfile. The compiles themselves are lit tests with the real
+// nvcc (tests/lit/wrapper/ptx-reuse*.test).
+#include "PtxReuse.h"
+#include "PtxReuseStore.h"
+
+#include <gtest/gtest.h>
+
+using namespace ciq;
+using namespace ciq::wrapper;
+
+namespace {
+
+std::string unsupportedFor(std::vector<std::string> argv, std::string runDir = "/tmp/run") {
+  NvccCommand cmd = parseNvcc(argv, "", "", "/tmp");
+  return PtxReuse(ReuseContext{"/usr/local/cuda/bin/nvcc", "/tmp", runDir, "/tmp/k.o", argv, &cmd, 0})
+      .unsupported();
+}
+
+TEST(PtxReuse, TakesCompilesToOneObject) {
+  EXPECT_EQ(unsupportedFor({"-c", "k.cu", "-o", "k.o", "-arch=sm_90"}), "");
+  EXPECT_EQ(unsupportedFor({"-dc", "k.cu", "-o", "k.o", "-MD", "-MT", "k.o", "-MF", "k.d"}), "");
+  EXPECT_EQ(unsupportedFor({"-c", "k.cu", "-o", "k.o"}, ""), "no CIQ_RUN_DIR");
+  EXPECT_EQ(unsupportedFor({"-c", "k.cu", "-o", "k.o", "--keep"}), "nvcc option --keep");
+  EXPECT_EQ(unsupportedFor({"-c", "k.cu", "-o", "k.o", "-save-temps"}), "nvcc option -save-temps");
+  EXPECT_EQ(unsupportedFor({"-c", "k.cu", "-o", "k.o", "-MD"}), "a dependency file without -MF");
+  EXPECT_EQ(unsupportedFor({"-ptx", "k.cu", "-o", "k.ptx"}).empty(), false);
+  EXPECT_EQ(unsupportedFor({"-c", "a.cu", "b.cu"}), "2 inputs");
+}
+
+TEST(PtxReuse, OnlyPtxasControlsArePtxasOnly) {
+  CandidateMessage c;
+  c.ptxasOptions = {"--opt-level=1"};
+  c.acfs = {{"ptxas", "/r/acf/x.acf", "x"}};
+  EXPECT_TRUE(ptxasOnly(c));
+  c.acfs.push_back({"nvcc", "/r/acf/y.acf", "y"});
+  EXPECT_FALSE(ptxasOnly(c));
+  c.acfs.pop_back();
+  c.defines = {"TILE=4"};
+  EXPECT_FALSE(ptxasOnly(c));
+  c.defines.clear();
+  c.nvccOptions = {"--extra-device-vectorization"};
+  EXPECT_FALSE(ptxasOnly(c));
+}
+
+TEST(PtxReuse, KeyCoversCommandAndDirectory) {
+  KeyInputs a{"/usr/local/cuda/bin/nvcc", "/b", {"-c", "k.cu", "-o", "k.o"}};
+  KeyInputs b = a, c = a;
+  b.userArgs.push_back("-DX=1");
+  c.cwd = "/other";
+  EXPECT_EQ(frontEndKey(a), frontEndKey(a));
+  EXPECT_NE(frontEndKey(a), frontEndKey(b));
+  EXPECT_NE(frontEndKey(a), frontEndKey(c));
+}
+
+TEST(PtxReuse, ReadsDepfilePrerequisites) {
+  EXPECT_EQ(depfilePrerequisites("k.o : /s/k.cu \\\n /s/my\\ dir/t.h\\\n  /usr/include/x.h\n"),
+            (std::vector<std::string>{"/s/k.cu", "/s/my dir/t.h", "/usr/include/x.h"}));
+  EXPECT_EQ(depfilePrerequisites("k.o: k.cu k.h\n"), (std::vector<std::string>{"k.cu", "k.h"}));
+  EXPECT_TRUE(depfilePrerequisites("").empty());
+}
+
+} // namespace

@@ -1,0 +1,372 @@
+// Issue 12: every number ciq reports is the real, fresh measurement of that
+// exact build, and attributed. The CPU-side parts: the INVALID reasons
+// table, balanced interleaving, the GPU lock and state, minimization, the
+// summary's one verdict, unknown compile statistics and compiler crashes.
+#include "Attribution.h"
+#include "CompilerCrash.h"
+#include "DeviceCode.h"
+#include "GpuLock.h"
+#include "GpuState.h"
+#include "Interleave.h"
+#include "InvalidReason.h"
+#include "MeasuredPhase.h"
+#include "Minimize.h"
+#include "Objectives.h"
+#include "Summary.h"
+
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <llvm/Support/FileSystem.h>
+#include <sstream>
+#include <thread>
+
+using namespace ciq;
+
+namespace {
+
+std::string tempDir(const char *prefix) {
+  llvm::SmallString<128> d;
+  llvm::sys::fs::createUniqueDirectory(prefix, d);
+  return d.str().str();
+}
+
+std::string slurp(const std::string &path) {
+  std::ifstream in(path);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  return ss.str();
+}
+
+// The stand-in nvidia-smi of tests/lit/analysis/Inputs/fake-smi on PATH.
+struct FakeSmi {
+  std::string oldPath = getenv("PATH") ? getenv("PATH") : "";
+  explicit FakeSmi(const char *state) {
+    setenv("PATH", (std::string(CIQ_TEST_SOURCE_DIR) + "/tests/lit/analysis/Inputs/fake-smi:" + oldPath).c_str(), 1);
+    setenv("FAKE_SMI_STATE", state, 1);
+  }
+  ~FakeSmi() {
+    setenv("PATH", oldPath.c_str(), 1);
+    unsetenv("FAKE_SMI_STATE");
+  }
+};
+
+} // namespace
+
+// Issue 13, point 1 (INVALID reasons): docs/search-space.md lists exactly the
+// engine's table, row for row.
+TEST(InvalidReasons, DocsTableIsTheEngineTable) {
+  std::string docs = slurp(std::string(CIQ_TEST_SOURCE_DIR) + "/docs/search-space.md");
+  ASSERT_FALSE(docs.empty());
+  size_t rows = 0;
+  for (const auto &r : invalidReasons()) {
+    std::string row = std::string("| `") + r.name + "` | " + r.description + " | " + r.cause + " | " + r.next + " |";
+    EXPECT_NE(docs.find(row), std::string::npos) << "docs/search-space.md lacks the row\n" << row;
+    ++rows;
+  }
+  size_t start = docs.find("| reason | what happened | likely cause | next step |");
+  ASSERT_NE(start, std::string::npos);
+  size_t end = docs.find("\n\n", start);
+  std::string table = docs.substr(start, end - start);
+  EXPECT_EQ((size_t)std::count(table.begin(), table.end(), '\n'), rows + 1) << "the docs table has other rows";
+  for (const char *n : {"invalid_value", "no_fresh_result", "compiler_crash", "not_measurable"})
+    EXPECT_NE(findInvalidReason(n), nullptr) << n;
+}
+
+TEST(InvalidReasons, SummaryCountsEachReasonMostFrequentFirst) {
+  EXPECT_EQ(invalidSummary({{"run_timeout", 1}, {"compile_error", 2}}), "3 INVALID: compile_error x2, run_timeout x1");
+  EXPECT_EQ(invalidSummary({}), "");
+}
+
+// Issue 12, case 6: A B B A A B ..., so a GPU warming up over the rounds
+// favours neither build; warm-up rounds are run first and kept apart.
+TEST(Interleave, BalancedOrderAndSeparateWarmup) {
+  std::string dir = tempDir("ciq-abba");
+  std::string log = dir + "/order.txt";
+  TuneConfig cfg;
+  cfg.buildDir = dir;
+  cfg.benchmark.enabled = true;
+  cfg.benchmark.timeoutSeconds = 10;
+  cfg.benchmark.metric.kind = "regex";
+  cfg.benchmark.metric.pattern = "time_ms=([0-9.]+)";
+  BenchmarkRunner r(cfg);
+  auto cmd = [&](const char *name, const char *value) {
+    return std::vector<std::string>{"sh", "-c", std::string("printf ") + name + " >> " + log + "; echo time_ms=" + value};
+  };
+  auto res = runInterleaved(r, {cmd("A", "1"), cmd("B", "2")}, 3, dir + "/run.log", 1);
+  ASSERT_TRUE(res.ok) << res.message;
+  EXPECT_EQ(slurp(log), "ABBAABBA"); // the warm-up round AB, then BA AB BA
+  EXPECT_EQ(res.warmup[0].size(), 1u);
+  EXPECT_EQ(res.values[0].size(), 3u);
+  EXPECT_EQ(res.values[1], (std::vector<double>{2, 2, 2}));
+  EXPECT_EQ(balancedOrder(3, 1), (std::vector<size_t>{2, 1, 0}));
+  llvm::sys::fs::remove_directories(dir);
+}
+
+// Issue 12, case 4: two measurements on one GPU never overlap across
+// processes; the second waits and is told who holds the GPU.
+TEST(GpuLock, SecondHolderWaitsAndIsToldWhoMeasures) {
+  std::string dir = tempDir("ciq-gpulock");
+  setenv("CIQ_GPU_LOCK_DIR", dir.c_str(), 1);
+  GpuLock first;
+  std::string err;
+  ASSERT_TRUE(first.acquire("GPU-1a2b", "pid 1 (alice): ciq tune gemm", err)) << err;
+  std::atomic<bool> got{false};
+  std::string told;
+  std::thread second([&] {
+    GpuLock l; // its own open file description: flock conflicts as between processes
+    std::string e;
+    l.acquire("GPU-1a2b", "pid 2 (bob): ciq tune stencil", e, [&](const std::string &h) { told = h; });
+    got = true;
+  });
+  std::this_thread::sleep_for(std::chrono::milliseconds(300));
+  EXPECT_FALSE(got.load()) << "the second measurement did not wait";
+  first.release();
+  second.join();
+  EXPECT_TRUE(got.load());
+  EXPECT_EQ(told, "pid 1 (alice): ciq tune gemm");
+  // Another GPU is another lock.
+  GpuLock other;
+  ASSERT_TRUE(other.acquire("GPU-ffff", "x", err));
+  unsetenv("CIQ_GPU_LOCK_DIR");
+  llvm::sys::fs::remove_directories(dir);
+}
+
+// Issue 12, case 5: throttle reasons, temperature, power and foreign compute
+// processes are read; a throttled or shared GPU is a problem, before or after.
+TEST(GpuState, ThrottledAndSharedGpuIsAProblem) {
+  FakeSmi smi("busy");
+  auto s = queryGpuState();
+  ASSERT_EQ(s["gpus"].size(), 1u) << s.dump();
+  auto g = measuredGpu(s, "");
+  EXPECT_EQ(g["temperature_c"], 89);
+  EXPECT_EQ(g["clocks_sm_mhz"], 1035);
+  EXPECT_EQ(g["throttle"], nlohmann::json({"hw_thermal_slowdown", "sw_power_cap"}));
+  auto problems = gpuProblems(g);
+  ASSERT_EQ(problems.size(), 2u);
+  EXPECT_EQ(problems[0], "GPU 0 throttled (hw_thermal_slowdown, sw_power_cap)");
+  EXPECT_EQ(problems[1], "GPU 0 shared with another compute process (pid 4242 python3, 30120 MiB)");
+  EXPECT_TRUE(gpuProblems(g, {4242}).size() == 1); // our own process is not foreign
+  std::string dir = tempDir("ciq-phase");
+  setenv("CIQ_GPU_LOCK_DIR", dir.c_str(), 1);
+  MeasuredPhase phase("", "test", nullptr);
+  std::string err;
+  ASSERT_TRUE(phase.begin(err)) << err;
+  EXPECT_EQ(phase.end().size(), 2u);
+  auto rec = phase.record();
+  EXPECT_EQ(rec["exclusive"], true);
+  EXPECT_EQ(rec["gpu_uuid"], "GPU-1a2b3c4d-0000-1111-2222-333344445555");
+  EXPECT_EQ(rec["problems"].size(), 2u);
+  unsetenv("CIQ_GPU_LOCK_DIR");
+  llvm::sys::fs::remove_directories(dir);
+}
+
+TEST(GpuState, IdleGpuHasNoProblem) {
+  FakeSmi smi("idle");
+  auto g = measuredGpu(queryGpuState(), "GPU-1a2b3c4d-0000-1111-2222-333344445555");
+  ASSERT_TRUE(g.is_object());
+  EXPECT_TRUE(gpuProblems(g).empty());
+}
+
+namespace {
+
+SearchSpace minimizeSpace() {
+  SearchSpace s;
+  auto ctl = [](const char *name, RenderKind k, const char *opt) {
+    Control c;
+    c.name = name;
+    c.render = k;
+    c.option = opt;
+    c.values = {"1"};
+    return c;
+  };
+  s.controls = {ctl("tile", RenderKind::Define, "TILE"), ctl("block", RenderKind::Define, "BLOCK"),
+                ctl("opt", RenderKind::Ptxas, "--opt-level={}"), ctl("cache", RenderKind::Ptxas, "--def-load-cache={}")};
+  return s;
+}
+
+} // namespace
+
+// Winner minimization: a control whose removal is not worse leaves the
+// winner; a whole group that does nothing goes in one step.
+TEST(Minimize, DropsControlsThatDoNotEarnTheirPlace) {
+  SearchSpace s = minimizeSpace();
+  // "time": 10 - 2*tile - 1*block; the ptxas controls do nothing.
+  auto time = [](const Point &p) { return 10.0 - 2 * (p[0] != kUnset) - 1 * (p[1] != kUnset); };
+  int trials = 0;
+  WorseThan worse = [&](const Point &cur, const Point &red, std::string &detail, std::string &) -> std::optional<bool> {
+    ++trials;
+    detail = "exact";
+    return time(red) > time(cur);
+  };
+  std::string err;
+  auto r = minimizeWinner(s, {0, 0, 0, 0}, worse, err);
+  ASSERT_TRUE(r) << err;
+  EXPECT_EQ(r->point, (Point{0, 0, kUnset, kUnset}));
+  ASSERT_GE(r->steps.size(), 2u);
+  EXPECT_EQ(r->steps[0].removed, "group application parameters");
+  EXPECT_FALSE(r->steps[0].dropped);
+  EXPECT_EQ(r->steps[1].removed, "group ptxas controls");
+  EXPECT_TRUE(r->steps[1].dropped);
+  EXPECT_EQ(trials, 4); // two groups, then tile and block one at a time
+  // A winner of one control is already the minimum.
+  trials = 0;
+  r = minimizeWinner(s, {0, kUnset, kUnset, kUnset}, worse, err);
+  EXPECT_EQ(trials, 0);
+}
+
+TEST(Attribution, SplitsParametersFromCompilerControls) {
+  Rendered w;
+  w.defines = {"TILE=8"};
+  w.ptxas = {"--maxrregcount=32"};
+  auto v = attributionVariants(w);
+  ASSERT_EQ(v.size(), 4u);
+  EXPECT_EQ(v[1].name, "parameters only");
+  EXPECT_EQ(v[1].rendered.defines, w.defines);
+  EXPECT_TRUE(v[1].rendered.ptxas.empty());
+  EXPECT_EQ(v[2].rendered.ptxas, w.ptxas);
+  EXPECT_TRUE(v[2].rendered.defines.empty());
+  Rendered onlyPtxas;
+  onlyPtxas.ptxas = {"-O2"};
+  EXPECT_EQ(attributionVariants(onlyPtxas).size(), 2u);
+}
+
+namespace {
+
+Evaluation timed(const std::string &id, double ms, nlohmann::json controls) {
+  Evaluation e;
+  e.candidateId = id;
+  e.generation = id == "c0000" ? 0 : 1;
+  e.ok = true;
+  e.scores["time_ms"] = ms;
+  e.rendered.controls = controls;
+  if (!controls.empty())
+    e.rendered.nvcc = {"--fmad=true"};
+  return e;
+}
+
+} // namespace
+
+// Issue 12, cases 8 and 9: one verdict; no note about a control set to the
+// compiler's own default.
+TEST(SummaryVerdict, OneVerdictAndNoNoteForADefault) {
+  TuneConfig cfg;
+  cfg.benchmark.enabled = true;
+  cfg.objectives.push_back({"time_ms", "minimize", "ms", {}, "sum", {}});
+  Control fmad;
+  fmad.name = "fmad";
+  fmad.render = RenderKind::Nvcc;
+  fmad.changesResults = true;
+  fmad.compilerDefault = "true";
+  cfg.space.controls = {fmad};
+  std::vector<Evaluation> evals = {timed("c0000", 10, nlohmann::json::object()),
+                                   timed("c0003", 9.97, {{"fmad", "true"}})};
+  auto print = [&](const WinnerChoice &w, const Verdicts &v) {
+    char *buf = nullptr;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    printSummary(cfg, evals, w, f, v);
+    fclose(f);
+    std::string s(buf, n);
+    free(buf);
+    return s;
+  };
+  WinnerChoice notSig{1, false, "not significantly better than the baseline: p = 0.3"};
+  std::string out = print(notSig, {});
+  EXPECT_NE(out.find("verdict: no candidate beat the default compile (best c0003: not significantly better"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("winning options"), std::string::npos) << out;
+  EXPECT_EQ(out.find("speedup"), std::string::npos) << out;
+  EXPECT_EQ(out.find("note:"), std::string::npos) << out;
+  Verdicts v;
+  v.speedup = 1.2;
+  v.pValue = 1e-5;
+  out = print({1, true, ""}, v);
+  EXPECT_NE(out.find("verdict: c0003 beats the default compile: speedup 1.200x, p = 1e-05"), std::string::npos) << out;
+  EXPECT_NE(out.find("winning options: --fmad=true"), std::string::npos) << out;
+  EXPECT_EQ(out.find("note:"), std::string::npos) << "fmad=true is nvcc's default:\n" << out;
+  evals[1].rendered.controls["fmad"] = "false";
+  EXPECT_NE(print({1, true, ""}, v).find("note: the winner sets fmad=false"), std::string::npos);
+}
+
+// Issue 12, cases 10 and 11 on the engine side: device functions count in
+// spill_bytes; an unknown statistic or a compile where ptxas did not run is
+// INVALID not_measurable, never 0.
+TEST(CompileMetrics, DeviceFunctionsCountAndUnknownIsNotMeasurable) {
+  TuneConfig cfg;
+  cfg.objectives.push_back({"spill_bytes", "minimize", "bytes", {}, "sum", {}});
+  Evaluation e;
+  e.ok = true;
+  KernelStats k;
+  k.name = "_Z1kPfi";
+  k.arch = "sm_90";
+  k.frameKnown = k.usageKnown = true;
+  k.spillStores = 4;
+  KernelStats f = k;
+  f.name = "_Z6helperPfi";
+  f.entry = false;
+  f.usageKnown = false;
+  f.spillStores = 1024;
+  f.spillLoads = 1152;
+  e.kernels = {k, f};
+  e.objects.push_back({"k.cu", "k.o", "abc", "ok", 100, 1, true});
+  ASSERT_TRUE(scoreCompileMetrics(cfg, e));
+  EXPECT_EQ(e.scores["spill_bytes"], 2180);
+  cfg.objectives[0].metric = "registers";
+  Evaluation r = e;
+  ASSERT_TRUE(scoreCompileMetrics(cfg, r)) << r.message; // the device function adds no registers line
+  Evaluation unknown = e;
+  unknown.kernels[0].usageKnown = false;
+  EXPECT_FALSE(scoreCompileMetrics(cfg, unknown));
+  EXPECT_EQ(unknown.reason, "not_measurable");
+  Evaluation dlto = e;
+  dlto.objects[0].ptxasRan = false;
+  cfg.objectives[0].metric = "spill_bytes";
+  EXPECT_FALSE(scoreCompileMetrics(cfg, dlto));
+  EXPECT_EQ(dlto.reason, "not_measurable");
+  EXPECT_NE(dlto.message.find("ptxas did not run"), std::string::npos) << dlto.message;
+}
+
+// Issue 12, case 12: the compiler itself, or a tool nvcc ran, killed by a signal.
+TEST(CompilerCrash, SignalOfTheCompilerOrOfAToolNvccRan) {
+  SubprocessResult direct;
+  direct.termSignal = 9;
+  auto c = wrapper::detectCompilerCrash(direct, "ptxas");
+  EXPECT_EQ(c.signal, 9);
+  EXPECT_EQ(c.tool, "ptxas");
+  SubprocessResult viaNvcc;
+  viaNvcc.exitCode = 255;
+  viaNvcc.err = "nvcc error   : 'cicc' died due to signal 11 (Invalid memory reference)\n";
+  c = wrapper::detectCompilerCrash(viaNvcc, "nvcc");
+  EXPECT_EQ(c.signal, 11);
+  EXPECT_EQ(c.tool, "cicc");
+  SubprocessResult timeout = direct;
+  timeout.timedOut = true;
+  EXPECT_EQ(wrapper::detectCompilerCrash(timeout, "ptxas").signal, 0); // that is compile_timeout
+  SubprocessResult plain;
+  plain.exitCode = 1;
+  plain.err = "error: identifier \"x\" is undefined\n";
+  EXPECT_EQ(wrapper::detectCompilerCrash(plain, "nvcc").signal, 0);
+  EXPECT_EQ(signalName(11), "SIGSEGV");
+}
+
+// Issue 12, case 3: two builds are equal for runtime reuse only when their
+// objects are, host code included; nvcc's temporary names do not count.
+TEST(ObjectsHash, HostCodeCountsTemporaryNamesDoNot) {
+  std::string dir = tempDir("ciq-objhash");
+  auto write = [&](const std::string &name, const std::string &bytes) {
+    std::ofstream(dir + "/" + name, std::ios::binary) << bytes;
+    return dir + "/" + name;
+  };
+  std::string a = write("a.o", std::string("ELF..tmpxft_000078c9_00000000-6_k.cudafe1.cpp..hb_block=128"));
+  std::string b = write("b.o", std::string("ELF..tmpxft_00001234_00000000-6_k.cudafe1.cpp..hb_block=128"));
+  std::string c = write("c.o", std::string("ELF..tmpxft_00001234_00000000-6_k.cudafe1.cpp..hb_block=256"));
+  std::string err;
+  EXPECT_EQ(objectsCodeSha256({a}, err), objectsCodeSha256({b}, err));
+  EXPECT_NE(objectsCodeSha256({b}, err), objectsCodeSha256({c}, err));
+  EXPECT_FALSE(objectsCodeSha256({dir + "/missing.o"}, err));
+  llvm::sys::fs::remove_directories(dir);
+}

@@ -1,0 +1,22 @@
+// A compiler killed by a signal (SIGSEGV, SIGKILL from the OOM killer) is a
+// compiler fault, not a rejected control value: the receipt says
+// compiler_crash with the signal, so the engine retries once and diagnose
+// points at the compiler, not at the candidate's controls.
+#pragma once
+#include "Subprocess.h"
+
+#include <string>
+
+namespace ciq::wrapper {
+
+struct CompilerCrash {
+  int signal = 0;       // 0: no crash
+  std::string tool;     // "ptxas", "cicc", ... (the compiler itself when it died)
+};
+
+// The direct child died of a signal (not at the compile timeout), or nvcc
+// reports that a tool it ran did ("nvcc error   : 'ptxas' died due to
+// signal 9 (Kill signal)").
+CompilerCrash detectCompilerCrash(const SubprocessResult &r, const std::string &compilerName);
+
+} // namespace ciq::wrapper

@@ -1,0 +1,358 @@
+#include "PtxReuse.h"
+
+#include "DeviceCode.h"
+#include "FindExecutable.h"
+#include "Subprocess.h"
+
+#include <llvm/Support/Allocator.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/StringSaver.h>
+
+#include <chrono>
+#include <climits>
+#include <cstdlib>
+#include <set>
+#include <thread>
+#include <unistd.h>
+
+namespace ciq::wrapper {
+namespace {
+
+// nvcc options under which the output is not one object built by the usual
+// steps, or nvcc writes more than the object and its depfile.
+const std::set<std::string> kUnsupported = {
+    "keep", "keep-dir", "save-temps", "dryrun", "verbose", "time", "lib", "link", "run", "ptx", "cubin",
+    "fatbin", "preprocess", "generate-dependencies", "generate-nonsystem-dependencies", "dlink-time-opt",
+    "device-link", "ltoir", "optix-ir", "fdevice-time-trace", "output-directory", "split-compile",
+    "split-compile-extended", "dlto", "lto", "optimization-info"};
+
+std::string dirOf(const std::string &p) {
+  auto s = p.rfind('/');
+  return s == std::string::npos ? "." : p.substr(0, s);
+}
+
+std::string baseOf(const std::string &p) {
+  auto s = p.rfind('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+bool disabled() {
+  const char *v = std::getenv("CIQ_PTX_REUSE");
+  return v && (std::string(v) == "0" || std::string(v) == "off");
+}
+
+// One step of `nvcc --dryrun`, split like a shell would.
+struct Step {
+  std::vector<std::string> argv;
+  std::string tool() const { return argv.empty() ? "" : baseOf(argv[0]); }
+};
+
+// nvcc --dryrun prints each step as "#$ cmd args" on stderr; lines that
+// only set a variable (#$ PATH=...) are not steps.
+std::vector<Step> parseDryRun(const std::string &text) {
+  std::vector<Step> steps;
+  llvm::BumpPtrAllocator alloc;
+  llvm::StringSaver saver(alloc);
+  llvm::StringRef rest(text);
+  while (!rest.empty()) {
+    auto [line, tail] = rest.split('\n');
+    rest = tail;
+    if (!line.consume_front("#$ "))
+      continue;
+    auto eq = line.find('='), sp = line.find(' ');
+    if (eq != llvm::StringRef::npos && (sp == llvm::StringRef::npos || eq < sp))
+      continue;
+    llvm::SmallVector<const char *, 64> toks;
+    llvm::cl::TokenizeGNUCommandLine(line, saver, toks);
+    Step s;
+    for (const char *t : toks)
+      if (t)
+        s.argv.push_back(t);
+    if (!s.argv.empty())
+      steps.push_back(std::move(s));
+  }
+  return steps;
+}
+
+void replaceAll(std::string &s, const std::string &from, const std::string &to) {
+  if (from.empty())
+    return;
+  for (size_t p = s.find(from); p != std::string::npos; p = s.find(from, p + to.size()))
+    s.replace(p, from.size(), to);
+}
+
+// The steps other than ptxas and fatbinary, the kept folder written as <KEEP>:
+// what must be identical for the kept files to be this candidate's.
+std::vector<std::string> frontEndSteps(const std::vector<Step> &steps, const std::string &keepDir) {
+  std::vector<std::string> out;
+  for (const auto &s : steps) {
+    if (s.tool() == "ptxas" || s.tool() == "fatbinary")
+      continue;
+    std::string line = shellJoin(s.argv);
+    replaceAll(line, keepDir, "<KEEP>");
+    out.push_back(line);
+  }
+  return out;
+}
+
+struct ToolRun {
+  SubprocessResult r;
+  std::vector<std::string> argv;
+};
+
+ToolRun runTool(std::vector<std::string> argv, double timeout) {
+  SubprocessOptions o;
+  o.captureStdout = true;
+  o.captureStderr = true;
+  o.timeoutSeconds = timeout;
+  ToolRun t;
+  t.argv = argv;
+  t.r = runSubprocess(argv, o);
+  return t;
+}
+
+std::optional<std::string> findObjcopy() {
+  if (const char *v = std::getenv("CIQ_LLVM_OBJCOPY"); v && *v)
+    return findExecutable(v);
+  if (auto p = findExecutable("llvm-objcopy-14"))
+    return p;
+  return findExecutable("llvm-objcopy");
+}
+
+bool moveFile(const std::string &from, const std::string &to) {
+  if (!llvm::sys::fs::rename(from, to))
+    return true;
+  return !llvm::sys::fs::copy_file(from, to);
+}
+
+} // namespace
+
+bool ptxasOnly(const CandidateMessage &c) {
+  for (const auto &a : c.acfs)
+    if (a.stage != "ptxas")
+      return false;
+  return c.nvccOptions.empty() && c.defines.empty();
+}
+
+PtxReuse::PtxReuse(ReuseContext ctx) : ctx_(std::move(ctx)) {
+  const NvccCommand &cmd = *ctx_.cmd;
+  bool compiles = false, depsWithCompile = false;
+  for (Arg *a : const_cast<NvccCommand &>(cmd).flat()) {
+    if (!a->isOption)
+      continue;
+    const std::string &n = a->opt.name;
+    std::string spelled = a->tokens.empty() ? n : a->tokens[0];
+    if (kUnsupported.count(n) || spelled == "-keep" || spelled == "--keep" || spelled == "-save-temps")
+      unsupported_ = "nvcc option " + spelled;
+    compiles = compiles || n == "compile" || n == "device-c";
+    depsWithCompile = depsWithCompile || n == "generate-dependencies-with-compile" ||
+                      n == "generate-nonsystem-dependencies-with-compile";
+    if (n == "dependency-output" && !a->opt.value.empty())
+      userDepfile_ = a->opt.value[0] == '/' ? a->opt.value : ctx_.cwd + "/" + a->opt.value;
+  }
+  if (disabled())
+    unsupported_ = "CIQ_PTX_REUSE=0";
+  else if (ctx_.runDir.empty())
+    unsupported_ = "no CIQ_RUN_DIR";
+  else if (cmd.inputs.size() != 1)
+    unsupported_ = std::to_string(cmd.inputs.size()) + " inputs";
+  else if (!compiles || !cmd.ptxasRuns)
+    unsupported_ = "not a compile to an object (-c or -dc)";
+  else if (depsWithCompile != !userDepfile_.empty())
+    unsupported_ = "a dependency file without -MF";
+  if (!unsupported_.empty())
+    return;
+  key_ = frontEndKey({ctx_.nvccPath, ctx_.cwd, ctx_.userArgs});
+  dir_ = entryDir(ctx_.runDir, key_);
+}
+
+PtxReuse::~PtxReuse() {
+  if (keeping_)
+    llvm::sys::fs::remove_directories(tmpDir_); // gone already when the entry was committed
+}
+
+// Read only for ptxas-only candidates: checking the entry re-hashes every
+// header, which a candidate that takes the full compile anyway need not pay.
+const std::optional<KeptEntry> &PtxReuse::entry() {
+  if (!loaded_) {
+    entry_ = loadEntry(dir_, stale_);
+    loaded_ = true;
+  }
+  return entry_;
+}
+
+std::vector<std::string> PtxReuse::dryRunArgs(const std::vector<std::string> &candArgs,
+                                              const std::string &keepDir) const {
+  std::vector<std::string> a = candArgs;
+  a.insert(a.end(), {"--keep", "--keep-dir", keepDir});
+  if (userDepfile_.empty())
+    a.insert(a.end(), {"-MD", "-MF", keepDir + "/ciq.deps"});
+  return a;
+}
+
+std::vector<std::string> PtxReuse::keepArgs(const CandidateMessage &c) {
+  if (!unsupported_.empty() || !ptxasOnly(c))
+    return {};
+  tmpDir_ = dir_ + ".tmp" + std::to_string(getpid());
+  llvm::sys::fs::remove_directories(tmpDir_);
+  if (llvm::sys::fs::create_directories(tmpDir_ + "/keep"))
+    return {};
+  keeping_ = true;
+  return dryRunArgs({}, tmpDir_ + "/keep");
+}
+
+std::string PtxReuse::keep(const std::vector<std::string> &candArgs) {
+  if (!keeping_)
+    return "";
+  std::string keepDir = tmpDir_ + "/keep";
+  std::vector<std::string> argv = {ctx_.nvccPath, "--dryrun"};
+  auto a = dryRunArgs(candArgs, keepDir);
+  argv.insert(argv.end(), a.begin(), a.end());
+  ToolRun dry = runTool(argv, ctx_.timeoutSeconds);
+  std::string why;
+  KeptEntry e;
+  std::string err;
+  auto dc = readDeviceCode(ctx_.output, err);
+  if (dry.r.exitCode != 0)
+    why = "nvcc --dryrun failed";
+  else if (!dc || !dc->isCuda)
+    why = "no device code in " + ctx_.output;
+  else {
+    e.frontEndSteps = frontEndSteps(parseDryRun(dry.r.err), keepDir);
+    e.fatbinSection = dc->section.substr(0, dc->section.find(' '));
+    why = commitEntry(tmpDir_, dir_, e, ctx_.output, userDepfile_.empty() ? keepDir + "/ciq.deps" : userDepfile_,
+                      ctx_.cwd);
+  }
+  if (!why.empty())
+    llvm::sys::fs::remove_directories(tmpDir_);
+  return why.empty() ? "" : "PTX reuse: kept nothing for " + ctx_.output + ": " + why;
+}
+
+ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std::string> &candArgs,
+                               bool needObject) {
+  ReuseResult res;
+  if (!unsupported_.empty() || !ptxasOnly(c))
+    return res;
+  auto fallBack = [&](const std::string &why) {
+    res.note = "PTX reuse: full compile of " + ctx_.output + ": " + why;
+    return res;
+  };
+  if (!entry())
+    return stale_.empty() ? res : fallBack(stale_ + " changed since its PTX was kept");
+  auto t0 = std::chrono::steady_clock::now();
+  std::string keepDir = entry_->keepDir();
+  std::vector<std::string> argv = {ctx_.nvccPath, "--dryrun"};
+  auto a = dryRunArgs(candArgs, keepDir);
+  argv.insert(argv.end(), a.begin(), a.end());
+  ToolRun dry = runTool(argv, ctx_.timeoutSeconds);
+  if (dry.r.exitCode != 0)
+    return fallBack("nvcc --dryrun failed: " + dry.r.err.substr(0, 200));
+  auto steps = parseDryRun(dry.r.err);
+  if (frontEndSteps(steps, keepDir) != entry_->frontEndSteps)
+    return fallBack("nvcc's front-end or host steps for this candidate differ from those of the kept compile");
+  std::vector<Step> ptxas, fatbin;
+  for (auto &s : steps) {
+    if (s.tool() == "ptxas")
+      ptxas.push_back(s);
+    else if (s.tool() == "fatbinary")
+      fatbin.push_back(s);
+  }
+  if (ptxas.empty() || fatbin.size() != 1)
+    return fallBack("nvcc's steps have no ptxas run or not one fatbinary run");
+
+  std::string bin = dirOf(resolvedPath(ctx_.nvccPath));
+  std::string work = dir_ + "/cand" + std::to_string(getpid());
+  llvm::sys::fs::remove_directories(work);
+  llvm::sys::fs::create_directories(work);
+  // Each ptxas writes its cubin into this candidate's folder, never the kept one.
+  std::vector<std::pair<std::string, std::string>> moved;
+  for (size_t i = 0; i < ptxas.size(); ++i) {
+    auto &v = ptxas[i].argv;
+    v[0] = bin + "/ptxas";
+    for (size_t k = 0; k + 1 < v.size(); ++k)
+      if (v[k] == "-o") {
+        std::string to = work + "/" + std::to_string(i) + "." + baseOf(v[k + 1]);
+        moved.push_back({v[k + 1], to});
+        v[k + 1] = to;
+      }
+  }
+  std::vector<ToolRun> runs(ptxas.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < ptxas.size(); ++i)
+    threads.emplace_back([&, i] { runs[i] = runTool(ptxas[i].argv, ctx_.timeoutSeconds); });
+  for (auto &t : threads)
+    t.join();
+  res.reused = true;
+  for (const auto &r : runs) {
+    res.err += r.r.err;
+    res.finalArgv.push_back(shellJoin(r.argv));
+    res.timedOut = res.timedOut || r.r.timedOut;
+    if (res.exitCode == 0)
+      res.exitCode = r.r.spawnFailed ? 127 : r.r.exitCode;
+  }
+  auto finish = [&] {
+    llvm::sys::fs::remove_directories(work);
+    res.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+    return res;
+  };
+  if (res.exitCode != 0 || res.timedOut)
+    return finish(); // ptxas itself failed: the candidate's own error, as a full compile would give
+
+  std::vector<std::string> fb = {bin + "/fatbinary"};
+  std::string fatbinFile = work + "/out.fatbin";
+  for (size_t i = 1; i < fatbin[0].argv.size(); ++i) {
+    std::string t = fatbin[0].argv[i];
+    if (t.rfind("--embedded-fatbin=", 0) == 0)
+      continue;
+    if (t.rfind("--create=", 0) == 0)
+      t = "--create=" + fatbinFile;
+    for (const auto &[from, to] : moved)
+      replaceAll(t, "file=" + from, "file=" + to);
+    fb.push_back(t);
+  }
+  ToolRun f = runTool(fb, ctx_.timeoutSeconds);
+  res.err += f.r.err;
+  std::string err;
+  auto fatDc = f.r.exitCode == 0 ? readDeviceCode(fatbinFile, err) : std::nullopt;
+  if (!fatDc) {
+    res.reused = false;
+    finish();
+    return fallBack("fatbinary failed: " + f.r.err.substr(0, 200));
+  }
+  res.deviceCodeSha256 = fatDc->sha256;
+  res.deviceCodeBytes = fatDc->bytes;
+  std::string object = work + "/out.o";
+  if (!needObject) {
+    // Compile-only objectives read the statistics and the hash; the build
+    // only needs an object to link, and the kept one is that.
+    llvm::sys::fs::copy_file(entry_->objectPath(), object);
+  } else {
+    auto objcopy = findObjcopy();
+    if (!objcopy) {
+      res.reused = false;
+      finish();
+      return fallBack("no llvm-objcopy-14 or llvm-objcopy on PATH (or CIQ_LLVM_OBJCOPY)");
+    }
+    ToolRun oc = runTool({*objcopy, "--update-section", entry_->fatbinSection + "=" + fatbinFile,
+                          entry_->objectPath(), object},
+                         ctx_.timeoutSeconds);
+    auto objDc = oc.r.exitCode == 0 ? readDeviceCode(object, err) : std::nullopt;
+    if (!objDc || objDc->sha256 != fatDc->sha256 || objDc->bytes != fatDc->bytes) {
+      res.reused = false;
+      finish();
+      return fallBack("the object llvm-objcopy assembled does not carry the fatbin ptxas and fatbinary made" +
+                      (oc.r.err.empty() ? std::string() : ": " + oc.r.err.substr(0, 200)));
+    }
+  }
+  if (!moveFile(object, ctx_.output) ||
+      (!userDepfile_.empty() && llvm::sys::fs::copy_file(entry_->depfilePath(), userDepfile_))) {
+    res.reused = false;
+    finish();
+    return fallBack("cannot write " + ctx_.output + " or its dependency file");
+  }
+  return finish();
+}
+
+} // namespace ciq::wrapper

@@ -1,0 +1,91 @@
+// PTX reuse in tuning runs (docs/wrapper.md, "PTX reuse"). A candidate whose
+// controls reach only ptxas (ptxas options, a ptxas ACF) leaves nvcc's front
+// end (preprocessor, cudafe++, cicc) and the host compile unchanged. The first
+// full compile of a translation unit keeps what nvcc produced (--keep); later
+// ptxas-only candidates run ptxas on the kept PTX for each architecture, rebuild
+// the fatbin with fatbinary and put it into a copy of the kept host object
+// (llvm-objcopy --update-section), exactly the commands nvcc itself would run
+// (read from `nvcc --dryrun` of the candidate's full command).
+//
+// Equivalence is checked, not assumed: the candidate's own dry run must list
+// the same front-end and host steps as the compile that was kept, every
+// source and header of the kept depfile must be unchanged, and the object's
+// device code must hash like the fatbin ptxas and fatbinary just produced.
+// Anything else is a full compile, with one line in the candidate's log that
+// says why. CIQ_PTX_REUSE=0 turns reuse off.
+#pragma once
+#include "CommandLine.h"
+#include "Protocol.h"
+#include "PtxReuseStore.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ciq::wrapper {
+
+struct ReuseContext {
+  std::string nvccPath;               // the real nvcc (not a launcher)
+  std::string cwd;
+  std::string runDir;                 // CIQ_RUN_DIR: the entries live in <runDir>/ptx-reuse
+  std::string output;                 // absolute path of the object
+  std::vector<std::string> userArgs;  // the user's arguments, without ciq's controls
+  const NvccCommand *cmd = nullptr;   // userArgs parsed
+  double timeoutSeconds = 0;          // per tool run, 0: none
+};
+
+struct ReuseResult {
+  bool reused = false;
+  std::string note;                   // why a full compile is needed ("" when no reason to say)
+  int exitCode = 0;
+  bool timedOut = false;
+  double wallMs = 0;
+  std::string err;                    // what ptxas and fatbinary wrote on stderr
+  std::vector<std::string> finalArgv; // the ptxas commands run, ";"-separated
+  std::string deviceCodeSha256;
+  long deviceCodeBytes = 0;
+};
+
+// Is this candidate's set of controls one that reaches ptxas alone?
+bool ptxasOnly(const CandidateMessage &c);
+
+class PtxReuse {
+public:
+  explicit PtxReuse(ReuseContext ctx);
+  // Removes what a keeping compile that failed left in the run directory.
+  ~PtxReuse();
+  PtxReuse(const PtxReuse &) = delete;
+  PtxReuse &operator=(const PtxReuse &) = delete;
+
+  // "" when the command is one reuse supports (a compile of one source to
+  // an object), else why not.
+  const std::string &unsupported() const { return unsupported_; }
+
+  // Runs the reuse path for a candidate whose full compile would be
+  // `nvcc candArgs`. With needObject false (compile-only objectives) the
+  // output object is the kept one: statistics and device-code hash are the
+  // candidate's, no host object is assembled.
+  ReuseResult tryReuse(const CandidateMessage &c, const std::vector<std::string> &candArgs, bool needObject);
+
+  // The arguments a full compile of a ptxas-only candidate adds so that its
+  // front end is kept (empty when nothing is to be kept).
+  std::vector<std::string> keepArgs(const CandidateMessage &c);
+
+  // After that full compile succeeded: files its output as the entry.
+  // "" on success, else why nothing was kept.
+  std::string keep(const std::vector<std::string> &candArgs);
+
+private:
+  ReuseContext ctx_;
+  std::string unsupported_;
+  std::string key_, dir_, tmpDir_, userDepfile_;
+  std::optional<KeptEntry> entry_;
+  bool loaded_ = false;
+  std::string stale_;   // a dependency that changed since the entry was kept
+  bool keeping_ = false;
+
+  const std::optional<KeptEntry> &entry();
+  std::vector<std::string> dryRunArgs(const std::vector<std::string> &candArgs, const std::string &keepDir) const;
+};
+
+} // namespace ciq::wrapper
