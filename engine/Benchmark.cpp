@@ -1,4 +1,5 @@
 #include "Benchmark.h"
+#include "BenchmarkProgram.h"
 #include "MetricParser.h"
 #include "Stats.h"
 #include "Subprocess.h"
@@ -33,10 +34,6 @@ static void appendLog(const std::string &path, const std::string &title, const S
       << r.out << r.err << "\n";
 }
 
-static std::string workDir(const TuneConfig &cfg) {
-  return cfg.benchmark.workingDir.empty() ? cfg.buildDir : cfg.benchmark.workingDir;
-}
-
 RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
   RunOutcome o;
   if (cfg_.benchmark.correctness.empty()) {
@@ -44,7 +41,7 @@ RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
     return o;
   }
   SubprocessOptions so;
-  so.cwd = workDir(cfg_);
+  so.cwd = benchmarkWorkDir(cfg_);
   so.setEnv = env_;
   so.timeoutSeconds = cfg_.benchmark.timeoutSeconds;
   auto r = runSubprocess(cfg_.benchmark.correctness, so);
@@ -71,7 +68,7 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   const auto &cmd = command.empty() ? cfg_.benchmark.command : command;
   RunOutcome o;
   SubprocessOptions so;
-  so.cwd = workDir(cfg_);
+  so.cwd = benchmarkWorkDir(cfg_);
   so.setEnv = env_;
   so.timeoutSeconds = runTimeoutSeconds();
   auto r = runSubprocess(cmd, so);

@@ -1,7 +1,10 @@
 #include "CandidateBuild.h"
 #include "DeviceCode.h"
 #include "Lockfile.h"
+#include "RuntimeCompiles.h"
 #include "Subprocess.h"
+
+#include "Paths.h"
 
 #include <llvm/Support/FileSystem.h>
 
@@ -24,9 +27,13 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
       acfCopy_[c.acfSha256[i]] = dst;
     }
   }
-  if (!driver_.discover(error))
+  if (!driver_->discover(error))
     return false;
-  driver_.endOrphanedBuild();
+  driver_->endOrphanedBuild();
+  standinDir_ = cfg_.runDir + "/standin";
+  if (!makeStandinDir(standinDir_, error))
+    return false;
+  realPtxas_ = realPtxasFor(cfg_);
   // A frozen winner applied by ciq_apply_lock() must not leak into the
   // candidates, or the "baseline" would be the old winner.
   if (llvm::sys::fs::exists(cfg_.lockfile)) {
@@ -56,15 +63,83 @@ CandidateMessage CandidateBuilder::messageFor(const Evaluation &e) const {
   return m;
 }
 
+std::map<std::string, std::string> CandidateBuilder::runtimeEnv(const Evaluation &e, bool freshCache) {
+  auto env = standinEnv(standinDir_, realPtxas_);
+  env["CIQ_SOCKET"] = daemon_.socketPath();
+  env["CIQ_RUN_DIR"] = cfg_.runDir;
+  env["CIQ_SOCKET_TIMEOUT"] = std::to_string((int)cfg_.timeouts.socketSeconds);
+  std::string cache = frameworkCacheDir(cfg_, e.candidateHash);
+  // Fresh for an evaluation: every kernel compiles, with this candidate.
+  if (freshCache)
+    llvm::sys::fs::remove_directories(cache);
+  llvm::sys::fs::create_directories(cache);
+  env["TRITON_CACHE_DIR"] = cache;
+  return env;
+}
+
+void CandidateBuilder::beginRuntime(const Evaluation &e) {
+  daemon_.setCandidate(messageFor(e));
+}
+
+void CandidateBuilder::endRuntime(Evaluation &e) {
+  auto receipts = daemon_.receipts();
+  daemon_.clearCandidate();
+  bool required = cfg_.build.kind == "none";
+  applyRuntimeReceipts(receipts, runtimeKernels_, required, e);
+  if (e.ok && !haveBaseline_) {
+    haveBaseline_ = true;
+    runtimeKernels_ = e.runtimeKernels;
+  }
+}
+
+void CandidateBuilder::expectLike(const Evaluation &baseline) {
+  haveBaseline_ = true;
+  runtimeKernels_ = baseline.runtimeKernels;
+  if (driver_->learnsObjects()) {
+    std::vector<CudaObject> objs;
+    for (const auto &o : baseline.objects)
+      objs.push_back({o.source, o.output, ""});
+    driver_->learnObjects(objs);
+  }
+}
+
+// A command build's first successful build names the objects every later
+// one must compile; false (a stale build) when it compiled nothing through ciq-ptxas.
+bool CandidateBuilder::learnObjects(const std::vector<Receipt> &receipts, Evaluation &e) {
+  if (!driver_->learnsObjects() || !driver_->objects().empty())
+    return true;
+  std::vector<CudaObject> objs;
+  for (const auto &rc : receipts)
+    if (rc.ptxasRan && rc.exitStatus == 0)
+      objs.push_back({rc.source, rc.output, ""});
+  if (objs.empty()) {
+    e.reason = reason::StaleBuild;
+    e.message = "the configuration did not reach the compiler: build.command (" + shellJoin(cfg_.build.command) +
+                ") compiled nothing through ciq-ptxas; call nvcc/ptxas by name (ciq puts stand-ins first on PATH) "
+                "or through $CIQ_PTXAS as a launcher, and give build.clean so that each build recompiles; log: " +
+                e.log;
+    return false;
+  }
+  driver_->learnObjects(objs);
+  return true;
+}
+
 void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
   daemon_.setCandidate(messageFor(e));
-  driver_.clean();
+  driver_->clean();
   e.log = logPath;
   std::map<std::string, std::string> env = {{"CIQ_SOCKET", daemon_.socketPath()},
                                             {"CIQ_RUN_DIR", cfg_.runDir},
                                             {"CIQ_SOCKET_TIMEOUT", std::to_string((int)cfg_.timeouts.socketSeconds)}};
+  // The user's own build finds the stand-ins first on PATH, or names
+  // ciq-ptxas as its launcher: `$(CIQ_PTXAS) nvcc ...`.
+  if (cfg_.build.kind == "command") {
+    for (const auto &kv : standinEnv(standinDir_, realPtxas_))
+      env[kv.first] = kv.second;
+    env["CIQ_PTXAS"] = wrapperPath();
+  }
   e.replay = "ciq replay " + e.candidateId + " --config " + shellQuote(cfg_.path);
-  auto r = driver_.build(env, e.log);
+  auto r = driver_->build(env, e.log);
   e.buildMs = r.wallMs;
   auto receipts = daemon_.receipts();
   daemon_.clearCandidate();
@@ -84,15 +159,17 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
   }
   if (r.exitCode != 0 || r.spawnFailed) {
     bool allCompiled = true;
-    for (const auto &o : driver_.objects())
+    for (const auto &o : driver_->objects())
       allCompiled = allCompiled && byOutput.count(o.object) && byOutput[o.object]->exitStatus == 0;
     e.reason = (compileFailed || !allCompiled) ? reason::CompileError : reason::LinkError;
     e.message = std::string(e.reason == reason::CompileError ? "the compile failed" : "the link failed") +
                 " (cmake --build exit " + std::to_string(r.exitCode) + "); log: " + e.log;
     return;
   }
+  if (!learnObjects(receipts, e))
+    return;
   std::vector<std::string> missing, hashes;
-  for (const auto &o : driver_.objects()) {
+  for (const auto &o : driver_->objects()) {
     auto it = byOutput.find(o.object);
     if (it == byOutput.end()) {
       missing.push_back(o.source);
@@ -108,10 +185,13 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
       files += (files.empty() ? "" : ", ") + m;
     e.reason = reason::StaleBuild;
     e.message = "the configuration did not reach the compiler: no receipt from ciq-ptxas for " + files +
-                " (is ciq-ptxas the target's CUDA_COMPILER_LAUNCHER? run `ciq canary`); log: " + e.log;
+                (cfg_.build.kind == "cmake" ? " (is ciq-ptxas the target's CUDA_COMPILER_LAUNCHER? run `ciq canary`)"
+                                            : " (did build.clean delete it, and does build.command compile it "
+                                              "through nvcc/ptxas on PATH or $CIQ_PTXAS?)") +
+                "; log: " + e.log;
     return;
   }
-  e.deviceCodeSha256 = combineDeviceCodeHashes(hashes);
+  e.deviceCodeSha256 = hashes.empty() ? "" : combineDeviceCodeHashes(hashes);
   e.ok = true;
 }
 
@@ -120,7 +200,7 @@ void CandidateBuilder::restore() {
     return;
   started_ = false;
   daemon_.stop();
-  driver_.clean();
+  driver_->clean();
 }
 
 } // namespace ciq

@@ -7,14 +7,16 @@
 #include "Config.h"
 #include "Stats.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ciq {
 
-// Copies the benchmark executable (benchmark.command[0], built into the
-// build tree) to dir and returns the command that runs the copy.
+// Copies the benchmark executable (benchmark.command[0], when the build
+// makes it) to dir and returns the command that runs the copy; a program
+// the build does not make runs where it is.
 std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
                                                           std::string &error);
 
@@ -24,9 +26,12 @@ struct InterleavedResult {
   std::vector<std::vector<double>> values;   // per build, per round
 };
 
-// `rounds` rounds; in each, every command runs once, in order.
+// `rounds` rounds; in each, every command runs once, in order, after
+// beforeRun(its index) when given (programs that compile at run time: serve
+// that build's candidate and framework cache).
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
-                                 int rounds, const std::string &logPath);
+                                 int rounds, const std::string &logPath,
+                                 const std::function<void(size_t)> &beforeRun = {});
 
 struct Verdict {
   Summary baseline, winner;

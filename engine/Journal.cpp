@@ -41,6 +41,7 @@ json evaluationToJson(const Evaluation &e) {
               {"duplicate_kind", e.duplicateKind},
               {"kernels", e.kernels},
               {"objects", objects},
+              {"runtime_kernels", e.runtimeKernels},
               {"runs", e.runs},
               {"cv_percent", e.cvPercent},
               {"build_ms", e.buildMs},
@@ -71,6 +72,7 @@ Evaluation evaluationFromJson(const json &j) {
   e.duplicateOf = j.value("duplicate_of", "");
   e.duplicateKind = j.value("duplicate_kind", "");
   e.kernels = j.value("kernels", std::vector<KernelStats>{});
+  e.runtimeKernels = j.value("runtime_kernels", std::vector<std::string>{});
   for (const auto &o : j.value("objects", json::array()))
     e.objects.push_back({o.value("source", ""), o.value("output", ""), o.value("device_code_sha256", ""),
                          o.value("status", ""), o.value("device_code_bytes", 0L), o.value("wall_ms", 0.0)});

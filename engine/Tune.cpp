@@ -1,11 +1,13 @@
 #include "Tune.h"
 #include "Benchmark.h"
+#include "BenchmarkProgram.h"
 #include "CandidateBuild.h"
 #include "Command.h"
 #include "Interleave.h"
 #include "Journal.h"
 #include "LockWriter.h"
 #include "Objectives.h"
+#include "Paths.h"
 #include "Progress.h"
 #include "ResultsCsv.h"
 #include "Search.h"
@@ -16,6 +18,7 @@
 #include "Workers.h"
 
 #include <algorithm>
+#include <functional>
 #include <cstdio>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -66,6 +69,19 @@ private:
   int failFirstGeneration();
   void keepArtifacts(const Evaluation &e);
   bool budgetLeft() const { return (int)evals_.size() < budget_; }
+  bool checkBenchmarkProgram(Evaluation &e);
+  std::string workloadSummary() const {
+    if (cfg_.build.kind == "none")
+      return "kernels compiled at run time";
+    if (cfg_.build.kind == "command")
+      return "build: " + shellJoin(cfg_.build.command);
+    return std::to_string(workers_[0]->builder->driver().objects().size()) + " CUDA object(s)";
+  }
+  void expectLikeBaseline();
+  // Kernels compiled while the benchmark runs (Triton) are part of the device code.
+  bool compilesAtRunTime() const {
+    return cfg_.build.kind == "none" || (!evals_.empty() && !evals_.front().runtimeKernels.empty());
+  }
   std::vector<ScoredPoint> history(int beforeGeneration) const;
   std::string logPath(const std::string &id) const { return cfg_.runDir + "/logs/" + id + ".log"; }
 
@@ -80,6 +96,7 @@ private:
   std::vector<Evaluation> evals_;
   std::map<std::string, size_t> byHash_, byDevice_;
   int budget_ = 0;
+  bool programChecked_ = false;
 };
 
 bool TuneRun::openJournal() {
@@ -130,6 +147,15 @@ bool TuneRun::openJournal() {
 bool TuneRun::prepare() {
   if (opts_.canaryOnly)
     cfg_.runDir += "/canary";
+  if (cfg_.benchmark.enabled) {
+    // A program the build does not make is checked now; one it makes, once
+    // the baseline is built (before it is measured).
+    std::string err;
+    auto program = resolveBenchmarkProgram(cfg_, err);
+    if (!program && !benchmarkProgramIsBuilt(cfg_, absolutePath(cfg_.benchmark.command[0], benchmarkWorkDir(cfg_))))
+      return reportError(err), false;
+    programChecked_ = program.has_value();
+  }
   llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
   if (!openJournal())
     return false;
@@ -143,6 +169,7 @@ bool TuneRun::prepare() {
   }
   if (!startWorkers())
     return false;
+  expectLikeBaseline();
   progress_.begin(budget_, !opts_.quiet);
   return true;
 }
@@ -185,10 +212,38 @@ bool TuneRun::startWorkers() {
   return true;
 }
 
-void TuneRun::measure(Evaluation &e, Worker &w) {
-  if (!w.bench)
+// Once, before the first measurement: the benchmark's program exists.
+bool TuneRun::checkBenchmarkProgram(Evaluation &e) {
+  if (programChecked_)
+    return true;
+  std::string err;
+  if (!resolveBenchmarkProgram(cfg_, err)) {
+    e.ok = false;
+    e.reason = reason::RunCrash;
+    e.message = err;
+    return false;
+  }
+  programChecked_ = true;
+  return true;
+}
+
+// What the baseline tells every worker to expect from later builds and runs.
+void TuneRun::expectLikeBaseline() {
+  if (evals_.empty() || !evals_.front().ok)
     return;
+  for (auto &w : workers_)
+    w->builder->expectLike(evals_.front());
+}
+
+void TuneRun::measure(Evaluation &e, Worker &w) {
+  if (!w.bench || !checkBenchmarkProgram(e))
+    return;
+  // Compiles made while the benchmark runs get this candidate, in a
+  // framework cache of its own, and send receipts like the build's.
+  w.bench->setEnv(w.builder->runtimeEnv(e, /*freshCache=*/true));
+  w.builder->beginRuntime(e);
   auto m = w.bench->measure(e.log);
+  w.builder->endRuntime(e);
   e.measureMs = m.wallMs;
   if (!m.ok) {
     e.ok = false;
@@ -196,6 +251,11 @@ void TuneRun::measure(Evaluation &e, Worker &w) {
     e.message = m.message + "; log: " + e.log;
     return;
   }
+  if (!e.ok) {   // a stale run-time compile: never a score
+    e.message += "; log: " + e.log;
+    return;
+  }
+  scoreCompileMetrics(cfg_, e);
   e.runs = m.values;
   e.cvPercent = m.cvPercent;
   for (const auto &o : cfg_.objectives)
@@ -232,7 +292,7 @@ Evaluation TuneRun::evaluate(const Point &p, int generation, const std::string &
   if (e.ok) {
     scoreCompileMetrics(cfg_, e);
     // Same device code as an earlier candidate: built, but not re-measured.
-    auto it = byDevice_.find(e.deviceCodeSha256);
+    auto it = compilesAtRunTime() ? byDevice_.end() : byDevice_.find(e.deviceCodeSha256);
     if (it != byDevice_.end()) {
       const Evaluation &d = evals_[it->second];
       e.duplicateOf = d.duplicateOf.empty() ? d.candidateId : d.duplicateOf;
@@ -299,6 +359,7 @@ bool TuneRun::evaluateBaseline() {
     return true; // resumed: the baseline is the journal's first evaluation
   Evaluation b = evaluate(cfg_.space.baseline(), 0, candidateName(0), *workers_[0]);
   record(b);
+  expectLikeBaseline();
   if (!b.ok) {
     reportError("the baseline (your build with no control applied) is INVALID: " + b.reason + ": " + b.message +
                 "; fix the build or benchmark first (" + b.replay + ")");
@@ -328,10 +389,18 @@ bool TuneRun::runCanary() {
   progress_.building("canary");
   builder().build(c, logPath("canary"));
   const Evaluation &b = evals_.front();
-  bool changed = c.ok && c.deviceCodeSha256 != b.deviceCodeSha256;
-  if (changed && bench() && opts_.canaryOnly) {
+  // Kernels compiled at run time exist only once the benchmark ran.
+  bool measured = c.ok && compilesAtRunTime() && bench();
+  if (measured) {
     scoreCompileMetrics(cfg_, c);
     measure(c, *workers_[0]);
+  }
+  bool changed = c.ok && c.deviceCodeSha256 != b.deviceCodeSha256;
+  if (changed && bench() && opts_.canaryOnly) {
+    if (!measured) {
+      scoreCompileMetrics(cfg_, c);
+      measure(c, *workers_[0]);
+    }
     std::string metric = cfg_.objectives.front().metric;
     if (c.ok && c.scores.count(metric) && b.scores.count(metric) &&
         normalizedObjectives(cfg_, c) <= normalizedObjectives(cfg_, b))
@@ -482,7 +551,17 @@ int TuneRun::runFinalists(WinnerChoice &w) {
       return reportError(err);
     commands.push_back(*cmd);
   }
-  auto res = runInterleaved(*bench(), commands, std::max(cfg_.benchmark.repeats, 5), logPath("finalists"));
+  // Programs that compile at run time: each run gets its build's candidate
+  // and the framework cache its evaluation filled.
+  std::function<void(size_t)> serve;
+  if (compilesAtRunTime())
+    serve = [&](size_t k) {
+      bench()->setEnv(builder().runtimeEnv(evals_[order[k]], /*freshCache=*/false));
+      builder().beginRuntime(evals_[order[k]]);
+    };
+  auto res = runInterleaved(*bench(), commands, std::max(cfg_.benchmark.repeats, 5), logPath("finalists"), serve);
+  if (serve)
+    builder().daemon().clearCandidate();
   if (!res.ok)
     return reportError("finalists: " + res.reason + ": " + res.message);
   const Objective &o = cfg_.objectives.front();
@@ -537,8 +616,7 @@ int TuneRun::run() {
   if (opts_.canaryOnly)
     progress_.note("ciq: canary for " + cfg_.target + ": the default compile, then a deliberately degrading one");
   else
-    progress_.note("ciq: tuning " + cfg_.target + " (" + std::to_string(builder().driver().objects().size()) +
-                 " CUDA object(s)), space of " + std::to_string((long long)cfg_.space.size()) + " points, " +
+    progress_.note("ciq: tuning " + cfg_.target + " (" + workloadSummary() + "), space of " + std::to_string((long long)cfg_.space.size()) + " points, " +
                  strategy_->name() + " search, budget " + std::to_string(budget_) + " evaluations");
   if (!evaluateBaseline())
     return 1;
@@ -578,6 +656,7 @@ int replayCandidate(TuneConfig cfg, const std::string &candidateId) {
   std::string err;
   if (!builder.start(cfg.runDir + "/replay.sock", err))
     return reportError(err);
+  builder.expectLike(evals.front());
   printf("replaying %s: %s\n", e.candidateId.c_str(), e.generation == 0 ? "(default compile)" : e.rendered.summary().c_str());
   CandidateMessage m = builder.messageFor(e);
   printf("environment: CIQ_SOCKET=%s (serves the candidate to ciq-ptxas)\ncommand: %s\n", builder.daemon().socketPath().c_str(),
@@ -591,7 +670,10 @@ int replayCandidate(TuneConfig cfg, const std::string &candidateId) {
   printf("device code: %s (journal: %s)\n", e.deviceCodeSha256.c_str(), it->deviceCodeSha256.c_str());
   if (cfg.benchmark.enabled) {
     BenchmarkRunner bench(cfg);
+    bench.setEnv(builder.runtimeEnv(e, /*freshCache=*/true));
+    builder.beginRuntime(e);
     auto m2 = bench.measure(log);
+    builder.endRuntime(e);
     if (!m2.ok)
       return reportError(e.candidateId + ": " + m2.reason + ": " + m2.message);
     printf("benchmark: median %g %s, CV %.1f%% over %zu runs\n", m2.median, cfg.benchmark.metric.unit.c_str(),

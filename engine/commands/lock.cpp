@@ -6,7 +6,10 @@
 #include "DeviceCode.h"
 #include "LockWriter.h"
 #include "Lockfile.h"
+#include "Paths.h"
+#include "RuntimeCompiles.h"
 #include "Sha256.h"
+#include "Subprocess.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -17,9 +20,11 @@ using namespace llvm;
 
 namespace {
 
-cl::SubCommand LockCmd("lock", "Show a lockfile (show [ciq.lock]), or verify that a build produces its device code "
-                               "(verify [ciq.lock] --build-dir DIR [--target T] | --object FILE...)");
-cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify"), cl::Required, cl::sub(LockCmd));
+cl::SubCommand LockCmd("lock", "Show a lockfile (show [ciq.lock]), verify that a build produces its device code "
+                               "(verify [ciq.lock] --build-dir DIR [--target T] | --object FILE...), or print "
+                               "the variables that apply it to run-time compiles (env [ciq.lock]: "
+                               "eval \"$(ciq lock env ciq.lock)\")");
+cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify|env"), cl::Required, cl::sub(LockCmd));
 cl::opt<std::string> LockPath(cl::Positional, cl::desc("[lockfile]"), cl::init("ciq.lock"), cl::sub(LockCmd));
 cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock"), cl::sub(LockCmd));
 cl::opt<std::string> Target("target", cl::desc("verify: the target (default: the lock's)"), cl::sub(LockCmd));
@@ -137,7 +142,7 @@ int verify(const ciq::Lockfile &l) {
                      "; tune again with this compiler");
     ++bad;
   }
-  ciq::BuildDriver driver(cfg);
+  ciq::CMakeBuild driver(cfg);
   std::string err;
   if (!driver.discover(err))
     return ciq::reportError(err);
@@ -146,6 +151,25 @@ int verify(const ciq::Lockfile &l) {
     objects.push_back(o.object);
   return bad + compareDeviceCode(l, objects, cfg.target + " in " + cfg.buildDir,
                                  " (build the target first: cmake --build " + cfg.buildDir + ")");
+}
+
+// The shell lines that make run-time compiles (Triton's ptxas, a program
+// that runs ptxas by name) go through ciq-ptxas with this lock: the ptxas
+// stand-in in lock mode is `ciq-ptxas --lock`, for tools that take a path.
+int env(const ciq::Lockfile &l) {
+  std::string standin = ciq::cacheDir() + "/standin", err;
+  if (!ciq::makeStandinDir(standin, err))
+    return ciq::reportError(err);
+  SmallString<256> lock(LockPath.getValue());
+  sys::fs::make_absolute(lock);
+  printf("# %s (%s) for compiles made at run time; apply with: eval \"$(ciq lock env %s)\"\n",
+         LockPath.c_str(), l.candidateId.c_str(), ciq::shellQuote(LockPath).c_str());
+  printf("export CIQ_LOCK=%s\n", ciq::shellQuote(lock.str().str()).c_str());
+  if (!l.ptxasPath.empty())
+    printf("export CIQ_REAL_PTXAS=%s\n", ciq::shellQuote(l.ptxasPath).c_str());
+  printf("export TRITON_PTXAS_PATH=%s\n", ciq::shellQuote(standin + "/ptxas").c_str());
+  printf("export TRITON_PTXAS_BLACKWELL_PATH=%s\n", ciq::shellQuote(standin + "/ptxas").c_str());
+  return 0;
 }
 
 // What verify was asked to compare, or the one error line about it.
@@ -159,8 +183,8 @@ std::string verifyUsageProblem() {
 }
 
 int run() {
-  if (Action != "show" && Action != "verify")
-    return ciq::reportError("lock: unknown action '" + Action + "'; expected show or verify");
+  if (Action != "show" && Action != "verify" && Action != "env")
+    return ciq::reportError("lock: unknown action '" + Action + "'; expected show, verify or env");
   if (Action == "verify")
     if (std::string p = verifyUsageProblem(); !p.empty())
       return ciq::reportError(p);
@@ -170,6 +194,8 @@ int run() {
     return ciq::reportError(err);
   if (Action == "show")
     return show(*l);
+  if (Action == "env")
+    return env(*l);
   return verify(*l) ? 1 : 0;
 }
 

@@ -6,6 +6,8 @@
 #include "Config.h"
 #include "GpuState.h"
 #include "Interleave.h"
+#include "RuntimeCompiles.h"
+#include "Tune.h"
 #include "Lockfile.h"
 #include "Stats.h"
 
@@ -30,6 +32,34 @@ std::optional<std::vector<std::string>> buildSide(ciq::CandidateBuilder &b, cons
     return std::nullopt;
   }
   return ciq::snapshotBenchmark(cfg, cfg.runDir + "/validate/" + name, err);
+}
+
+bool compilesAtRunTime(const ciq::TuneConfig &cfg) {
+  if (cfg.build.kind == "none")
+    return true;
+  auto evals = ciq::loadEvaluations(cfg);
+  return !evals.empty() && !evals.front().runtimeKernels.empty();
+}
+
+// Kernels compiled while the benchmark runs (Triton): the baseline's by the
+// real ptxas, the winner's by the ptxas stand-in with the lock (what a user
+// runs after `eval "$(ciq lock env)"`), each side with a fresh cache of its own.
+void sidesCompileAtRunTime(const ciq::TuneConfig &cfg, const ciq::Lockfile &lock, std::vector<std::string> &base,
+                           std::vector<std::string> &win) {
+  std::string dir = cfg.runDir + "/validate";
+  std::string real = lock.ptxasPath.empty() ? ciq::realPtxasFor(cfg) : lock.ptxasPath;
+  auto side = [&](std::vector<std::string> &cmd, const std::string &name, const std::string &ptxas,
+                  std::vector<std::string> extra) {
+    std::string cache = dir + "/" + name + "-cache";
+    sys::fs::remove_directories(cache);
+    sys::fs::create_directories(cache);
+    std::vector<std::string> env = {"env", "TRITON_CACHE_DIR=" + cache, "TRITON_PTXAS_PATH=" + ptxas,
+                                    "TRITON_PTXAS_BLACKWELL_PATH=" + ptxas};
+    env.insert(env.end(), extra.begin(), extra.end());
+    cmd.insert(cmd.begin(), env.begin(), env.end());
+  };
+  side(base, "baseline", real, {});
+  side(win, "winner", cfg.runDir + "/standin/ptxas", {"CIQ_LOCK=" + cfg.lockfile, "CIQ_REAL_PTXAS=" + real});
 }
 
 int run() {
@@ -64,6 +94,8 @@ int run() {
   if (!a || !b)
     return ciq::reportError(err);
   builder.restore();
+  if (compilesAtRunTime(*cfg))
+    sidesCompileAtRunTime(*cfg, *lock, *a, *b);
 
   nlohmann::json before = ciq::queryGpuState();
   ciq::BenchmarkRunner runner(*cfg);
