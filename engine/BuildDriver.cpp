@@ -89,7 +89,7 @@ std::vector<CudaObject> findCudaScriptCompiles(const std::string &buildDir, cons
 
 } // namespace
 
-bool BuildDriver::discover(std::string &error) {
+bool CMakeBuild::discover(std::string &error) {
   std::string cc = cfg_.buildDir + "/compile_commands.json";
   if (!llvm::sys::fs::exists(cc)) {
     // Configure once more with the export switched on (the module does this already).
@@ -162,12 +162,12 @@ void BuildDriver::endOrphanedBuild() {
   llvm::sys::fs::remove(cfg_.runDir + "/build.pgid");
 }
 
-void BuildDriver::clean() {
+void CMakeBuild::clean() {
   for (const auto &o : objects_)
     llvm::sys::fs::remove(o.object);
 }
 
-std::vector<std::string> BuildDriver::buildCommand() const {
+std::vector<std::string> CMakeBuild::buildCommand() const {
   std::vector<std::string> cmd = {"cmake", "--build", cfg_.buildDir, "--target", cfg_.target};
   if (!cfg_.config.empty()) {
     cmd.push_back("--config");
@@ -179,8 +179,10 @@ std::vector<std::string> BuildDriver::buildCommand() const {
   return cmd;
 }
 
-SubprocessResult BuildDriver::build(const std::map<std::string, std::string> &env, const std::string &logPath) {
+SubprocessResult BuildDriver::runStep(const std::vector<std::string> &cmd, const std::string &cwd,
+                                      const std::map<std::string, std::string> &env, const std::string &logPath) {
   SubprocessOptions o;
+  o.cwd = cwd;
   o.setEnv = env;
   o.timeoutSeconds = cfg_.timeouts.buildSeconds;
   o.mergeStderrIntoStdout = true;
@@ -193,12 +195,22 @@ SubprocessResult BuildDriver::build(const std::map<std::string, std::string> &en
   o.onStart = [&](int pgid) {
     std::ofstream(pgidFile) << pgid << "\n";
   };
-  auto r = runSubprocess(buildCommand(), o);
+  auto r = runSubprocess(cmd, o);
   // Compiles run in groups of their own (ninja's, the wrapper's): after a
   // timeout they are still running; after a normal end nothing is.
   lastReaped_ = reapCompiles(cfg_.runDir);
   llvm::sys::fs::remove(pgidFile);
   return r;
+}
+
+SubprocessResult CMakeBuild::build(const std::map<std::string, std::string> &env, const std::string &logPath) {
+  return runStep(buildCommand(), "", env, logPath);
+}
+
+std::unique_ptr<BuildDriver> makeBuildDriver(const TuneConfig &cfg) {
+  if (cfg.build.kind == "cmake")
+    return std::make_unique<CMakeBuild>(cfg);
+  return std::make_unique<CommandBuild>(cfg);
 }
 
 } // namespace ciq
