@@ -44,6 +44,10 @@ public:
   virtual SubprocessResult build(const std::map<std::string, std::string> &env, const std::string &logPath) = 0;
   // The build command, for replay lines and logs (empty: nothing to build).
   virtual std::vector<std::string> buildCommand() const = 0;
+  // A search that runs nothing it builds (compile-only objectives) builds
+  // the tuned objects alone where it can (a CMake target under Ninja: no
+  // link, no other target's objects); other builds ignore it.
+  virtual void setObjectsOnly(bool on) { (void)on; }
   // Compile process groups the last build left running (ended by build()).
   int lastReaped() const { return lastReaped_; }
 
@@ -67,7 +71,12 @@ public:
   bool discover(std::string &error) override;
   void clean() override;
   SubprocessResult build(const std::map<std::string, std::string> &env, const std::string &logPath) override;
+  void setObjectsOnly(bool on) override { objectsOnly_ = on; }
   std::vector<std::string> buildCommand() const override;
+
+private:
+  std::vector<std::string> objectTargets() const;
+  bool objectsOnly_ = false;
 };
 
 // build.command of ciq.yaml (build.clean before it), or nothing (build: none).
