@@ -1,4 +1,5 @@
 #include "Benchmark.h"
+#include "BenchmarkProgram.h"
 #include "MetricParser.h"
 #include "Stats.h"
 #include "Subprocess.h"
@@ -36,10 +37,6 @@ static void appendLog(const std::string &path, const std::string &title, const S
       << r.out << r.err << "\n";
 }
 
-static std::string workDir(const TuneConfig &cfg) {
-  return cfg.benchmark.workingDir.empty() ? cfg.buildDir : cfg.benchmark.workingDir;
-}
-
 // Durations must be positive; counts, sizes and rates cannot be negative.
 // Anything else is not a measurement (a timer that did not run, a wrong
 // number parsed), so it never becomes a score.
@@ -67,7 +64,7 @@ RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
     return o;
   }
   SubprocessOptions so;
-  so.cwd = workDir(cfg_);
+  so.cwd = benchmarkWorkDir(cfg_);
   so.setEnv = env_;
   so.timeoutSeconds = cfg_.benchmark.timeoutSeconds;
   auto r = runSubprocess(cfg_.benchmark.correctness, so);
@@ -94,7 +91,7 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   const auto &cmd = command.empty() ? cfg_.benchmark.command : command;
   RunOutcome o;
   SubprocessOptions so;
-  so.cwd = workDir(cfg_);
+  so.cwd = benchmarkWorkDir(cfg_);
   so.setEnv = env_;
   so.timeoutSeconds = runTimeoutSeconds();
   // A result file left by an earlier run must never be read as this run's.

@@ -41,6 +41,7 @@ struct Evaluation {
   std::string duplicateKind;      // "config", "device_code" or "executable"
   std::vector<KernelStats> kernels;
   std::vector<ObjectRecord> objects;
+  std::vector<std::string> runtimeKernels;  // kernels compiled while the benchmark ran (Triton)
   std::vector<double> runs;       // benchmark values
   double cvPercent = -1;          // <0: not measured
   double buildMs = 0, measureMs = 0;

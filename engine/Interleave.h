@@ -7,14 +7,16 @@
 #include "Config.h"
 #include "Stats.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
 
 namespace ciq {
 
-// Copies the benchmark executable (benchmark.command[0], built into the
-// build tree) to dir and returns the command that runs the copy.
+// Copies the benchmark executable (benchmark.command[0], when the build
+// makes it) to dir and returns the command that runs the copy; a program
+// the build does not make runs where it is.
 std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
                                                           std::string &error);
 
@@ -30,10 +32,16 @@ struct InterleavedResult {
 // down over the rounds favours no build.
 std::vector<size_t> balancedOrder(size_t builds, int round);
 
-// `rounds` rounds; in each, every command runs once, in balancedOrder.
-// `warmupRounds` rounds first, in the same order, kept apart in `warmup`.
+// Called before each run with the index of the build about to run: programs
+// that compile at run time get that build's candidate and framework cache.
+using BeforeRun = std::function<void(size_t)>;
+
+// `rounds` rounds; in each, every command runs once, in balancedOrder, after
+// beforeRun(its index) when given. `warmupRounds` rounds first, in the same
+// order, kept apart in `warmup`.
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
-                                 int rounds, const std::string &logPath, int warmupRounds = 0);
+                                 int rounds, const std::string &logPath, int warmupRounds = 0,
+                                 const BeforeRun &beforeRun = {});
 
 struct Verdict {
   Summary baseline, winner;

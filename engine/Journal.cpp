@@ -45,6 +45,7 @@ json evaluationToJson(const Evaluation &e) {
               {"duplicate_kind", e.duplicateKind},
               {"kernels", e.kernels},
               {"objects", objects},
+              {"runtime_kernels", e.runtimeKernels},
               {"runs", e.runs},
               {"cv_percent", e.cvPercent},
               {"build_ms", e.buildMs},
@@ -62,7 +63,8 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
       .object("controls", controls).object("rendered", rendered).opt("candidate_hash", e.candidateHash)
       .opt("status", status).opt("reason", e.reason).opt("message", e.message).opt("scores", e.scores)
       .opt("device_code_sha256", e.deviceCodeSha256).opt("objects_sha256", e.objectsSha256).opt("duplicate_of", e.duplicateOf)
-      .opt("duplicate_kind", e.duplicateKind).opt("kernels", e.kernels).opt("runs", e.runs)
+      .opt("duplicate_kind", e.duplicateKind).opt("kernels", e.kernels)
+      .opt("runtime_kernels", e.runtimeKernels).opt("runs", e.runs)
       .opt("cv_percent", e.cvPercent).opt("build_ms", e.buildMs).opt("measure_ms", e.measureMs).opt("log", e.log)
       .opt("replay", e.replay).opt("evaluated_at", e.evaluatedAt);
   e.ok = status == "OK";
