@@ -20,6 +20,13 @@ inline const char *RunCrash = "run_crash";
 inline const char *RunTimeout = "run_timeout";
 inline const char *WrongAnswer = "wrong_answer";
 inline const char *ParseError = "parse_error";
+// Slurm executor (docs/cluster.md): the node failed the job twice (it was
+// requeued once on another node), or the worker could not run at all.
+inline const char *NodeFailure = "node_failure";
+inline const char *Preempted = "preempted";
+inline const char *TimeLimit = "time_limit";
+inline const char *GpuLost = "gpu_lost";
+inline const char *WorkerFailed = "worker_failed";
 } // namespace reason
 
 struct ObjectRecord {
@@ -50,6 +57,12 @@ struct Evaluation {
   std::string replay;             // shell line that rebuilds this candidate
   std::string evaluatedAt;
   bool pareto = false;            // filled when results.csv is written
+  // Where it was measured: host name, and the GPU's clocks and throttle state
+  // right after the benchmark (null without a GPU); Slurm job, attempt, node
+  // and timestamps (null for the local executor). Journaled only when set.
+  std::string node;
+  nlohmann::json gpu;
+  nlohmann::json slurm;
 };
 
 nlohmann::json evaluationToJson(const Evaluation &e);

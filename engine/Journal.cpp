@@ -9,6 +9,8 @@
 namespace ciq {
 using nlohmann::json;
 
+static json evaluationCoreToJson(const Evaluation &e);
+
 std::string nowIso8601() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -17,6 +19,17 @@ std::string nowIso8601() {
 }
 
 json evaluationToJson(const Evaluation &e) {
+  json j = evaluationCoreToJson(e);
+  if (!e.node.empty())
+    j["node"] = e.node;
+  if (!e.gpu.is_null())
+    j["gpu"] = e.gpu;
+  if (!e.slurm.is_null())
+    j["slurm"] = e.slurm;
+  return j;
+}
+
+json evaluationCoreToJson(const Evaluation &e) {
   json acfs = json::array();
   for (const auto &a : e.rendered.acfs)
     acfs.push_back({{"stage", a.stage}, {"path", a.path}, {"sha256", a.sha256}});
@@ -81,6 +94,9 @@ Evaluation evaluationFromJson(const json &j) {
   e.log = j.value("log", "");
   e.replay = j.value("replay", "");
   e.evaluatedAt = j.value("evaluated_at", "");
+  e.node = j.value("node", "");
+  e.gpu = j.value("gpu", json());
+  e.slurm = j.value("slurm", json());
   return e;
 }
 

@@ -8,10 +8,12 @@
 #include "Journal.h"
 #include "LockWriter.h"
 #include "Objectives.h"
+#include "Pipeline.h"
 #include "Progress.h"
 #include "ResultsCsv.h"
 #include "Search.h"
 #include "Sha256.h"
+#include "SlurmExecutor.h"
 #include "Stats.h"
 #include "Summary.h"
 #include "Version.h"
@@ -61,13 +63,15 @@ private:
   void checkArchitectures();
   Evaluation evaluate(const Point &p, int generation, const std::string &id, Worker &w);
   void evaluateBatch(const std::vector<Point> &points, int generation);
-  void measure(Evaluation &e, Worker &w);
+  void evaluateOnSlurm(const std::vector<Point> &points, int generation);
+  // Slurm: a generation's candidates go to the executor at once; it keeps
+  // slurm.max_jobs of them in flight.
+  size_t parallelism() const { return slurm_ ? (size_t)cfg_.search.poolSize : workers_.size(); }
   void record(Evaluation &e);
   bool runCanary();
   int runFinalists(WinnerChoice &w);
   int finish();
   int failFirstGeneration();
-  void keepArtifacts(const Evaluation &e);
   bool budgetLeft() const { return (int)evals_.size() < budget_; }
   std::vector<ScoredPoint> history(int beforeGeneration) const;
   std::string logPath(const std::string &id) const { return cfg_.runDir + "/logs/" + id + ".log"; }
@@ -80,6 +84,7 @@ private:
   Journal journal_;
   Progress progress_;
   std::unique_ptr<Strategy> strategy_;
+  std::unique_ptr<SlurmExecutor> slurm_;           // executor: slurm (docs/cluster.md)
   std::vector<Evaluation> evals_;
   std::map<std::string, size_t> byHash_, byDevice_;
   std::set<int> inertAnnounced_;
@@ -208,7 +213,7 @@ bool TuneRun::startWorkers() {
     if (cfg_.benchmark.enabled) {
       std::map<std::string, std::string> env;
       if (n > 1)
-        env["CUDA_VISIBLE_DEVICES"] = k < (int)gpus.size() ? gpus[k] : std::to_string(k);
+        env["CUDA_VISIBLE_DEVICES"] = w->gpu = k < (int)gpus.size() ? gpus[k] : std::to_string(k);
       w->bench = std::make_unique<BenchmarkRunner>(w->cfg, env);
     }
     workers_.push_back(std::move(w));
@@ -216,92 +221,37 @@ bool TuneRun::startWorkers() {
   if (n > 1)
     progress_.note("evaluating " + std::to_string(n) + " candidates at once, one per GPU, worker build trees under " +
                    cfg_.runDir + "/worker-*");
-  return true;
-}
-
-void TuneRun::measure(Evaluation &e, Worker &w) {
-  if (!w.bench)
-    return;
-  auto m = w.bench->measure(e.log);
-  e.measureMs = m.wallMs;
-  if (!m.ok) {
-    e.ok = false;
-    e.reason = m.reason;
-    e.message = m.message + "; log: " + e.log;
-    return;
+  if (cfg_.executor.kind == "slurm" && !opts_.canaryOnly) {
+    slurm_ = std::make_unique<SlurmExecutor>(cfg_, builder().daemon());
+    std::string err;
+    if (!slurm_->start(opts_.resume, err))
+      return reportError(err), false;
+    progress_.note("evaluating up to " + std::to_string(cfg_.executor.slurm.maxJobs) + " candidates at once as Slurm jobs (" +
+                   cfg_.runDir + "/slurm)");
   }
-  e.runs = m.values;
-  e.cvPercent = m.cvPercent;
-  for (const auto &o : cfg_.objectives)
-    if (!isCompileMetric(o.metric))
-      e.scores[o.metric] = m.median;
+  return true;
 }
 
 Evaluation TuneRun::evaluate(const Point &p, int generation, const std::string &id, Worker &w) {
   bool parallel = workers_.size() > 1;
-  Evaluation e;
-  e.candidateId = id;
-  e.generation = generation;
-  e.point = p;
-  e.rendered = render(cfg_.space, p);
-  e.candidateHash = e.rendered.hash();
+  Evaluation e = newEvaluation(cfg_.space, p, generation, id);
   // Same command lines and ACF bytes as an earlier candidate: not rebuilt.
-  if (auto it = byHash_.find(e.candidateHash); it != byHash_.end()) {
-    Evaluation copy = evals_[it->second];
-    // The twin with these command lines (the built one if the twin was itself a
-    // configuration duplicate), not whatever that twin shared its device code with.
-    copy.duplicateOf = copy.duplicateKind == "config" ? copy.duplicateOf : copy.candidateId;
-    copy.duplicateKind = "config";
-    copy.candidateId = e.candidateId;
-    copy.generation = generation;
-    copy.point = p;
-    copy.rendered = e.rendered;
-    copy.buildMs = copy.measureMs = 0;
-    copy.evaluatedAt = nowIso8601();
-    return copy;
-  }
+  if (auto it = byHash_.find(e.candidateHash); it != byHash_.end())
+    return configTwin(evals_[it->second], e);
   if (!parallel)
     progress_.building(e.candidateId);
-  w.builder->build(e, logPath(e.candidateId));
-  if (e.ok) {
-    scoreCompileMetrics(cfg_, e);
-    // Same device code as an earlier candidate: built, but not re-measured.
-    auto it = byDevice_.find(e.deviceCodeSha256);
-    if (it != byDevice_.end()) {
-      const Evaluation &d = evals_[it->second];
-      e.duplicateOf = d.duplicateOf.empty() ? d.candidateId : d.duplicateOf;
-      e.duplicateKind = "device_code";
-      if (w.bench) {
-        e.ok = d.ok;
-        e.reason = d.reason;
-        e.scores = d.scores;
-        e.runs = d.runs;
-        e.cvPercent = d.cvPercent;
-      }
-    } else {
-      if (!parallel)
-        progress_.measuring(e.candidateId);
-      measure(e, w);
-    }
-  }
-  e.evaluatedAt = nowIso8601();
-  if (!e.ok && (opts_.keepInvalid || cfg_.keepInvalid))
-    keepArtifacts(e);
+  PipelineOptions o;
+  o.logPath = logPath(e.candidateId);
+  if (opts_.keepInvalid || cfg_.keepInvalid)
+    o.artifactsDir = cfg_.runDir + "/invalid/" + e.candidateId;
+  o.deviceTwin = [this](const std::string &sha) -> const Evaluation * {
+    auto it = byDevice_.find(sha);
+    return it == byDevice_.end() ? nullptr : &evals_[it->second];
+  };
+  if (!parallel)
+    o.onMeasuring = [&] { progress_.measuring(e.candidateId); };
+  evaluateCandidate(w, e, o);
   return e;
-}
-
-// INVALID candidates keep what `ciq replay` and a human need: objects and the
-// benchmark executable, beside the log.
-void TuneRun::keepArtifacts(const Evaluation &e) {
-  std::string dir = cfg_.runDir + "/invalid/" + e.candidateId;
-  llvm::sys::fs::create_directories(dir);
-  for (const auto &o : builder().driver().objects())
-    if (llvm::sys::fs::exists(o.object))
-      llvm::sys::fs::copy_file(o.object, dir + "/" + llvm::sys::path::filename(o.object).str());
-  if (cfg_.benchmark.enabled) {
-    std::string err;
-    snapshotBenchmark(cfg_, dir, err);
-  }
 }
 
 void TuneRun::record(Evaluation &e) {
@@ -334,8 +284,10 @@ std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {
 bool TuneRun::evaluateBaseline() {
   if (!evals_.empty())
     return true; // resumed: the baseline is the journal's first evaluation
-  Evaluation b = evaluate(cfg_.space.baseline(), 0, candidateName(0), *workers_[0]);
-  record(b);
+  evaluateBatch({cfg_.space.baseline()}, 0);
+  if (evals_.empty()) // stopped (`ciq stop`) before the baseline's Slurm job ended
+    return reportError("stopped before the baseline was evaluated; start again with `ciq tune`"), false;
+  const Evaluation &b = evals_.front();
   if (!b.ok) {
     reportError("the baseline (your build with no control applied) is INVALID: " + b.reason + ": " + b.message +
                 "; fix the build or benchmark first (" + b.replay + ")");
@@ -368,7 +320,7 @@ bool TuneRun::runCanary() {
   bool changed = c.ok && c.deviceCodeSha256 != b.deviceCodeSha256;
   if (changed && bench() && opts_.canaryOnly) {
     scoreCompileMetrics(cfg_, c);
-    measure(c, *workers_[0]);
+    measureCandidate(*workers_[0], c);
     std::string metric = cfg_.objectives.front().metric;
     if (c.ok && c.scores.count(metric) && b.scores.count(metric) &&
         normalizedObjectives(cfg_, c) <= normalizedObjectives(cfg_, b))
@@ -397,6 +349,8 @@ bool TuneRun::runCanary() {
 }
 
 void TuneRun::evaluateBatch(const std::vector<Point> &points, int generation) {
+  if (slurm_)
+    return evaluateOnSlurm(points, generation);
   if (points.size() == 1) {
     Evaluation e = evaluate(points[0], generation, candidateName(evals_.size()), *workers_[0]);
     record(e);
@@ -416,6 +370,36 @@ void TuneRun::evaluateBatch(const std::vector<Point> &points, int generation) {
       e.duplicateOf = evals_[it->second].candidateId;
       e.duplicateKind = "config";
     }
+    record(e);
+  }
+}
+
+// The batch's candidates as Slurm jobs, each one `ciq worker`; results are
+// recorded in pool order, with the same twin rules as one local worker: a
+// candidate whose command lines (or device code) an earlier one of the batch
+// had is that one's duplicate, so the journal equals a local search's.
+void TuneRun::evaluateOnSlurm(const std::vector<Point> &points, int generation) {
+  std::vector<Evaluation> batch;
+  std::vector<Evaluation *> jobs;
+  std::set<std::string> hashes;
+  for (const auto &p : points) {
+    batch.push_back(newEvaluation(cfg_.space, p, generation, candidateName(evals_.size() + batch.size())));
+    batch.back().replay = "ciq replay " + batch.back().candidateId + " --config " + shellQuote(cfg_.path);
+  }
+  for (auto &e : batch)
+    if (!byHash_.count(e.candidateHash) && hashes.insert(e.candidateHash).second)
+      jobs.push_back(&e);
+  if (!slurm_->evaluate(jobs, opts_.keepInvalid || cfg_.keepInvalid))
+    return; // stopped: nothing of this batch is recorded; `ciq resume` picks it up
+  for (auto &e : batch) {
+    if (auto it = byHash_.find(e.candidateHash); it != byHash_.end()) {
+      Evaluation twin = configTwin(evals_[it->second], e);
+      record(twin);
+      continue;
+    }
+    if (e.ok)
+      if (auto it = byDevice_.find(e.deviceCodeSha256); it != byDevice_.end())
+        shareDeviceResult(e, evals_[it->second], cfg_.benchmark.enabled);
     record(e);
   }
 }
@@ -486,7 +470,7 @@ int TuneRun::searchGenerations() {
     // candidate; results are recorded in pool order, so the journal (and a
     // resume) does not depend on which worker finished first.
     for (size_t i = 0; i < todo.size() && budgetLeft();) {
-      size_t n = std::min({workers_.size(), todo.size() - i, (size_t)(budget_ - (int)evals_.size())});
+      size_t n = std::min({parallelism(), todo.size() - i, (size_t)(budget_ - (int)evals_.size())});
       std::vector<Point> batch(todo.begin() + i, todo.begin() + i + n);
       i += n;
       size_t before = evals_.size();
@@ -495,6 +479,8 @@ int TuneRun::searchGenerations() {
         if (evals_[k].reason == reason::StaleBuild)
           return reportError(evals_[k].message);
       if (builder().daemon().stopRequested()) {
+        if (slurm_)
+          slurm_->cancelAll();
         progress_.note("stopped after " + evals_.back().candidateId + "; continue with `ciq resume --config " +
                        cfg_.path + "`");
         return 3;
@@ -515,6 +501,10 @@ int TuneRun::searchGenerations() {
 int TuneRun::runFinalists(WinnerChoice &w) {
   if (!bench() || cfg_.benchmark.finalists <= 0 || w.index < 0)
     return 0;
+  if (slurm_) { // the finalists' interleaved runs would need one node for all of them
+    progress_.note("finalists are not re-measured with executor: slurm (docs/cluster.md)");
+    return 0;
+  }
   std::vector<ScoredPoint> pts;
   for (const auto &e : evals_)
     pts.push_back({e.point, e.ok, normalizedObjectives(cfg_, e), e.generation});

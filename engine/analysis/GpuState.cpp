@@ -12,9 +12,10 @@ namespace ciq {
 namespace {
 const char *kFields[] = {"name", "driver_version", "clocks.sm", "clocks.mem",
                          "clocks.applications.graphics", "clocks.applications.memory",
-                         "compute_cap"};
+                         "compute_cap", "clocks.max.sm", "clocks_event_reasons.active", "temperature.gpu"};
 const char *kKeys[] = {"name", "driver_version", "clocks_sm_mhz", "clocks_mem_mhz",
-                       "clocks_app_sm_mhz", "clocks_app_mem_mhz", "compute_cap"};
+                       "clocks_app_sm_mhz", "clocks_app_mem_mhz", "compute_cap", "clocks_max_sm_mhz",
+                       "throttle_reasons", "temperature_c"};
 
 std::string nowUtc() {
   std::time_t t = std::time(nullptr);
@@ -37,7 +38,7 @@ nlohmann::json cellValue(const std::string &key, llvm::StringRef cell) {
 }
 } // namespace
 
-nlohmann::json queryGpuState() {
+nlohmann::json queryGpuState(const std::string &device) {
   nlohmann::json out = {{"gpus", nlohmann::json::array()}, {"queried_at", nowUtc()}};
   auto smi = findExecutable("nvidia-smi");
   if (!smi) {
@@ -49,7 +50,10 @@ nlohmann::json queryGpuState() {
     query += (query.empty() ? "" : ",") + std::string(f);
   SubprocessOptions opts;
   opts.timeoutSeconds = 30;
-  auto r = runSubprocess({*smi, "--query-gpu=" + query, "--format=csv,noheader,nounits"}, opts);
+  std::vector<std::string> argv = {*smi, "--query-gpu=" + query, "--format=csv,noheader,nounits"};
+  if (!device.empty())
+    argv.push_back("--id=" + device);
+  auto r = runSubprocess(argv, opts);
   if (r.spawnFailed || r.timedOut || r.exitCode != 0) {
     std::string why = llvm::StringRef(r.out + r.err).trim().str();
     out["note"] = "no GPU: nvidia-smi failed (" +
@@ -66,6 +70,11 @@ nlohmann::json queryGpuState() {
     nlohmann::json gpu = {{"index", i}};
     for (size_t k = 0; k < std::size(kKeys); ++k)
       gpu[kKeys[k]] = cellValue(kKeys[k], k < table->rows[i].size() ? table->rows[i][k] : "");
+    // A bit mask such as 0x0000000000000001; bit 0 (idle) holds no clock down.
+    unsigned long long reasons = 0;
+    gpu["throttled"] = gpu["throttle_reasons"].is_string() &&
+                       !llvm::StringRef(gpu["throttle_reasons"].get<std::string>()).getAsInteger(0, reasons) &&
+                       (reasons & ~1ull) != 0;
     out["gpus"].push_back(gpu);
   }
   if (out["gpus"].empty())
