@@ -5,7 +5,7 @@ JOBS  ?= $(shell nproc)
 DEBS  := cmake ninja-build g++ make llvm-14-dev llvm-14-tools nlohmann-json3-dev \
          libyaml-cpp-dev libssl-dev libcurl4-openssl-dev libarchive-dev libgtest-dev \
          libboost-math-dev ccache sccache gnuplot-nox python3 python3-yaml chromium libcsv-dev \
-         libzstd-dev liblz4-dev
+         libzstd-dev liblz4-dev slurmctld slurmd slurm-client munge
 # Python packages of the benchmarks only (bench/search_efficiency.py's peers),
 # not of the build or the tests.
 BENCH_PIP := kernel_tuner optuna
