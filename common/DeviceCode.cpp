@@ -195,6 +195,73 @@ std::string combineDeviceCodeHashes(std::vector<std::string> hashes) {
   return sha256Hex(all);
 }
 
+namespace {
+
+// nvcc names its temporary files after its process id
+// ("tmpxft_000078c9_00000000-6_k.cudafe1.cpp"): blank the id wherever such a
+// name lands in the bytes, or no two builds would ever be equal.
+std::string blankTempNames(llvm::StringRef in) {
+  std::string bytes = in.str();
+  const std::string tag = "tmpxft_";
+  for (size_t at = bytes.find(tag); at != std::string::npos; at = bytes.find(tag, at + 1))
+    for (size_t i = at + tag.size(); i < bytes.size() && i < at + tag.size() + 8 && isxdigit((unsigned char)bytes[i]); ++i)
+      bytes[i] = '0';
+  return bytes;
+}
+
+// What a host object does when run, and nothing about how it was made: every
+// section but the symbol and string tables and the embedded device code
+// (compared on its own through readDeviceCode, without the ptxas command line
+// each cubin records), plus every symbol but the STT_FILE ones. The file
+// symbol names nvcc's intermediate source, which differs between a plain
+// compile ("tmpxft_..._k.cudafe1.cpp") and one that keeps its intermediates
+// for PTX reuse ("k.cudafe1.cpp") while the code is the same.
+bool hashHostObject(const Elf &elf, std::string &acc) {
+  bool ok = true;
+  forEachSection(elf, [&](llvm::StringRef name, const Elf::Elf_Shdr &sec) {
+    acc += name.str() + ":" + std::to_string(sec.sh_type) + ":" + std::to_string(sec.sh_flags) + ":";
+    if (sec.sh_type == llvm::ELF::SHT_SYMTAB) {
+      auto symbols = elf.symbols(&sec);
+      auto names = elf.getStringTableForSymtab(sec);
+      if (!symbols || !names) {
+        if (!symbols) llvm::consumeError(symbols.takeError());
+        if (!names) llvm::consumeError(names.takeError());
+        ok = false;
+        return;
+      }
+      for (const auto &sym : *symbols) {
+        if (sym.getType() == llvm::ELF::STT_FILE)
+          continue;
+        auto symName = sym.getName(*names);
+        std::string n = "?";
+        if (symName)
+          n = blankTempNames(*symName);
+        else
+          llvm::consumeError(symName.takeError());
+        acc += n + "/" + std::to_string(sym.st_info) + "/" + std::to_string(sym.st_shndx) + "/" +
+               std::to_string(sym.st_value) + "/" + std::to_string(sym.st_size) + ";";
+      }
+      acc += "\n";
+      return;
+    }
+    if (sec.sh_type == llvm::ELF::SHT_STRTAB || name == ".nv_fatbin" || name == "__nv_relfatbin" ||
+        sec.sh_type == llvm::ELF::SHT_NOBITS) {
+      acc += std::to_string(sec.sh_type == llvm::ELF::SHT_NOBITS ? sec.sh_size : 0) + "\n";
+      return;
+    }
+    auto contents = contentsOf(elf, sec);
+    if (!contents) {
+      llvm::consumeError(contents.takeError());
+      ok = false;
+      return;
+    }
+    acc += sha256Hex(blankTempNames(*contents)) + "\n";
+  });
+  return ok;
+}
+
+} // namespace
+
 std::optional<std::string> objectsCodeSha256(const std::vector<std::string> &paths, std::string &error) {
   std::vector<std::string> hashes;
   for (const auto &p : paths) {
@@ -203,15 +270,13 @@ std::optional<std::string> objectsCodeSha256(const std::vector<std::string> &pat
       error = "cannot read " + p + ": " + buf.getError().message();
       return std::nullopt;
     }
-    std::string bytes = (*buf)->getBuffer().str();
-    // nvcc names its temporary files after its process id
-    // ("tmpxft_000078c9_00000000-6_k.cudafe1.cpp") and that name lands in
-    // the host object: blank the id, or no two builds would ever be equal.
-    const std::string tag = "tmpxft_";
-    for (size_t at = bytes.find(tag); at != std::string::npos; at = bytes.find(tag, at + 1))
-      for (size_t i = at + tag.size(); i < bytes.size() && i < at + tag.size() + 8 && isxdigit((unsigned char)bytes[i]); ++i)
-        bytes[i] = '0';
-    hashes.push_back(sha256Hex(bytes));
+    llvm::StringRef bytes = (*buf)->getBuffer();
+    std::string acc;
+    auto elf = openElf(bytes);
+    if (elf && !isCubin(*elf) && hashHostObject(*elf, acc))
+      hashes.push_back(sha256Hex(acc));
+    else // a fatbin, a cubin or an object no reader understands: all of its bytes
+      hashes.push_back(sha256Hex(blankTempNames(bytes)));
   }
   return combineDeviceCodeHashes(hashes);
 }

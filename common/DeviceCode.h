@@ -31,10 +31,11 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
 // so it does not depend on where the build tree is.
 std::string combineDeviceCodeHashes(std::vector<std::string> hashes);
 
-// One hash over the whole bytes of a set of objects (host and device code),
-// with the process id in nvcc's temporary file names blanked, so that two
-// builds of the same sources and options are equal. A runtime measurement
-// may be reused only between builds with equal hashes.
+// One hash over what a set of objects does when run (host code, data and
+// relocations of each ELF object; all bytes of anything else), independent of
+// how it was built: nvcc's temporary file names, the STT_FILE symbol and the
+// embedded device code (hash that with readDeviceCode) are left out. A runtime
+// measurement may be reused only between builds with equal hashes of both.
 std::optional<std::string> objectsCodeSha256(const std::vector<std::string> &paths, std::string &error);
 
 } // namespace ciq

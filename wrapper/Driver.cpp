@@ -360,6 +360,17 @@ void fillReusedReceipt(const ReuseResult &rr, const Injection &inj, Receipt &rc)
   rc.ptxReuse = "reused";
 }
 
+// The receipt goes to the engine that asked for the object. When that engine
+// is gone the object must not stay in the build tree with a candidate's
+// device code in it, however it was made (full compile or PTX reuse).
+bool sendReceiptOrRemove(EngineClient &engine, const Receipt &rc, const std::string &output) {
+  if (engine.sendReceipt(rc))
+    return true;
+  if (!output.empty())
+    ::unlink(output.c_str());
+  return false;
+}
+
 int timeoutError(const std::string &source, const CandidateMessage &c, double limit) {
   return fail("the compile of " + (source.empty() ? std::string("this invocation") : source) + " for candidate " +
                   c.candidateId + " ran past the compile timeout of " + std::to_string((int)limit) +
@@ -555,9 +566,7 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
       if (rr.reused) {
         fillReusedReceipt(rr, inj, rc);
         status = rr.timedOut ? timeoutError(prep.source, *cand, limit) : rr.exitCode;
-        if (!engine.sendReceipt(rc))
-          return fail(engine.error());
-        return status;
+        return sendReceiptOrRemove(engine, rc, prep.output) ? status : fail(engine.error());
       }
       if (!rr.note.empty())
         note(rr.note);
@@ -610,14 +619,7 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     }
     status = out.timedOut ? timeoutError(prep.source, *cand, limit) : out.run.exitCode;
   }
-  if (!engine.sendReceipt(rc)) {
-    // The engine that asked for this object is gone: it must not stay in the
-    // build tree with a candidate's device code in it.
-    if (!prep.output.empty())
-      ::unlink(prep.output.c_str());
-    return fail(engine.error());
-  }
-  return status;
+  return sendReceiptOrRemove(engine, rc, prep.output) ? status : fail(engine.error());
 }
 
 int lockRun(const Invocation &inv) {

@@ -113,12 +113,17 @@ ToolRun runTool(std::vector<std::string> argv, double timeout) {
   return t;
 }
 
+// GNU objcopy first: it comes with the host compiler nvcc needs anyway, and
+// llvm-objcopy 14 breaks the symbols of an updated section (they get
+// SHN_XINDEX without an SHT_SYMTAB_SHNDX table, and ld refuses the object).
 std::optional<std::string> findObjcopy() {
-  if (const char *v = std::getenv("CIQ_LLVM_OBJCOPY"); v && *v)
-    return findExecutable(v);
-  if (auto p = findExecutable("llvm-objcopy-14"))
-    return p;
-  return findExecutable("llvm-objcopy");
+  for (const char *var : {"CIQ_OBJCOPY", "CIQ_LLVM_OBJCOPY"})
+    if (const char *v = std::getenv(var); v && *v)
+      return findExecutable(v);
+  for (const char *name : {"objcopy", "llvm-objcopy-14", "llvm-objcopy"})
+    if (auto p = findExecutable(name))
+      return p;
+  return std::nullopt;
 }
 
 bool moveFile(const std::string &from, const std::string &to) {
@@ -333,7 +338,7 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
     if (!objcopy) {
       res.reused = false;
       finish();
-      return fallBack("no llvm-objcopy-14 or llvm-objcopy on PATH (or CIQ_LLVM_OBJCOPY)");
+      return fallBack("no objcopy, llvm-objcopy-14 or llvm-objcopy on PATH (or CIQ_OBJCOPY)");
     }
     ToolRun oc = runTool({*objcopy, "--update-section", entry_->fatbinSection + "=" + fatbinFile,
                           entry_->objectPath(), object},
@@ -342,8 +347,16 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
     if (!objDc || objDc->sha256 != fatDc->sha256 || objDc->bytes != fatDc->bytes) {
       res.reused = false;
       finish();
-      return fallBack("the object llvm-objcopy assembled does not carry the fatbin ptxas and fatbinary made" +
+      return fallBack("the object objcopy assembled does not carry the fatbin ptxas and fatbinary made" +
                       (oc.r.err.empty() ? std::string() : ": " + oc.r.err.substr(0, 200)));
+    }
+    // Everything but the fatbin must be the kept object's, symbols included:
+    // an objcopy that damages them makes an object the linker refuses.
+    std::string hostErr;
+    if (objectsCodeSha256({object}, hostErr) != objectsCodeSha256({entry_->objectPath()}, hostErr)) {
+      res.reused = false;
+      finish();
+      return fallBack(baseOf(*objcopy) + " changed more than the fatbin section of the kept object");
     }
   }
   if (!moveFile(object, ctx_.output) ||

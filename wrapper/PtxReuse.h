@@ -4,13 +4,14 @@
 // full compile of a translation unit keeps what nvcc produced (--keep); later
 // ptxas-only candidates run ptxas on the kept PTX for each architecture, rebuild
 // the fatbin with fatbinary and put it into a copy of the kept host object
-// (llvm-objcopy --update-section), exactly the commands nvcc itself would run
+// (objcopy --update-section), exactly the commands nvcc itself would run
 // (read from `nvcc --dryrun` of the candidate's full command).
 //
 // Equivalence is checked, not assumed: the candidate's own dry run must list
 // the same front-end and host steps as the compile that was kept, every
 // source and header of the kept depfile must be unchanged, and the object's
-// device code must hash like the fatbin ptxas and fatbinary just produced.
+// device code must hash like the fatbin ptxas and fatbinary just produced
+// while everything else in it (host code, symbols) hashes like the kept one.
 // Anything else is a full compile, with one line in the candidate's log that
 // says why. CIQ_PTX_REUSE=0 turns reuse off.
 #pragma once
