@@ -632,8 +632,8 @@ int TuneRun::runFinalists(WinnerChoice &w) {
     return 0;
   if (slurm_) { // the finalists' interleaved runs would need one node for all of them
     w.improved = false;
-    w.why = "executor: slurm does not re-measure the finalists interleaved with the baseline, so no lock is "
-            "written; check the winner on a GPU node with `ciq validate` (docs/cluster.md)";
+    w.why = "executor: slurm does not re-measure the finalists interleaved with the baseline yet, so no lock is "
+            "written (docs/cluster.md); results.csv has the candidates";
     progress_.note("finalists are not re-measured with executor: slurm (docs/cluster.md)");
     return 0;
   }
