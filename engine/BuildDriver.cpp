@@ -2,6 +2,7 @@
 #include "Paths.h"
 #include "ProcessTrack.h"
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <unistd.h>
@@ -167,8 +168,34 @@ void BuildDriver::clean() {
     llvm::sys::fs::remove(o.object);
 }
 
+// The tuned objects as Ninja names them (paths relative to the build tree),
+// or nothing when the tree is not Ninja's or an object lies outside it: then
+// the whole target is built.
+std::vector<std::string> BuildDriver::objectTargets() const {
+  std::string ninjaFile = cfg_.buildDir + (cfg_.config.empty() ? "/build.ninja" : "/build-" + cfg_.config + ".ninja");
+  if (!llvm::sys::fs::exists(ninjaFile) && !llvm::sys::fs::exists(cfg_.buildDir + "/build.ninja"))
+    return {};
+  llvm::SmallString<256> real;
+  std::vector<std::string> prefixes = {cfg_.buildDir + "/"};
+  if (!llvm::sys::fs::real_path(cfg_.buildDir, real))
+    prefixes.push_back(real.str().str() + "/");
+  std::vector<std::string> out;
+  for (const auto &o : objects_) {
+    auto p = std::find_if(prefixes.begin(), prefixes.end(),
+                          [&](const std::string &pre) { return o.object.compare(0, pre.size(), pre) == 0; });
+    if (p == prefixes.end())
+      return {};
+    out.push_back(o.object.substr(p->size()));
+  }
+  return out;
+}
+
 std::vector<std::string> BuildDriver::buildCommand() const {
-  std::vector<std::string> cmd = {"cmake", "--build", cfg_.buildDir, "--target", cfg_.target};
+  std::vector<std::string> cmd = {"cmake", "--build", cfg_.buildDir, "--target"};
+  std::vector<std::string> objects = objectsOnly_ ? objectTargets() : std::vector<std::string>{};
+  if (objects.empty())
+    cmd.push_back(cfg_.target);
+  cmd.insert(cmd.end(), objects.begin(), objects.end());
   if (!cfg_.config.empty()) {
     cmd.push_back("--config");
     cmd.push_back(cfg_.config);

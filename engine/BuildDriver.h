@@ -33,12 +33,17 @@ public:
   void clean();
   // `cmake --build <dir> --target <target> [--config C] -j N`, output to logPath.
   SubprocessResult build(const std::map<std::string, std::string> &env, const std::string &logPath);
+  // A search that runs nothing it builds (compile-only objectives) asks Ninja
+  // for the tuned objects alone: no link, no other target's objects.
+  void setObjectsOnly(bool on) { objectsOnly_ = on; }
   // The build command, for replay lines and logs.
   std::vector<std::string> buildCommand() const;
   // Compile process groups the last build left running (ended by build()).
   int lastReaped() const { return lastReaped_; }
 
 private:
+  std::vector<std::string> objectTargets() const;
+  bool objectsOnly_ = false;
   int lastReaped_ = 0;
   const TuneConfig &cfg_;
   std::vector<CudaObject> objects_;

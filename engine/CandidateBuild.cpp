@@ -14,6 +14,18 @@
 
 namespace ciq {
 
+// A search that only reads compile metrics and runs nothing it built lets a
+// candidate that reuses kept PTX skip assembling its object (PtxReuse.h), and
+// the build skip the link (BuildDriver::setObjectsOnly).
+static bool needsObject(const TuneConfig &cfg) {
+  if (cfg.benchmark.enabled || !cfg.benchmark.correctness.empty())
+    return true;
+  for (const auto &o : cfg.objectives)
+    if (!isCompileMetric(o.metric))
+      return true;
+  return false;
+}
+
 bool CandidateBuilder::start(const std::string &socketPath, std::string &error) {
   llvm::sys::fs::create_directories(cfg_.runDir + "/acf");
   llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
@@ -57,23 +69,13 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   daemon_.setTunedOutputs(std::move(tuned));
   if (!daemon_.start(socketPath, error))
     return false;
+  driver_.setObjectsOnly(!needsObject(cfg_));
   std::vector<std::string> objects;
   for (const auto &o : driver_.objects())
     objects.push_back(o.object);
   guardBuildTree(cfg_.buildDir, cfg_.runDir, objects, daemon_.socketPath());
   started_ = true;
   return true;
-}
-
-// A search that only reads compile metrics and runs nothing it built lets a
-// candidate that reuses kept PTX skip assembling its object (PtxReuse.h).
-static bool needsObject(const TuneConfig &cfg) {
-  if (cfg.benchmark.enabled || !cfg.benchmark.correctness.empty())
-    return true;
-  for (const auto &o : cfg.objectives)
-    if (!isCompileMetric(o.metric))
-      return true;
-  return false;
 }
 
 CandidateMessage CandidateBuilder::messageFor(const Evaluation &e) const {
@@ -210,7 +212,7 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     }
     const Receipt &rc = *it->second;
     e.objects.push_back({o.source, o.object, rc.deviceCodeSha256, rc.status, rc.deviceCodeBytes, rc.wallMs,
-                         rc.ptxasRan});
+                         rc.ptxasRan, rc.ptxReuse});
     hashes.push_back(rc.deviceCodeSha256);
   }
   if (!missing.empty()) {

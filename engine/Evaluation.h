@@ -17,6 +17,9 @@ struct ObjectRecord {
   long deviceCodeBytes = 0;
   double wallMs = 0;
   bool ptxasRan = true;   // false: ptxas printed no report (-dlto): compile metrics are unknown
+  // How the wrapper made it (Receipt::ptxReuse): "reused" (ptxas on kept
+  // PTX), "kept" (nvcc ran and kept its front end) or "full" (nvcc ran).
+  std::string ptxReuse;
 };
 
 struct Evaluation {

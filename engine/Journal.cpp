@@ -39,7 +39,7 @@ json evaluationCoreToJson(const Evaluation &e) {
   for (const auto &o : e.objects)
     objects.push_back({{"source", o.source}, {"output", o.output}, {"device_code_sha256", o.deviceCodeSha256},
                        {"device_code_bytes", o.deviceCodeBytes}, {"wall_ms", o.wallMs}, {"status", o.status},
-                       {"ptxas_ran", o.ptxasRan}});
+                       {"ptxas_ran", o.ptxasRan}, {"ptx_reuse", o.ptxReuse}});
   return json{{"op", "evaluation"},
               {"candidate_id", e.candidateId},
               {"generation", e.generation},
@@ -98,7 +98,7 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
     JsonFields of(objects[i], where + ": \"objects\"[" + std::to_string(i) + "]");
     of.opt("source", o.source).opt("output", o.output).opt("device_code_sha256", o.deviceCodeSha256)
         .opt("status", o.status).opt("device_code_bytes", o.deviceCodeBytes).opt("wall_ms", o.wallMs)
-        .opt("ptxas_ran", o.ptxasRan);
+        .opt("ptxas_ran", o.ptxasRan).opt("ptx_reuse", o.ptxReuse);
     if (!of.ok())
       return error = of.error(), false;
     e.objects.push_back(o);
