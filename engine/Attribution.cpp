@@ -172,8 +172,9 @@ nlohmann::json variantsToJson(const std::vector<VariantResult> &rows) {
 std::string formatVariant(const VariantResult &r, const std::string &unit) {
   char buf[512];
   if (r.verdict.empty()) // the reference row
-    snprintf(buf, sizeof buf, "  %-24s median %.6g %s  (reference)  %s", r.name.c_str(), r.median, unit.c_str(),
-             r.controls.c_str());
+    // "median" only for a measured runtime row: a compile metric is exact.
+    snprintf(buf, sizeof buf, "  %-24s %s%.6g %s  (reference)  %s", r.name.c_str(),
+             r.values.size() > 1 ? "median " : "", r.median, unit.c_str(), r.controls.c_str());
   else if (r.pValue < 0)
     snprintf(buf, sizeof buf, "  %-24s %.6g %s  %.3fx  %s  %s", r.name.c_str(), r.median, unit.c_str(), r.speedup,
              r.verdict.c_str(), r.controls.c_str());

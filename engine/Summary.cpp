@@ -128,7 +128,7 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
   for (const auto &m : verdicts.minimization)
     fprintf(out, "minimization: %s\n", m.c_str());
   if (!verdicts.attribution.empty()) {
-    fprintf(out, "attribution (each against the baseline, measured interleaved):\n");
+    fprintf(out, "attribution (each against the baseline; runtime objectives measured interleaved):\n");
     for (const auto &a : verdicts.attribution)
       fprintf(out, "%s\n", a.c_str());
   }
