@@ -15,6 +15,7 @@
 #include "Objectives.h"
 #include "Paths.h"
 #include "Pipeline.h"
+#include "RunLock.h"
 #include "Progress.h"
 #include "ResultsCsv.h"
 #include "Search.h"
@@ -139,6 +140,7 @@ private:
   std::vector<std::unique_ptr<Worker>> workers_;   // [0] builds in the user's own build tree
   CandidateBuilder &builder() { return *workers_[0]->builder; }
   BenchmarkRunner *bench() const { return workers_[0]->bench.get(); }
+  RunLock runLock_;   // held for the whole search (RunLock.h)
   Journal journal_;
   Progress progress_;
   std::unique_ptr<Strategy> strategy_;
@@ -229,6 +231,10 @@ bool TuneRun::openJournal() {
 }
 
 bool TuneRun::prepare() {
+  // Before anything in the run directory is read or moved.
+  std::string lockErr;
+  if (!runLock_.acquire(cfg_.runDir, cfg_.target.empty() ? cfg_.path : cfg_.target, lockErr))
+    return reportError(lockErr), false;
   if (opts_.canaryOnly)
     cfg_.runDir += "/canary";
   if (cfg_.benchmark.enabled) {
