@@ -40,7 +40,7 @@ std::string slug(const std::string &name) {
   return s;
 }
 
-void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact) {
+void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact, double maxCvPercent) {
   if (exact) {
     double b = ref.median, x = row.median;
     row.speedup = minimize ? (x != 0 ? b / x : 0) : (b != 0 ? x / b : 0);
@@ -48,7 +48,7 @@ void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, b
     row.verdict = row.significant ? "better" : x == b ? "equal" : "worse";
     return;
   }
-  Verdict v = judge(ref.values, row.values, minimize);
+  Verdict v = judge(ref.values, row.values, minimize, maxCvPercent);
   row.speedup = v.speedup;
   row.pValue = v.welch.pValue;
   row.significant = v.significant;
@@ -113,7 +113,8 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
   if (runtime) {
     if (opts.phase && !opts.phase->begin(error))
       return std::nullopt;
-    auto res = runInterleaved(*bench, commands, rounds, cfg.runDir + "/logs/" + tag + ".log", opts.warmupRounds);
+    auto res = runInterleaved(*bench, commands, rounds, cfg.runDir + "/logs/" + tag + ".log", opts.warmupRounds,
+                              opts.enough);
     if (opts.phase) {
       auto found = opts.phase->end();
       if (opts.problems)
@@ -136,7 +137,7 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
     rows[i].cvPercent = s.cvPercent;
   }
   for (size_t i = 1; i < rows.size(); ++i)
-    judgeAgainst(rows[i], rows[0], minimize, !runtime);
+    judgeAgainst(rows[i], rows[0], minimize, !runtime, opts.maxCvPercent);
   return rows;
 }
 

@@ -36,11 +36,14 @@ std::vector<size_t> balancedOrder(size_t builds, int round) {
 }
 
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
-                                 int rounds, const std::string &logPath, int warmupRounds) {
+                                 int rounds, const std::string &logPath, int warmupRounds,
+                                 const EnoughRounds &enough) {
   InterleavedResult r;
   r.values.resize(commands.size());
   r.warmup.resize(commands.size());
-  for (int round = 0; round < warmupRounds + rounds; ++round)
+  for (int round = 0; round < warmupRounds + rounds; ++round) {
+    if (round > warmupRounds && enough && enough(r.values))
+      break;
     for (size_t i : balancedOrder(commands.size(), round)) {
       RunOutcome o = runner.runOnce(logPath, commands[i]);
       if (!o.ok) {
@@ -51,6 +54,7 @@ InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std:
       }
       (round < warmupRounds ? r.warmup : r.values)[i].push_back(o.value);
     }
+  }
   r.ok = true;
   return r;
 }

@@ -7,6 +7,7 @@
 #include "Config.h"
 #include "Stats.h"
 
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -32,8 +33,12 @@ std::vector<size_t> balancedOrder(size_t builds, int round);
 
 // `rounds` rounds; in each, every command runs once, in balancedOrder.
 // `warmupRounds` rounds first, in the same order, kept apart in `warmup`.
+// `enough`, when given, is asked after every measured round whether the
+// values so far suffice (adaptive repeats: stop before `rounds`).
+using EnoughRounds = std::function<bool(const std::vector<std::vector<double>> &values)>;
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
-                                 int rounds, const std::string &logPath, int warmupRounds = 0);
+                                 int rounds, const std::string &logPath, int warmupRounds = 0,
+                                 const EnoughRounds &enough = nullptr);
 
 struct Verdict {
   Summary baseline, winner;

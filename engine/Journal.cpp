@@ -47,6 +47,9 @@ json evaluationToJson(const Evaluation &e) {
               {"objects", objects},
               {"runs", e.runs},
               {"cv_percent", e.cvPercent},
+              {"noise_percent", e.noisePercent},
+              {"stopped_by", e.stoppedBy},
+              {"runs_saved", e.runsSaved},
               {"build_ms", e.buildMs},
               {"measure_ms", e.measureMs},
               {"log", e.log},
@@ -63,7 +66,8 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
       .opt("status", status).opt("reason", e.reason).opt("message", e.message).opt("scores", e.scores)
       .opt("device_code_sha256", e.deviceCodeSha256).opt("objects_sha256", e.objectsSha256).opt("duplicate_of", e.duplicateOf)
       .opt("duplicate_kind", e.duplicateKind).opt("kernels", e.kernels).opt("runs", e.runs)
-      .opt("cv_percent", e.cvPercent).opt("build_ms", e.buildMs).opt("measure_ms", e.measureMs).opt("log", e.log)
+      .opt("cv_percent", e.cvPercent).opt("noise_percent", e.noisePercent)
+      .opt("stopped_by", e.stoppedBy).opt("runs_saved", e.runsSaved).opt("build_ms", e.buildMs).opt("measure_ms", e.measureMs).opt("log", e.log)
       .opt("replay", e.replay).opt("evaluated_at", e.evaluatedAt);
   e.ok = status == "OK";
   e.rendered.controls = *controls;
