@@ -50,6 +50,7 @@ json evaluationToJson(const Evaluation &e) {
               {"noise_percent", e.noisePercent},
               {"stopped_by", e.stoppedBy},
               {"runs_saved", e.runsSaved},
+              {"gpu_problems", e.gpuProblems},
               {"build_ms", e.buildMs},
               {"measure_ms", e.measureMs},
               {"log", e.log},
@@ -67,7 +68,7 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
       .opt("device_code_sha256", e.deviceCodeSha256).opt("objects_sha256", e.objectsSha256).opt("duplicate_of", e.duplicateOf)
       .opt("duplicate_kind", e.duplicateKind).opt("kernels", e.kernels).opt("runs", e.runs)
       .opt("cv_percent", e.cvPercent).opt("noise_percent", e.noisePercent)
-      .opt("stopped_by", e.stoppedBy).opt("runs_saved", e.runsSaved).opt("build_ms", e.buildMs).opt("measure_ms", e.measureMs).opt("log", e.log)
+      .opt("stopped_by", e.stoppedBy).opt("runs_saved", e.runsSaved).opt("gpu_problems", e.gpuProblems).opt("build_ms", e.buildMs).opt("measure_ms", e.measureMs).opt("log", e.log)
       .opt("replay", e.replay).opt("evaluated_at", e.evaluatedAt);
   e.ok = status == "OK";
   e.rendered.controls = *controls;

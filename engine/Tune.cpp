@@ -371,7 +371,10 @@ void TuneRun::measure(Evaluation &e, Worker &w) {
     }
   }
   auto m = w.bench->measure(e.log, -1, against);
-  endPhase(w);
+  if (w.phase) { // kept with the candidate: a source of its noise (NoiseSource.h)
+    e.gpuProblems = w.phase->end();
+    notePhaseProblems(e.gpuProblems);
+  }
   e.measureMs = m.wallMs;
   if (!m.ok) {
     e.ok = false;

@@ -456,10 +456,12 @@ std::optional<Finding> checkNoiseSource(const RunData &run) {
   for (const auto &e : run.evals) {
     std::string stopped;
     std::vector<double> runs;
-    if (!e.duplicateKind.empty() || !JsonFields(e.journal, "").opt("stopped_by", stopped).opt("runs", runs).ok() ||
+    std::vector<std::string> gpu;
+    if (!e.duplicateKind.empty() ||
+        !JsonFields(e.journal, "").opt("stopped_by", stopped).opt("runs", runs).opt("gpu_problems", gpu).ok() ||
         (stopped != "max_repeats" && stopped != "max_measure_s"))
       continue;
-    auto src = noiseSource(runs, target);
+    auto src = noiseSource(runs, target, gpu);
     if (!src)
       continue;
     byKind[src->kind].push_back(e.id + " (noise " + (e.noisePercent ? fmt(*e.noisePercent) : "?") + "%): " +
@@ -478,7 +480,7 @@ std::optional<Finding> checkNoiseSource(const RunData &run) {
     total += v.size();
   f.title = std::to_string(total) + " candidate(s) spent their adaptive budget above the " + fmt(target) +
             "% noise target; most look like " + top->first;
-  f.threshold = "stopped_by max_repeats or max_measure_s; sources checked in order first_run_outlier, bimodal, "
+  f.threshold = "stopped_by max_repeats or max_measure_s; sources checked in order gpu_state, first_run_outlier, bimodal, "
                 "drift, random (docs/config.md, \"Adaptive repeats and racing\")";
   for (const auto &[k, v] : byKind)
     for (const auto &d : v)

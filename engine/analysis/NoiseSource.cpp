@@ -96,9 +96,19 @@ std::optional<NoiseSource> bimodal(const std::vector<double> &runs) {
 
 } // namespace
 
-std::optional<NoiseSource> noiseSource(const std::vector<double> &runs, double targetPercent) {
+std::optional<NoiseSource> noiseSource(const std::vector<double> &runs, double targetPercent,
+                                       const std::vector<std::string> &gpuProblems) {
   if (runs.size() < 5)
     return std::nullopt;
+  if (!gpuProblems.empty()) {
+    std::string seen;
+    for (const auto &p : gpuProblems)
+      seen += (seen.empty() ? "" : "; ") + p;
+    return NoiseSource{"gpu_state", "the GPU's state changed the runs: " + seen,
+                       "measure on an idle GPU at steady clocks: stop the other processes, let it cool, check the "
+                       "clock state with `ciq doctor` (an administrator may lock clocks: nvidia-smi "
+                       "--lock-gpu-clocks)"};
+  }
   if (auto s = firstRunOutlier(runs, targetPercent))
     return s;
   if (auto s = bimodal(runs))

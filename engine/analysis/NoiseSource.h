@@ -9,7 +9,7 @@
 namespace ciq {
 
 struct NoiseSource {
-  // first_run_outlier | drift | bimodal | random
+  // gpu_state | first_run_outlier | bimodal | drift | random
   std::string kind;
   std::string evidence;   // the numbers that named it, one phrase
   std::string next;       // what to change
@@ -28,6 +28,10 @@ struct NoiseSource {
 //    target over the runs;
 //  - random: none of these (spread without a pattern).
 // Fewer than 5 runs: nullopt (too few to tell).
-std::optional<NoiseSource> noiseSource(const std::vector<double> &runs, double targetPercent);
+// gpuProblems: what MeasuredPhase saw wrong with the GPU while the runs ran
+// (throttling, clocks below the application clock, other processes); any
+// makes the source gpu_state, checked before the others.
+std::optional<NoiseSource> noiseSource(const std::vector<double> &runs, double targetPercent,
+                                       const std::vector<std::string> &gpuProblems = {});
 
 } // namespace ciq

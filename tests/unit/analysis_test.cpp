@@ -476,3 +476,11 @@ TEST(NoiseSource, EachSourceFromSeededRuns) {
   }
   EXPECT_FALSE(noiseSource({1, 2, 3, 4}, 1));
 }
+
+TEST(NoiseSource, GpuStateComesFirst) {
+  std::vector<double> drift = {10, 10.1, 10.2, 10.3, 10.4, 10.5, 10.6};
+  EXPECT_EQ(noiseSource(drift, 1)->kind, "drift");
+  auto s = noiseSource(drift, 1, {"GPU 0 throttled (sw_power_cap)"});
+  EXPECT_EQ(s->kind, "gpu_state");
+  EXPECT_NE(s->evidence.find("GPU 0 throttled (sw_power_cap)"), std::string::npos);
+}
