@@ -4,8 +4,11 @@ BUILD ?= build
 JOBS  ?= $(shell nproc)
 DEBS  := cmake ninja-build g++ make llvm-14-dev llvm-14-tools nlohmann-json3-dev \
          libyaml-cpp-dev libssl-dev libcurl4-openssl-dev libarchive-dev libgtest-dev \
-         libboost-math-dev ccache sccache gnuplot-nox python3 python3-yaml chromium libcsv-dev \
+         libboost-math-dev ccache sccache gnuplot-nox python3 python3-yaml python3-pip chromium libcsv-dev \
          libzstd-dev liblz4-dev
+# Python packages the tests use, from the Python package index (pip):
+# triton for tests/lit/engine/triton.test (a real Triton compile, no GPU needed).
+PIPS  := triton
 # Python packages of the benchmarks only (bench/search_efficiency.py's peers),
 # not of the build or the tests.
 BENCH_PIP := kernel_tuner optuna
@@ -18,6 +21,9 @@ deps:
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
 	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
 	fi
+	@for p in $(PIPS); do python3 -c "import $$p" 2>/dev/null || { echo "ciq: installing $$p (pip)"; \
+	  python3 -m pip install -q $$p 2>/dev/null || python3 -m pip install -q --user --break-system-packages $$p || \
+	  echo "ciq: could not install $$p; the tests that need it are skipped (lit REQUIRES)"; }; done
 
 configure: deps
 	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja

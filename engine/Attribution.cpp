@@ -67,6 +67,7 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
   std::vector<VariantResult> rows(variants.size());
   std::vector<size_t> buildOf(variants.size());        // variant -> index into commands/values
   std::vector<std::vector<std::string>> commands;
+  std::vector<Evaluation> served;   // per command: the candidate its run-time compiles get
   std::vector<double> exactValues;
   std::map<std::string, size_t> byHash;
   for (size_t i = 0; i < variants.size(); ++i) {
@@ -80,6 +81,11 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
     if (runtime && opts.snapshots && opts.snapshots->count(hash)) {
       buildOf[i] = byHash[hash] = commands.size();
       commands.push_back(opts.snapshots->at(hash));
+      Evaluation e;
+      e.candidateId = tag + "-" + slug(variants[i].name);
+      e.rendered = variants[i].rendered;
+      e.candidateHash = hash;
+      served.push_back(e);
       continue;
     }
     if (const Evaluation *k = !runtime && opts.known ? opts.known(hash) : nullptr; k && k->scores.count(o.metric)) {
@@ -104,6 +110,7 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
       if (!cmd)
         return std::nullopt;
       commands.push_back(*cmd);
+      served.push_back(e);
       if (opts.snapshots)
         (*opts.snapshots)[hash] = *cmd;
     } else
@@ -113,8 +120,13 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
   if (runtime) {
     if (opts.phase && !opts.phase->begin(error))
       return std::nullopt;
+    BeforeRun serve;
+    if (opts.serveRuntime)
+      serve = [&](size_t k) { opts.serveRuntime(served[k]); };
     auto res = runInterleaved(*bench, commands, rounds, cfg.runDir + "/logs/" + tag + ".log", opts.warmupRounds,
-                              opts.enough);
+                              serve, opts.enough);
+    if (serve)
+      builder.daemon().clearCandidate();
     if (opts.phase) {
       auto found = opts.phase->end();
       if (opts.problems)

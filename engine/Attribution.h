@@ -64,6 +64,11 @@ struct MeasureOptions {
   std::map<std::string, std::vector<std::string>> *snapshots = nullptr;
   // Compile-only: an OK evaluation of this rendered hash already made, or nullptr.
   std::function<const Evaluation *(const std::string &)> known;
+  // Programs that compile at run time (Triton): called before each run with
+  // the candidate of the build about to run, to send that run's compiles
+  // the candidate (and a framework cache of its own).
+  using ServeRuntime = std::function<void(const Evaluation &)>;
+  ServeRuntime serveRuntime;
 };
 
 std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &builder, BenchmarkRunner *bench,

@@ -1,4 +1,5 @@
 #include "Benchmark.h"
+#include "BenchmarkProgram.h"
 #include "MetricParser.h"
 #include "Stats.h"
 #include "Subprocess.h"
@@ -37,10 +38,6 @@ static void appendLog(const std::string &path, const std::string &title, const S
   log << "=== " << title << " (exit " << r.exitCode << ", " << r.wallMs << " ms"
       << (r.timedOut ? ", killed at the time limit" : "") << ")\n"
       << r.out << r.err << "\n";
-}
-
-static std::string workDir(const TuneConfig &cfg) {
-  return cfg.benchmark.workingDir.empty() ? cfg.buildDir : cfg.benchmark.workingDir;
 }
 
 // Durations must be positive; counts, sizes and rates cannot be negative.
@@ -143,7 +140,7 @@ RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
   // Without a check command, the comparison reads one extra benchmark run.
   const auto &cmd = b.correctness.empty() ? b.command : b.correctness;
   SubprocessOptions so;
-  so.cwd = workDir(cfg_);
+  so.cwd = benchmarkWorkDir(cfg_);
   so.setEnv = env_;
   so.timeoutSeconds = b.timeoutSeconds;
   if (b.compare != "stdout" && !b.compare.empty()) { // a file left by an earlier check is not this one's
@@ -178,7 +175,7 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   const auto &cmd = command.empty() ? cfg_.benchmark.command : command;
   RunOutcome o;
   SubprocessOptions so;
-  so.cwd = workDir(cfg_);
+  so.cwd = benchmarkWorkDir(cfg_);
   so.setEnv = env_;
   so.timeoutSeconds = runTimeoutSeconds();
   // A result file left by an earlier run must never be read as this run's.

@@ -62,6 +62,12 @@ public:
   // Tightens the per-run limit to adaptive_factor x the best median run time seen.
   void noteBestRunWallMs(double wallMs);
   double runTimeoutSeconds() const;
+  // Adds (or replaces) variables of the runs' environment: the candidate's
+  // socket, stand-ins and framework cache for programs that compile at run time.
+  void setEnv(const std::map<std::string, std::string> &vars) {
+    for (const auto &kv : vars)
+      env_[kv.first] = kv.second;
+  }
 
 private:
   const TuneConfig &cfg_;

@@ -2,6 +2,7 @@
 #include "Paths.h"
 #include "ProcessTrack.h"
 
+#include <algorithm>
 #include <csignal>
 #include <fstream>
 #include <unistd.h>
@@ -89,7 +90,7 @@ std::vector<CudaObject> findCudaScriptCompiles(const std::string &buildDir, cons
 
 } // namespace
 
-bool BuildDriver::discover(std::string &error) {
+bool CMakeBuild::discover(std::string &error) {
   std::string cc = cfg_.buildDir + "/compile_commands.json";
   if (!llvm::sys::fs::exists(cc)) {
     // Configure once more with the export switched on (the module does this already).
@@ -162,13 +163,39 @@ void BuildDriver::endOrphanedBuild() {
   llvm::sys::fs::remove(cfg_.runDir + "/build.pgid");
 }
 
-void BuildDriver::clean() {
+void CMakeBuild::clean() {
   for (const auto &o : objects_)
     llvm::sys::fs::remove(o.object);
 }
 
-std::vector<std::string> BuildDriver::buildCommand() const {
-  std::vector<std::string> cmd = {"cmake", "--build", cfg_.buildDir, "--target", cfg_.target};
+// The tuned objects as Ninja names them (paths relative to the build tree),
+// or nothing when the tree is not Ninja's or an object lies outside it: then
+// the whole target is built.
+std::vector<std::string> CMakeBuild::objectTargets() const {
+  std::string ninjaFile = cfg_.buildDir + (cfg_.config.empty() ? "/build.ninja" : "/build-" + cfg_.config + ".ninja");
+  if (!llvm::sys::fs::exists(ninjaFile) && !llvm::sys::fs::exists(cfg_.buildDir + "/build.ninja"))
+    return {};
+  llvm::SmallString<256> real;
+  std::vector<std::string> prefixes = {cfg_.buildDir + "/"};
+  if (!llvm::sys::fs::real_path(cfg_.buildDir, real))
+    prefixes.push_back(real.str().str() + "/");
+  std::vector<std::string> out;
+  for (const auto &o : objects_) {
+    auto p = std::find_if(prefixes.begin(), prefixes.end(),
+                          [&](const std::string &pre) { return o.object.compare(0, pre.size(), pre) == 0; });
+    if (p == prefixes.end())
+      return {};
+    out.push_back(o.object.substr(p->size()));
+  }
+  return out;
+}
+
+std::vector<std::string> CMakeBuild::buildCommand() const {
+  std::vector<std::string> cmd = {"cmake", "--build", cfg_.buildDir, "--target"};
+  std::vector<std::string> objects = objectsOnly_ ? objectTargets() : std::vector<std::string>{};
+  if (objects.empty())
+    cmd.push_back(cfg_.target);
+  cmd.insert(cmd.end(), objects.begin(), objects.end());
   if (!cfg_.config.empty()) {
     cmd.push_back("--config");
     cmd.push_back(cfg_.config);
@@ -179,8 +206,10 @@ std::vector<std::string> BuildDriver::buildCommand() const {
   return cmd;
 }
 
-SubprocessResult BuildDriver::build(const std::map<std::string, std::string> &env, const std::string &logPath) {
+SubprocessResult BuildDriver::runStep(const std::vector<std::string> &cmd, const std::string &cwd,
+                                      const std::map<std::string, std::string> &env, const std::string &logPath) {
   SubprocessOptions o;
+  o.cwd = cwd;
   o.setEnv = env;
   o.timeoutSeconds = cfg_.timeouts.buildSeconds;
   o.mergeStderrIntoStdout = true;
@@ -193,12 +222,22 @@ SubprocessResult BuildDriver::build(const std::map<std::string, std::string> &en
   o.onStart = [&](int pgid) {
     std::ofstream(pgidFile) << pgid << "\n";
   };
-  auto r = runSubprocess(buildCommand(), o);
+  auto r = runSubprocess(cmd, o);
   // Compiles run in groups of their own (ninja's, the wrapper's): after a
   // timeout they are still running; after a normal end nothing is.
   lastReaped_ = reapCompiles(cfg_.runDir);
   llvm::sys::fs::remove(pgidFile);
   return r;
+}
+
+SubprocessResult CMakeBuild::build(const std::map<std::string, std::string> &env, const std::string &logPath) {
+  return runStep(buildCommand(), "", env, logPath);
+}
+
+std::unique_ptr<BuildDriver> makeBuildDriver(const TuneConfig &cfg) {
+  if (cfg.build.kind == "cmake")
+    return std::make_unique<CMakeBuild>(cfg);
+  return std::make_unique<CommandBuild>(cfg);
 }
 
 } // namespace ciq

@@ -4,7 +4,9 @@
 #include "DeviceCode.h"
 #include "Lockfile.h"
 #include "Objectives.h"
+#include "Paths.h"
 #include "ProcessTrack.h"
+#include "RuntimeCompiles.h"
 #include "Subprocess.h"
 
 #include <fstream>
@@ -13,6 +15,18 @@
 #include <llvm/Support/FileSystem.h>
 
 namespace ciq {
+
+// A search that only reads compile metrics and runs nothing it built lets a
+// candidate that reuses kept PTX skip assembling its object (PtxReuse.h), and
+// the build skip the link (BuildDriver::setObjectsOnly).
+static bool needsObject(const TuneConfig &cfg) {
+  if (cfg.benchmark.enabled || !cfg.benchmark.correctness.empty())
+    return true;
+  for (const auto &o : cfg.objectives)
+    if (!isCompileMetric(o.metric))
+      return true;
+  return false;
+}
 
 bool CandidateBuilder::start(const std::string &socketPath, std::string &error) {
   llvm::sys::fs::create_directories(cfg_.runDir + "/acf");
@@ -31,11 +45,14 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
       acfCopy_[c.acfSha256[i]] = dst;
     }
   }
-  if (!driver_.discover(error))
+  if (!driver_->discover(error))
     return false;
-  // Nothing of a killed search may run beside this one: its build, then
-  // every compile it started in a group of its own.
-  driver_.endOrphanedBuild();
+  driver_->endOrphanedBuild();
+  standinDir_ = cfg_.runDir + "/standin";
+  if (!makeStandinDir(standinDir_, error))
+    return false;
+  // Nothing of a killed search may run beside this one: its build (ended
+  // above), then every compile it started in a group of its own.
   if (int n = reapCompiles(cfg_.runDir))
     reportNote("ended " + std::to_string(n) + " compile process group(s) left running by a killed search in " +
                cfg_.runDir);
@@ -43,6 +60,7 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   repairBuildTree(cfg_.buildDir, cfg_.runDir, note);
   if (!note.empty())
     reportNote(note);
+  realPtxas_ = realPtxasFor(cfg_);
   // A frozen winner applied by ciq_apply_lock() must not leak into the
   // candidates, or the "baseline" would be the old winner.
   if (llvm::sys::fs::exists(cfg_.lockfile)) {
@@ -52,28 +70,24 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   }
   daemon_.setLogPath(cfg_.runDir + "/logs/engine-socket.log");
   std::set<std::string> tuned;
-  for (const auto &o : driver_.objects())
+  for (const auto &o : driver_->objects())
     tuned.insert(o.object);
   daemon_.setTunedOutputs(std::move(tuned));
   if (!daemon_.start(socketPath, error))
     return false;
-  std::vector<std::string> objects;
-  for (const auto &o : driver_.objects())
-    objects.push_back(o.object);
-  guardBuildTree(cfg_.buildDir, cfg_.runDir, objects, daemon_.socketPath());
+  driver_->setObjectsOnly(!needsObject(cfg_));
+  guardObjects();
   started_ = true;
   return true;
 }
 
-// A search that only reads compile metrics and runs nothing it built lets a
-// candidate that reuses kept PTX skip assembling its object (PtxReuse.h).
-static bool needsObject(const TuneConfig &cfg) {
-  if (cfg.benchmark.enabled || !cfg.benchmark.correctness.empty())
-    return true;
-  for (const auto &o : cfg.objectives)
-    if (!isCompileMetric(o.metric))
-      return true;
-  return false;
+// The objects a signal-time cleanup removes (BuildTreeGuard.h): the CMake
+// target's from the start, a command build's once its baseline named them.
+void CandidateBuilder::guardObjects() {
+  std::vector<std::string> objects;
+  for (const auto &o : driver_->objects())
+    objects.push_back(o.object);
+  guardBuildTree(cfg_.buildDir, cfg_.runDir, objects, daemon_.socketPath());
 }
 
 CandidateMessage CandidateBuilder::messageFor(const Evaluation &e) const {
@@ -122,6 +136,93 @@ static bool interrupted(const SubprocessResult &r, const std::vector<Receipt> &r
          text.find("error") == std::string::npos;
 }
 
+// What every compile of this engine needs to reach it: the socket, the run
+// directory and this engine's token (compiles without it are refused).
+std::map<std::string, std::string> CandidateBuilder::engineEnv() const {
+  return {{"CIQ_SOCKET", daemon_.socketPath()},
+          {"CIQ_RUN_DIR", cfg_.runDir},
+          {"CIQ_ENGINE_TOKEN", daemon_.token()},
+          {"CIQ_SOCKET_TIMEOUT", std::to_string((int)cfg_.timeouts.socketSeconds)}};
+}
+
+std::map<std::string, std::string> CandidateBuilder::buildEnv() const {
+  auto env = engineEnv();
+  // The user's own build finds the stand-ins first on PATH, or names
+  // ciq-ptxas as its launcher: `$(CIQ_PTXAS) nvcc ...`.
+  if (cfg_.build.kind == "command") {
+    for (const auto &kv : standinEnv(standinDir_, realPtxas_))
+      env[kv.first] = kv.second;
+    env["CIQ_PTXAS"] = wrapperPath();
+  }
+  return env;
+}
+
+std::string CandidateBuilder::buildName() const {
+  return cfg_.build.kind == "cmake" ? "cmake --build" : "build.command";
+}
+
+std::map<std::string, std::string> CandidateBuilder::runtimeEnv(const Evaluation &e, bool freshCache) {
+  auto env = engineEnv();
+  for (const auto &kv : standinEnv(standinDir_, realPtxas_))
+    env[kv.first] = kv.second;
+  std::string cache = frameworkCacheDir(cfg_, e.candidateHash);
+  // Fresh for an evaluation: every kernel compiles, with this candidate.
+  if (freshCache)
+    llvm::sys::fs::remove_directories(cache);
+  llvm::sys::fs::create_directories(cache);
+  env["TRITON_CACHE_DIR"] = cache;
+  return env;
+}
+
+void CandidateBuilder::beginRuntime(const Evaluation &e) {
+  daemon_.setCandidate(messageFor(e));
+}
+
+void CandidateBuilder::endRuntime(Evaluation &e) {
+  auto receipts = daemon_.receipts();
+  daemon_.clearCandidate();
+  bool required = cfg_.build.kind == "none";
+  applyRuntimeReceipts(receipts, runtimeKernels_, required, e);
+  if (e.ok && !haveBaseline_) {
+    haveBaseline_ = true;
+    runtimeKernels_ = e.runtimeKernels;
+  }
+}
+
+void CandidateBuilder::expectLike(const Evaluation &baseline) {
+  haveBaseline_ = true;
+  runtimeKernels_ = baseline.runtimeKernels;
+  if (driver_->learnsObjects()) {
+    std::vector<CudaObject> objs;
+    for (const auto &o : baseline.objects)
+      objs.push_back({o.source, o.output, ""});
+    driver_->learnObjects(objs);
+    guardObjects();
+  }
+}
+
+// A command build's first successful build names the objects every later
+// one must compile; false (a stale build) when it compiled nothing through ciq-ptxas.
+bool CandidateBuilder::learnObjects(const std::vector<Receipt> &receipts, Evaluation &e) {
+  if (!driver_->learnsObjects() || !driver_->objects().empty())
+    return true;
+  std::vector<CudaObject> objs;
+  for (const auto &rc : receipts)
+    if (rc.ptxasRan && rc.exitStatus == 0)
+      objs.push_back({rc.source, rc.output, ""});
+  if (objs.empty()) {
+    e.reason = reason::StaleBuild;
+    e.message = "the configuration did not reach the compiler: build.command (" + shellJoin(cfg_.build.command) +
+                ") compiled nothing through ciq-ptxas; call nvcc/ptxas by name (ciq puts stand-ins first on PATH) "
+                "or through $CIQ_PTXAS as a launcher, and give build.clean so that each build recompiles; log: " +
+                e.log;
+    return false;
+  }
+  driver_->learnObjects(objs);
+  guardObjects();
+  return true;
+}
+
 void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
   e.log = logPath;
   e.replay = "ciq replay " + e.candidateId + " --config " + shellQuote(cfg_.path);
@@ -131,21 +232,17 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
   // candidate's result; killed again, it is reported as build_interrupted.
   for (int attempt = 0; attempt < 2; ++attempt) {
     daemon_.setCandidate(messageFor(e));
-    driver_.clean();
-    std::map<std::string, std::string> env = {{"CIQ_SOCKET", daemon_.socketPath()},
-                                              {"CIQ_RUN_DIR", cfg_.runDir},
-                                              {"CIQ_ENGINE_TOKEN", daemon_.token()},
-                                              {"CIQ_SOCKET_TIMEOUT", std::to_string((int)cfg_.timeouts.socketSeconds)}};
-    r = driver_.build(env, e.log);
+    driver_->clean();
+    r = driver_->build(buildEnv(), e.log);
     receipts = daemon_.receipts();
     daemon_.clearCandidate();
-    if (!interrupted(r, receipts, driver_.objects(), e.log))
+    if (!interrupted(r, receipts, driver_->objects(), e.log))
       break;
     if (attempt == 1) {
       e.reason = reason::BuildInterrupted;
       e.message = "the build of " + e.candidateId + " was interrupted twice (" +
                   (r.termSignal ? "killed by signal " + std::to_string(r.termSignal)
-                                : "cmake --build exit " + std::to_string(r.exitCode) + " with no compile failing") +
+                                : buildName() + " exit " + std::to_string(r.exitCode) + " with no compile failing") +
                   "), so it says nothing about the candidate; log: " + e.log;
       return;
     }
@@ -186,23 +283,25 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     e.reason = reason::CompileTimeout;
     e.message = std::string(timedOut ? "a compile ran past timeouts.compile_s"
                                      : "the build ran past timeouts.build_s and was ended with every compile "
-                                       "it had started (" + std::to_string(driver_.lastReaped()) +
+                                       "it had started (" + std::to_string(driver_->lastReaped()) +
                                            " process group(s) outside the build's own)") +
                 "; log: " + e.log;
     return;
   }
   if (r.exitCode != 0 || r.spawnFailed) {
     bool allCompiled = true;
-    for (const auto &o : driver_.objects())
+    for (const auto &o : driver_->objects())
       allCompiled = allCompiled && byOutput.count(o.object) && byOutput[o.object]->exitStatus == 0;
     e.reason = (compileFailed || !allCompiled) ? reason::CompileError : reason::LinkError;
     e.message = std::string(e.reason == reason::CompileError ? "the compile failed" : "the link failed") +
-                " (cmake --build exit " + std::to_string(r.exitCode) + ")" + (why.empty() ? "" : ": " + why) +
+                " (" + buildName() + " exit " + std::to_string(r.exitCode) + ")" + (why.empty() ? "" : ": " + why) +
                 "; log: " + e.log;
     return;
   }
+  if (!learnObjects(receipts, e))
+    return;
   std::vector<std::string> missing, hashes;
-  for (const auto &o : driver_.objects()) {
+  for (const auto &o : driver_->objects()) {
     auto it = byOutput.find(o.object);
     if (it == byOutput.end()) {
       missing.push_back(o.source);
@@ -210,7 +309,7 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     }
     const Receipt &rc = *it->second;
     e.objects.push_back({o.source, o.object, rc.deviceCodeSha256, rc.status, rc.deviceCodeBytes, rc.wallMs,
-                         rc.ptxasRan});
+                         rc.ptxasRan, rc.ptxReuse});
     hashes.push_back(rc.deviceCodeSha256);
   }
   if (!missing.empty()) {
@@ -219,15 +318,19 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
       files += (files.empty() ? "" : ", ") + m;
     e.reason = reason::StaleBuild;
     e.message = "the configuration did not reach the compiler: no receipt from ciq-ptxas for " + files +
-                " (is ciq-ptxas the target's CUDA_COMPILER_LAUNCHER? run `ciq canary`); log: " + e.log;
+                (cfg_.build.kind == "cmake" ? " (is ciq-ptxas the target's CUDA_COMPILER_LAUNCHER? run `ciq canary`)"
+                                            : " (did build.clean delete it, and does build.command compile it "
+                                              "through nvcc/ptxas on PATH or $CIQ_PTXAS?)") +
+                "; log: " + e.log;
     return;
   }
-  e.deviceCodeSha256 = combineDeviceCodeHashes(hashes);
+  e.deviceCodeSha256 = hashes.empty() ? "" : combineDeviceCodeHashes(hashes);
   std::vector<std::string> outputs;
   for (const auto &o : e.objects)
     outputs.push_back(o.output);
   std::string err;
-  e.objectsSha256 = objectsCodeSha256(outputs, err).value_or(""); // "": never reused
+  // "": never reused (no object at all: build: none)
+  e.objectsSha256 = outputs.empty() ? "" : objectsCodeSha256(outputs, err).value_or("");
   e.ok = true;
 }
 
@@ -236,7 +339,7 @@ void CandidateBuilder::restore() {
     return;
   started_ = false;
   daemon_.stop();
-  driver_.clean();
+  driver_->clean();
   releaseBuildTree(cfg_.buildDir);
 }
 

@@ -142,6 +142,7 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
     r.fail(n, "benchmark", "missing 'command' (the benchmark's argv)");
   b.enabled = true;
   b.command = r.strings(n["command"], "benchmark.command");
+  b.commandLoc = {r.file(), n["command"].Mark().line + 1, "benchmark.command[0]"};
   if (b.command.empty() || b.command[0].empty())
     r.fail(n["command"], "benchmark.command", "the command is empty");
   b.workingDir = n["working_dir"] ? absolutePath(r.str(n["working_dir"], "benchmark.working_dir"), base) : "";
@@ -180,6 +181,70 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
   else if (n["correctness"])
     b.correctness = r.strings(n["correctness"], "benchmark.correctness");
   return b;
+}
+
+// `build: {command: [...], clean: [...], env: {...}}` or `build: none`.
+BuildConfig parseBuild(const YAML::Node &n, const YamlReader &r) {
+  BuildConfig b;
+  if (n.IsScalar()) {
+    if (n.Scalar() != "none")
+      r.fail(n, "build", "expected a mapping {command: [...], clean: [...], env: {...}} or 'none' (the "
+                         "benchmark compiles at run time), got '" + n.Scalar() + "'");
+    b.kind = "none";
+    return b;
+  }
+  r.needMap(n, "build");
+  r.onlyKeys(n, "build", {"command", "clean", "env"});
+  if (!n["command"])
+    r.fail(n, "build", "missing 'command' (the build's argv, e.g. [make, -j, bench])");
+  b.kind = "command";
+  b.command = r.strings(n["command"], "build.command");
+  if (b.command.empty() || b.command[0].empty())
+    r.fail(n["command"], "build.command", "the command is empty; give the build's argv, e.g. [make, -j, bench]");
+  if (n["clean"]) {
+    b.clean = r.strings(n["clean"], "build.clean");
+    if (b.clean.empty() || b.clean[0].empty())
+      r.fail(n["clean"], "build.clean", "the command is empty; give the argv that deletes the CUDA objects, "
+                                        "e.g. [make, clean], or leave clean: out");
+  }
+  if (n["env"]) {
+    r.needMap(n["env"], "build.env");
+    for (const auto &kv : n["env"])
+      b.env[kv.first.as<std::string>()] = r.str(kv.second, "build.env." + kv.first.as<std::string>());
+  }
+  return b;
+}
+
+// What the workload is built by: a CMake target, build:, or (with a
+// benchmark and neither) nothing: its kernels compile at run time.
+void parseWorkload(const YAML::Node &root, const YamlReader &r, const std::string &base, TuneConfig &c) {
+  if (root["build"])
+    c.build = parseBuild(root["build"], r);
+  else if (!root["target"] && root["benchmark"])
+    c.build.kind = "none";
+  else if (!root["target"])
+    r.fail(root, "target", "missing; name the CMake target to tune, a build: command, or a benchmark: whose "
+                           "program compiles its kernels at run time (docs/config.md)");
+  if (c.build.kind == "none" && !root["benchmark"])
+    r.fail(root["build"], "build", "'none' needs a benchmark: whose program compiles its kernels at run time");
+  c.target = root["target"] ? r.str(root["target"], "target") : "workload";
+  std::string dir = absolutePath(root["build_dir"] ? r.str(root["build_dir"], "build_dir") : ".", base);
+  c.buildDir = dir;
+  if (c.build.kind != "cmake") {
+    for (const char *k : {"config", "tune_targets"})
+      if (root[k])
+        r.fail(root[k], k, "applies to CMake targets only; with build: the build command decides what it builds");
+    if (!llvm::sys::fs::is_directory(dir))
+      r.fail(root["build_dir"] ? root["build_dir"] : root, "build_dir", "'" + dir + "' is not a directory");
+    // One workload per ciq.yaml: ciq.lock beside it, unless target: names the
+    // run (then <target>.ciq.lock, as for CMake targets).
+    c.lockfile = root["target"] ? defaultLockfilePath(base, c.target) : base + "/ciq.lock";
+    return;
+  }
+  if (!llvm::sys::fs::exists(c.buildDir + "/CMakeCache.txt"))
+    r.fail(root["build_dir"] ? root["build_dir"] : root["target"], "build_dir",
+           "'" + c.buildDir + "' is not a configured CMake build tree (no CMakeCache.txt); configure it first");
+  c.lockfile = defaultLockfilePath(sourceDirOf(c.buildDir), c.target);
 }
 
 SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
@@ -227,22 +292,15 @@ TuneConfig parse(const std::string &path) {
   YamlReader r(path);
   if (!root.IsMap())
     r.fail(root, "(top level)", "expected a mapping at the top (target:, space:, ...); see docs/config.md");
-  r.onlyKeys(root, "", {"target", "build_dir", "config", "lockfile", "run_dir", "tune_targets",
+  r.onlyKeys(root, "", {"target", "build_dir", "build", "config", "lockfile", "run_dir", "tune_targets",
                         "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs", "workers",
                         "keep_invalid", "tune_architectures", "narrow_architectures"});
   TuneConfig c;
   c.path = path;
   std::string base = llvm::sys::path::parent_path(path).str();
-  if (!root["target"])
-    r.fail(root, "target", "missing; name the CMake target to tune");
-  c.target = r.str(root["target"], "target");
-  c.buildDir = absolutePath(root["build_dir"] ? r.str(root["build_dir"], "build_dir") : ".", base);
-  if (!llvm::sys::fs::exists(c.buildDir + "/CMakeCache.txt"))
-    r.fail(root["build_dir"] ? root["build_dir"] : root["target"], "build_dir",
-           "'" + c.buildDir + "' is not a configured CMake build tree (no CMakeCache.txt); configure it first");
+  parseWorkload(root, r, base, c);
   if (root["config"]) c.config = r.str(root["config"], "config");
-  c.lockfile = root["lockfile"] ? absolutePath(r.str(root["lockfile"], "lockfile"), base)
-                                : defaultLockfilePath(sourceDirOf(c.buildDir), c.target);
+  if (root["lockfile"]) c.lockfile = absolutePath(r.str(root["lockfile"], "lockfile"), base);
   c.runDir = root["run_dir"] ? absolutePath(r.str(root["run_dir"], "run_dir"), base)
                              : c.buildDir + "/ciq/" + c.target;
   if (root["tune_targets"]) c.tuneTargets = r.strings(root["tune_targets"], "tune_targets");

@@ -45,7 +45,8 @@ struct MetricSource {
 
 struct BenchmarkConfig {
   bool enabled = false;
-  std::vector<std::string> command;   // argv; run in workingDir
+  std::vector<std::string> command;   // argv; run in workingDir; [0] any program (see BenchmarkProgram.h)
+  SourceLoc commandLoc;               // where command: is, for errors about the program
   std::string workingDir;             // default: the build directory
   std::map<std::string, std::string> env;
   int warmup = 1;
@@ -76,6 +77,16 @@ struct BenchmarkConfig {
   int finalists = 4;                      // re-measured interleaved with the baseline
 };
 
+// How the workload is built (docs/config.md, "build"): a CMake target (the
+// default), the user's own command (make, a script), or nothing at all for
+// programs that compile their kernels at run time (Triton).
+struct BuildConfig {
+  std::string kind = "cmake";                 // cmake | command | none
+  std::vector<std::string> command;           // kind command: argv, run in the build directory
+  std::vector<std::string> clean;             // run before each build: makes the next build recompile
+  std::map<std::string, std::string> env;     // added to the build's environment
+};
+
 struct SearchConfig {
   std::string strategy = kDefaultStrategy;   // a name of engine/Strategies.def
   int poolSize = 8;
@@ -98,10 +109,11 @@ struct TimeoutConfig {
 
 struct TuneConfig {
   std::string path;          // absolute path of ciq.yaml
-  std::string target;        // CMake target to tune
+  std::string target;        // CMake target to tune (a name for the run with build.kind command/none)
+  BuildConfig build;
   std::string buildDir;      // absolute; default: the folder of ciq.yaml
   std::string config;        // multi-config generators: the configuration to build (default Release)
-  std::string lockfile;      // absolute; default: <source dir>/ciq.lock
+  std::string lockfile;      // absolute; default: <source dir>/<target>.ciq.lock (build: without target: ciq.lock beside ciq.yaml)
   std::string runDir;        // absolute; default: <build dir>/ciq/<target>
   std::vector<std::string> tuneTargets;  // extra CMake targets whose CUDA objects get candidates
   std::vector<Objective> objectives;     // first is primary, the rest tie-break (or Pareto)

@@ -17,6 +17,9 @@ struct ObjectRecord {
   long deviceCodeBytes = 0;
   double wallMs = 0;
   bool ptxasRan = true;   // false: ptxas printed no report (-dlto): compile metrics are unknown
+  // How the wrapper made it (Receipt::ptxReuse): "reused" (ptxas on kept
+  // PTX), "kept" (nvcc ran and kept its front end) or "full" (nvcc ran).
+  std::string ptxReuse;
 };
 
 struct Evaluation {
@@ -38,6 +41,7 @@ struct Evaluation {
   std::string duplicateKind;      // "config", "device_code" or "executable"
   std::vector<KernelStats> kernels;
   std::vector<ObjectRecord> objects;
+  std::vector<std::string> runtimeKernels;  // kernels compiled while the benchmark ran (Triton)
   std::vector<double> runs;       // benchmark values
   double cvPercent = -1;          // <0: not measured
   double noisePercent = -1;       // relative 95% CI half-width of the median, %; <0: unknown

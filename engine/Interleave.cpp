@@ -1,4 +1,5 @@
 #include "Interleave.h"
+#include "BenchmarkProgram.h"
 
 #include <cstdio>
 #include <llvm/Support/FileSystem.h>
@@ -9,18 +10,19 @@ namespace ciq {
 std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
                                                           std::string &error) {
   std::vector<std::string> cmd = cfg.benchmark.command;
-  std::string exe = cmd.at(0);
-  if (!llvm::sys::path::is_absolute(exe))
-    exe = (cfg.benchmark.workingDir.empty() ? cfg.buildDir : cfg.benchmark.workingDir) + "/" + exe;
-  if (!llvm::sys::fs::exists(exe)) {
-    error = "benchmark executable " + exe + " does not exist after the build; benchmark.command[0] must be the "
-            "program the target builds";
+  auto exe = resolveBenchmarkProgram(cfg, error);
+  if (!exe)
     return std::nullopt;
+  // A program the build does not make (python3, a script, an installed
+  // binary) is the same for every build: it runs where it is.
+  if (!benchmarkProgramIsBuilt(cfg, *exe)) {
+    cmd[0] = *exe;
+    return cmd;
   }
   llvm::sys::fs::create_directories(dir);
-  std::string copy = dir + "/" + llvm::sys::path::filename(exe).str();
-  if (auto ec = llvm::sys::fs::copy_file(exe, copy)) {
-    error = "cannot copy " + exe + " to " + copy + ": " + ec.message();
+  std::string copy = dir + "/" + llvm::sys::path::filename(*exe).str();
+  if (auto ec = llvm::sys::fs::copy_file(*exe, copy)) {
+    error = "cannot copy " + *exe + " to " + copy + ": " + ec.message();
     return std::nullopt;
   }
   llvm::sys::fs::setPermissions(copy, llvm::sys::fs::all_read | llvm::sys::fs::all_exe | llvm::sys::fs::owner_write);
@@ -37,7 +39,7 @@ std::vector<size_t> balancedOrder(size_t builds, int round) {
 
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
                                  int rounds, const std::string &logPath, int warmupRounds,
-                                 const EnoughRounds &enough) {
+                                 const BeforeRun &beforeRun, const EnoughRounds &enough) {
   InterleavedResult r;
   r.values.resize(commands.size());
   r.warmup.resize(commands.size());
@@ -45,6 +47,8 @@ InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std:
     if (round > warmupRounds && enough && enough(r.values))
       break;
     for (size_t i : balancedOrder(commands.size(), round)) {
+      if (beforeRun)
+        beforeRun(i);
       RunOutcome o = runner.runOnce(logPath, commands[i]);
       if (!o.ok) {
         r.reason = o.reason;

@@ -14,8 +14,9 @@
 
 namespace ciq {
 
-// Copies the benchmark executable (benchmark.command[0], built into the
-// build tree) to dir and returns the command that runs the copy.
+// Copies the benchmark executable (benchmark.command[0], when the build
+// makes it) to dir and returns the command that runs the copy; a program
+// the build does not make runs where it is.
 std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
                                                           std::string &error);
 
@@ -31,14 +32,19 @@ struct InterleavedResult {
 // down over the rounds favours no build.
 std::vector<size_t> balancedOrder(size_t builds, int round);
 
-// `rounds` rounds; in each, every command runs once, in balancedOrder.
-// `warmupRounds` rounds first, in the same order, kept apart in `warmup`.
-// `enough`, when given, is asked after every measured round whether the
-// values so far suffice (adaptive repeats: stop before `rounds`).
+// Called before each run with the index of the build about to run: programs
+// that compile at run time get that build's candidate and framework cache.
+using BeforeRun = std::function<void(size_t)>;
+// Asked after every measured round whether the values so far suffice
+// (adaptive repeats: stop before `rounds`).
 using EnoughRounds = std::function<bool(const std::vector<std::vector<double>> &values)>;
+
+// `rounds` rounds; in each, every command runs once, in balancedOrder, after
+// beforeRun(its index) when given. `warmupRounds` rounds first, in the same
+// order, kept apart in `warmup`. With `enough`, fewer rounds when it says so.
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
                                  int rounds, const std::string &logPath, int warmupRounds = 0,
-                                 const EnoughRounds &enough = nullptr);
+                                 const BeforeRun &beforeRun = {}, const EnoughRounds &enough = nullptr);
 
 struct Verdict {
   Summary baseline, winner;

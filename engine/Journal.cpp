@@ -26,7 +26,7 @@ json evaluationToJson(const Evaluation &e) {
   for (const auto &o : e.objects)
     objects.push_back({{"source", o.source}, {"output", o.output}, {"device_code_sha256", o.deviceCodeSha256},
                        {"device_code_bytes", o.deviceCodeBytes}, {"wall_ms", o.wallMs}, {"status", o.status},
-                       {"ptxas_ran", o.ptxasRan}});
+                       {"ptxas_ran", o.ptxasRan}, {"ptx_reuse", o.ptxReuse}});
   return json{{"op", "evaluation"},
               {"candidate_id", e.candidateId},
               {"generation", e.generation},
@@ -45,6 +45,7 @@ json evaluationToJson(const Evaluation &e) {
               {"duplicate_kind", e.duplicateKind},
               {"kernels", e.kernels},
               {"objects", objects},
+              {"runtime_kernels", e.runtimeKernels},
               {"runs", e.runs},
               {"cv_percent", e.cvPercent},
               {"noise_percent", e.noisePercent},
@@ -66,9 +67,11 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
       .object("controls", controls).object("rendered", rendered).opt("candidate_hash", e.candidateHash)
       .opt("status", status).opt("reason", e.reason).opt("message", e.message).opt("scores", e.scores)
       .opt("device_code_sha256", e.deviceCodeSha256).opt("objects_sha256", e.objectsSha256).opt("duplicate_of", e.duplicateOf)
-      .opt("duplicate_kind", e.duplicateKind).opt("kernels", e.kernels).opt("runs", e.runs)
-      .opt("cv_percent", e.cvPercent).opt("noise_percent", e.noisePercent)
-      .opt("stopped_by", e.stoppedBy).opt("runs_saved", e.runsSaved).opt("gpu_problems", e.gpuProblems).opt("build_ms", e.buildMs).opt("measure_ms", e.measureMs).opt("log", e.log)
+      .opt("duplicate_kind", e.duplicateKind).opt("kernels", e.kernels)
+      .opt("runtime_kernels", e.runtimeKernels).opt("runs", e.runs)
+      .opt("cv_percent", e.cvPercent).opt("noise_percent", e.noisePercent).opt("stopped_by", e.stoppedBy)
+      .opt("runs_saved", e.runsSaved).opt("gpu_problems", e.gpuProblems).opt("build_ms", e.buildMs)
+      .opt("measure_ms", e.measureMs).opt("log", e.log)
       .opt("replay", e.replay).opt("evaluated_at", e.evaluatedAt);
   e.ok = status == "OK";
   e.rendered.controls = *controls;
@@ -89,7 +92,7 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
     JsonFields of(objects[i], where + ": \"objects\"[" + std::to_string(i) + "]");
     of.opt("source", o.source).opt("output", o.output).opt("device_code_sha256", o.deviceCodeSha256)
         .opt("status", o.status).opt("device_code_bytes", o.deviceCodeBytes).opt("wall_ms", o.wallMs)
-        .opt("ptxas_ran", o.ptxasRan);
+        .opt("ptxas_ran", o.ptxasRan).opt("ptx_reuse", o.ptxReuse);
     if (!of.ok())
       return error = of.error(), false;
     e.objects.push_back(o);

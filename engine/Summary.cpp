@@ -189,7 +189,9 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
     if (c.changesResults && win->rendered.controls.contains(c.name) &&
         win->rendered.controls[c.name].get<std::string>() != c.compilerDefault)
       fprintf(out, "note: the winner sets %s=%s, which can change the program's results%s\n", c.name.c_str(),
-              win->rendered.controls[c.name].get<std::string>().c_str(),
+              // a value written as a YAML number (choice: [0, 3]) is a JSON number
+              (win->rendered.controls[c.name].is_string() ? win->rendered.controls[c.name].get<std::string>()
+                                                         : win->rendered.controls[c.name].dump()).c_str(),
               cfg.benchmark.enabled ? " (its correctness check passed)"
                                     : "; this compile-only search ran no correctness check: test the locked build, "
                                       "or exclude the control");

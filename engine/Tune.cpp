@@ -2,6 +2,7 @@
 #include "Attribution.h"
 #include "Architectures.h"
 #include "Benchmark.h"
+#include "BenchmarkProgram.h"
 #include "CandidateBuild.h"
 #include "InertControls.h"
 #include "Command.h"
@@ -12,6 +13,7 @@
 #include "LockWriter.h"
 #include "Minimize.h"
 #include "Objectives.h"
+#include "Paths.h"
 #include "Progress.h"
 #include "ResultsCsv.h"
 #include "Search.h"
@@ -22,6 +24,7 @@
 #include "Workers.h"
 
 #include <algorithm>
+#include <functional>
 #include <cstdio>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -128,12 +131,33 @@ private:
     m.problems = problems;
     m.snapshots = &snapshots_;
     m.known = [this](const std::string &h) { return knownBuild(h); };
+    if (compilesAtRunTime())
+      m.serveRuntime = [this](const Evaluation &e) { serveRuntime(e); };
     return m;
   }
   int finish();
   int failFirstGeneration();
   void keepArtifacts(const Evaluation &e);
   bool budgetLeft() const { return (int)evals_.size() < budget_; }
+  bool checkBenchmarkProgram(Evaluation &e);
+  std::string workloadSummary() const {
+    if (cfg_.build.kind == "none")
+      return "kernels compiled at run time";
+    if (cfg_.build.kind == "command")
+      return "build: " + shellJoin(cfg_.build.command);
+    return std::to_string(workers_[0]->builder->driver().objects().size()) + " CUDA object(s)";
+  }
+  void expectLikeBaseline();
+  // Before a run outside measure() (finalists, minimization, attribution):
+  // the run's compiles get e's candidate, from the cache e's evaluation filled.
+  void serveRuntime(const Evaluation &e) {
+    bench()->setEnv(builder().runtimeEnv(e, /*freshCache=*/false));
+    builder().beginRuntime(e);
+  }
+  // Kernels compiled while the benchmark runs (Triton) are part of the device code.
+  bool compilesAtRunTime() const {
+    return cfg_.build.kind == "none" || (!evals_.empty() && !evals_.front().runtimeKernels.empty());
+  }
   std::vector<ScoredPoint> history(int beforeGeneration) const;
   std::string logPath(const std::string &id) const { return cfg_.runDir + "/logs/" + id + ".log"; }
   // What must be equal for a result to be reused: the device code for
@@ -176,6 +200,7 @@ private:
                        "`");
   }
   std::vector<Point> unspent(std::vector<Point> pool, int generation);
+  bool programChecked_ = false;
 };
 
 bool TuneRun::openJournal() {
@@ -245,6 +270,15 @@ bool TuneRun::openJournal() {
 bool TuneRun::prepare() {
   if (opts_.canaryOnly)
     cfg_.runDir += "/canary";
+  if (cfg_.benchmark.enabled) {
+    // A program the build does not make is checked now; one it makes, once
+    // the baseline is built (before it is measured).
+    std::string err;
+    auto program = resolveBenchmarkProgram(cfg_, err);
+    if (!program && !benchmarkProgramIsBuilt(cfg_, absolutePath(cfg_.benchmark.command[0], benchmarkWorkDir(cfg_))))
+      return reportError(err), false;
+    programChecked_ = program.has_value();
+  }
   llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
   if (!openJournal())
     return false;
@@ -259,6 +293,7 @@ bool TuneRun::prepare() {
   checkArchitectures();
   if (!startWorkers())
     return false;
+  expectLikeBaseline();
   progress_.begin(budget_, !opts_.quiet);
   return true;
 }
@@ -267,13 +302,13 @@ bool TuneRun::prepare() {
 // build compiles (Architectures.h); with narrow_architectures, every tuning
 // compile is narrowed to it (the workers copy cfg_ after this).
 void TuneRun::checkArchitectures() {
-  BuildDriver driver(cfg_);
+  auto driver = makeBuildDriver(cfg_);   // a command build knows no objects yet: no build architectures
   std::string err;
-  if (!driver.discover(err))
+  if (!driver->discover(err))
     return; // the builder reports the same problem, as an error
   auto m = measuredArchitecture(cfg_);
   cfg_.measuredArchitecture = m.arch;
-  cfg_.buildArchitectures = sassArchitectures(driver.objects());
+  cfg_.buildArchitectures = sassArchitectures(driver->objects());
   for (const auto &w : architectureWarnings(m, cfg_.buildArchitectures, cfg_.narrowArchitectures, cfg_.path))
     reportWarning(w);
   if (!cfg_.narrowArchitectures)
@@ -350,8 +385,31 @@ void TuneRun::notePhaseProblems(const std::vector<std::string> &problems) {
     progress_.note("GPU: " + p + " while measuring: figures measured now are not trustworthy");
 }
 
+// Once, before the first measurement: the benchmark's program exists.
+bool TuneRun::checkBenchmarkProgram(Evaluation &e) {
+  if (programChecked_)
+    return true;
+  std::string err;
+  if (!resolveBenchmarkProgram(cfg_, err)) {
+    e.ok = false;
+    e.reason = reason::RunCrash;
+    e.message = err;
+    return false;
+  }
+  programChecked_ = true;
+  return true;
+}
+
+// What the baseline tells every worker to expect from later builds and runs.
+void TuneRun::expectLikeBaseline() {
+  if (evals_.empty() || !evals_.front().ok)
+    return;
+  for (auto &w : workers_)
+    w->builder->expectLike(evals_.front());
+}
+
 void TuneRun::measure(Evaluation &e, Worker &w) {
-  if (!w.bench)
+  if (!w.bench || !checkBenchmarkProgram(e))
     return;
   if (!beginPhase(w)) {
     e.ok = false;
@@ -370,7 +428,12 @@ void TuneRun::measure(Evaluation &e, Worker &w) {
       against = &race;
     }
   }
+  // Compiles made while the benchmark runs get this candidate, in a
+  // framework cache of its own, and send receipts like the build's.
+  w.bench->setEnv(w.builder->runtimeEnv(e, /*freshCache=*/true));
+  w.builder->beginRuntime(e);
   auto m = w.bench->measure(e.log, -1, against);
+  w.builder->endRuntime(e);
   if (w.phase) { // kept with the candidate: a source of its noise (NoiseSource.h)
     e.gpuProblems = w.phase->end();
     notePhaseProblems(e.gpuProblems);
@@ -382,6 +445,12 @@ void TuneRun::measure(Evaluation &e, Worker &w) {
     e.message = m.message + "; log: " + e.log;
     return;
   }
+  if (!e.ok) {   // a stale run-time compile: never a score
+    e.message += "; log: " + e.log;
+    return;
+  }
+  if (!scoreCompileMetrics(cfg_, e))   // again: with the run-time kernels' statistics
+    return;
   e.runs = m.values;
   e.cvPercent = m.cvPercent;
   e.noisePercent = m.noisePercent;
@@ -438,7 +507,9 @@ Evaluation TuneRun::evaluate(const Point &p, int generation, const std::string &
   if (e.ok && scoreCompileMetrics(cfg_, e)) {
     // Same device code (and, for a runtime objective, same host code) as an
     // earlier candidate: built, but not re-measured.
-    auto it = reuseKey(e).empty() ? byDevice_.end() : byDevice_.find(reuseKey(e));
+    // Kernels compiled at run time are not in the build's device code: such a
+    // candidate is always measured.
+    auto it = reuseKey(e).empty() || compilesAtRunTime() ? byDevice_.end() : byDevice_.find(reuseKey(e));
     if (it != byDevice_.end()) {
       const Evaluation &d = evals_[it->second];
       e.duplicateOf = d.duplicateOf.empty() ? d.candidateId : d.duplicateOf;
@@ -527,6 +598,7 @@ bool TuneRun::evaluateBaseline() {
   }
   Evaluation b = evaluate(cfg_.space.baseline(), 0, nextName(0), *workers_[0]);
   record(b);
+  expectLikeBaseline();
   if (!interrupted_.empty())
     return stopInterrupted(), false;
   if (b.ok && !inputsRecorded_) { // the build's dependency records exist now
@@ -574,10 +646,18 @@ bool TuneRun::runCanary() {
                            "SASS for the tuned architecture (drop -dlto while tuning)"),
                false;
       }
-  bool changed = c.ok && c.deviceCodeSha256 != b.deviceCodeSha256;
-  if (changed && bench() && opts_.canaryOnly) {
+  // Kernels compiled at run time exist only once the benchmark ran.
+  bool measured = c.ok && compilesAtRunTime() && bench();
+  if (measured) {
     scoreCompileMetrics(cfg_, c);
     measure(c, *workers_[0]);
+  }
+  bool changed = c.ok && c.deviceCodeSha256 != b.deviceCodeSha256;
+  if (changed && bench() && opts_.canaryOnly) {
+    if (!measured) {
+      scoreCompileMetrics(cfg_, c);
+      measure(c, *workers_[0]);
+    }
     std::string metric = cfg_.objectives.front().metric;
     if (c.ok && c.scores.count(metric) && b.scores.count(metric) &&
         normalizedObjectives(cfg_, c) <= normalizedObjectives(cfg_, b))
@@ -769,9 +849,17 @@ int TuneRun::runFinalists(WinnerChoice &w) {
   }
   if (!beginPhase(*workers_[0]))
     return 1;
-  // Adaptive repeats: the finalists get the runs racing saved, up to
-  // max_repeats rounds, until every build's median is within the target.
-  auto res = runInterleaved(*bench(), commands, rounds(), logPath("finalists"), cfg_.benchmark.warmup, enoughRounds());
+  // Programs that compile at run time: each run gets its build's candidate
+  // and the framework cache its evaluation filled. Adaptive repeats: the
+  // finalists get the runs racing saved, up to max_repeats rounds, until
+  // every build's median is within the target.
+  BeforeRun serve;
+  if (compilesAtRunTime())
+    serve = [&](size_t k) { serveRuntime(evals_[order[k]]); };
+  auto res = runInterleaved(*bench(), commands, rounds(), logPath("finalists"), cfg_.benchmark.warmup, serve,
+                            enoughRounds());
+  if (serve)
+    builder().daemon().clearCandidate();
   endPhase(*workers_[0]);
   if (!res.ok)
     return reportError("finalists: " + res.reason + ": " + res.message);
@@ -967,8 +1055,7 @@ int TuneRun::run() {
   if (opts_.canaryOnly)
     progress_.note("ciq: canary for " + cfg_.target + ": the default compile, then a deliberately degrading one");
   else
-    progress_.note("ciq: tuning " + cfg_.target + " (" + std::to_string(builder().driver().objects().size()) +
-                 " CUDA object(s)), space of " + std::to_string((long long)cfg_.space.size()) + " points, " +
+    progress_.note("ciq: tuning " + cfg_.target + " (" + workloadSummary() + "), space of " + std::to_string((long long)cfg_.space.size()) + " points, " +
                  strategy_->name() + " search, budget " + std::to_string(budget_) + " evaluations");
   if (!evaluateBaseline())
     return 1;
@@ -1008,6 +1095,7 @@ int replayCandidate(TuneConfig cfg, const std::string &candidateId) {
   std::string err;
   if (!builder.start(cfg.runDir + "/replay.sock", err))
     return reportError(err);
+  builder.expectLike(evals.front());
   printf("replaying %s: %s\n", e.candidateId.c_str(), e.generation == 0 ? "(default compile)" : e.rendered.summary().c_str());
   CandidateMessage m = builder.messageFor(e);
   printf("environment: CIQ_SOCKET=%s (serves the candidate to ciq-ptxas)\ncommand: %s\n", builder.daemon().socketPath().c_str(),
@@ -1021,9 +1109,14 @@ int replayCandidate(TuneConfig cfg, const std::string &candidateId) {
   printf("device code: %s (journal: %s)\n", e.deviceCodeSha256.c_str(), it->deviceCodeSha256.c_str());
   if (cfg.benchmark.enabled) {
     BenchmarkRunner bench(cfg);
+    bench.setEnv(builder.runtimeEnv(e, /*freshCache=*/true));
+    builder.beginRuntime(e);
     auto m2 = bench.measure(log);
+    builder.endRuntime(e);
     if (!m2.ok)
       return reportError(e.candidateId + ": " + m2.reason + ": " + m2.message);
+    if (!e.ok)   // its run-time compiles did not get the candidate
+      return reportError(e.candidateId + ": " + e.reason + ": " + e.message);
     printf("benchmark: median %g %s, CV %.1f%% over %zu runs\n", m2.median, cfg.benchmark.metric.unit.c_str(),
            m2.cvPercent, m2.values.size());
   }

@@ -25,7 +25,9 @@ int visibleGpuCount() {
 }
 
 int workerCount(const TuneConfig &cfg) {
-  if (!cfg.benchmark.enabled)
+  // Twin build trees are CMake configures: a build command or a program that
+  // compiles at run time is evaluated by one worker.
+  if (!cfg.benchmark.enabled || cfg.build.kind != "cmake")
     return 1;
   if (const char *v = getenv("CIQ_WORKERS"); v && atoi(v) > 0)
     return atoi(v);

@@ -426,7 +426,7 @@ Prepared prepare(const Invocation &inv, Parsed &p, const std::string &cwd) {
     r.source = absolute(p.ptxas.input, cwd);
     r.output = absolute(p.ptxas.output, cwd);
     r.namedOutputs = {r.output};
-    if (p.ptxas.arch.rfind("sm_", 0) == 0)
+    if (p.ptxas.ptxasRuns)   // not for --version, which has no target (ptxas's default is no choice)
       r.sassArchs = {p.ptxas.arch};
     r.ptxasPath = inv.compilerPath;
     r.inject = [&p, &inv](const CandidateMessage &c, bool v) { return injectPtxas(p.ptxas, c, inv.prefix, v); };
@@ -436,7 +436,9 @@ Prepared prepare(const Invocation &inv, Parsed &p, const std::string &cwd) {
 
 // ptxas --version in a tuning run: the real text, plus a line naming the
 // candidate, so caches keyed on this text (Triton's) compile per candidate.
-int versionWithCandidate(const Invocation &inv, const CandidateMessage &c) {
+// With a lock the line names the lock's winner ("ciq lock ..."), so that a
+// Triton cache filled without the lock (or with another one) is not reused.
+int versionWithCandidate(const Invocation &inv, const CandidateMessage &c, const std::string &what = "candidate") {
   std::vector<std::string> argv = inv.prefix;
   argv.insert(argv.end(), inv.args.begin(), inv.args.end());
   SubprocessOptions o;
@@ -444,7 +446,7 @@ int versionWithCandidate(const Invocation &inv, const CandidateMessage &c) {
   auto r = runSubprocess(argv, o);
   writeAll(1, r.out);
   if (r.exitCode == 0)
-    writeAll(1, "ciq candidate " + c.candidateHash + " (" + c.candidateId + ")\n");
+    writeAll(1, "ciq " + what + " " + c.candidateHash + " (" + c.candidateId + ")\n");
   return r.exitCode;
 }
 
@@ -636,7 +638,7 @@ int lockRun(const Invocation &inv) {
   };
   if (!prep.error.empty())
     return fail(prep.error);
-  if (!prep.ptxasRuns)
+  if (!prep.ptxasRuns && !prep.versionQuery)
     return passThrough();
   std::string warnOption = inv.mode == "launcher" ? "--lock-policy=warn" : "CIQ_LOCK_POLICY=warn";
   LockDecision d = checkLock(absolute(inv.lockPath, cwd), *policy, prep.nvccPath, prep.ptxasPath, prep.sassArchs,
@@ -647,6 +649,8 @@ int lockRun(const Invocation &inv) {
     warn(d.message + " (lock policy warn: compiling without the lock)");
     return passThrough();
   }
+  if (prep.versionQuery)
+    return versionWithCandidate(inv, d.candidate, "lock");
   if (std::string p = cacheParentProblem(); !p.empty())
     return fail(p);
   if (std::string bad = stageAcfs(d.candidate, "the lock " + inv.lockPath); !bad.empty())

@@ -48,10 +48,22 @@ std::string checkVersion(const std::string &tool, const std::string &path, const
   return "";
 }
 
+// sm_90a and sm_100f are sm_90 and sm_100 with architecture-specific
+// features (Triton passes --gpu-name=sm_90a on Hopper): the same GPU, and
+// the same ptxas controls, as the lock's sm_90.
+std::string archFamily(const std::string &arch) {
+  if (!arch.empty() && (arch.back() == 'a' || arch.back() == 'f'))
+    return arch.substr(0, arch.size() - 1);
+  return arch;
+}
+
 std::string checkArchs(const std::vector<std::string> &archs, const std::vector<std::string> &locked,
                        const std::string &lockPath) {
+  auto known = [&](const std::string &a) {
+    return std::any_of(locked.begin(), locked.end(), [&](const std::string &l) { return archFamily(l) == archFamily(a); });
+  };
   for (const auto &a : archs)
-    if (std::find(locked.begin(), locked.end(), a) == locked.end()) {
+    if (!known(a)) {
       std::string list;
       for (const auto &l : locked)
         list += (list.empty() ? "" : ", ") + l;

@@ -1,4 +1,4 @@
-// `ciq lock show|verify|acfs`: read a lockfile, or prove a build matches it.
+// `ciq lock show|verify|acfs|env`: read a lockfile, prove a build matches it, or apply it to run-time compiles.
 #include "AcfStaging.h"
 #include "BuildDriver.h"
 #include "Command.h"
@@ -7,7 +7,10 @@
 #include "DeviceCode.h"
 #include "LockWriter.h"
 #include "Lockfile.h"
+#include "Paths.h"
+#include "RuntimeCompiles.h"
 #include "Sha256.h"
+#include "Subprocess.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -19,9 +22,10 @@ using namespace llvm;
 namespace {
 
 cl::SubCommand LockCmd("lock", "Show a lockfile (show [ciq.lock]), verify that a build produces its device code "
-                               "(verify [ciq.lock] --build-dir DIR [--target T] | --object FILE...), or print the "
-                               "paths its ACFs reach the compiler by (acfs [ciq.lock])");
-cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify|acfs"), cl::Required, cl::sub(LockCmd));
+                               "(verify [ciq.lock] --build-dir DIR [--target T] | --object FILE...), print the "
+                               "paths its ACFs reach the compiler by (acfs [ciq.lock]), or print the variables that "
+                               "apply it to run-time compiles (env [ciq.lock]: eval \"$(ciq lock env ciq.lock)\")");
+cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify|acfs|env"), cl::Required, cl::sub(LockCmd));
 cl::opt<std::string> LockPath(cl::Positional, cl::desc("[lockfile]"), cl::init("ciq.lock"), cl::sub(LockCmd));
 cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock"), cl::sub(LockCmd));
 cl::opt<std::string> Target("target", cl::desc("verify: the target (default: the lock's)"), cl::sub(LockCmd));
@@ -149,7 +153,7 @@ int verify(const ciq::Lockfile &l) {
                      "; tune again with this compiler");
     ++bad;
   }
-  ciq::BuildDriver driver(cfg);
+  ciq::CMakeBuild driver(cfg);
   std::string err;
   if (!driver.discover(err))
     return ciq::reportError(err);
@@ -174,6 +178,25 @@ int acfs(const ciq::Lockfile &l) {
   return 0;
 }
 
+// The shell lines that make run-time compiles (Triton's ptxas, a program
+// that runs ptxas by name) go through ciq-ptxas with this lock: the ptxas
+// stand-in in lock mode is `ciq-ptxas --lock`, for tools that take a path.
+int env(const ciq::Lockfile &l) {
+  std::string standin = ciq::cacheDir() + "/standin", err;
+  if (!ciq::makeStandinDir(standin, err))
+    return ciq::reportError(err);
+  SmallString<256> lock(LockPath.getValue());
+  sys::fs::make_absolute(lock);
+  printf("# %s (%s) for compiles made at run time; apply with: eval \"$(ciq lock env %s)\"\n",
+         LockPath.c_str(), l.candidateId.c_str(), ciq::shellQuote(LockPath).c_str());
+  printf("export CIQ_LOCK=%s\n", ciq::shellQuote(lock.str().str()).c_str());
+  if (!l.ptxasPath.empty())
+    printf("export CIQ_REAL_PTXAS=%s\n", ciq::shellQuote(l.ptxasPath).c_str());
+  printf("export TRITON_PTXAS_PATH=%s\n", ciq::shellQuote(standin + "/ptxas").c_str());
+  printf("export TRITON_PTXAS_BLACKWELL_PATH=%s\n", ciq::shellQuote(standin + "/ptxas").c_str());
+  return 0;
+}
+
 // What verify was asked to compare, or the one error line about it.
 std::string verifyUsageProblem() {
   if (!Objects.empty() && (!BuildDir.empty() || !Target.empty()))
@@ -185,8 +208,8 @@ std::string verifyUsageProblem() {
 }
 
 int run() {
-  if (Action != "show" && Action != "verify" && Action != "acfs")
-    return ciq::reportError("lock: unknown action '" + Action + "'; expected show, verify or acfs");
+  if (Action != "show" && Action != "verify" && Action != "acfs" && Action != "env")
+    return ciq::reportError("lock: unknown action '" + Action + "'; expected show, verify, acfs or env");
   if (Action == "verify")
     if (std::string p = verifyUsageProblem(); !p.empty())
       return ciq::reportError(p);
@@ -198,6 +221,8 @@ int run() {
     return show(*l);
   if (Action == "acfs")
     return acfs(*l);
+  if (Action == "env")
+    return env(*l);
   return verify(*l) ? 1 : 0;
 }
 

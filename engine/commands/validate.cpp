@@ -9,6 +9,8 @@
 #include "Command.h"
 #include "Config.h"
 #include "Interleave.h"
+#include "RuntimeCompiles.h"
+#include "Tune.h"
 #include "Lockfile.h"
 #include "MeasuredPhase.h"
 #include "Stats.h"
@@ -38,6 +40,51 @@ ciq::Rendered lockRendering(const ciq::Lockfile &lock, const std::string &path) 
   return r;
 }
 
+bool compilesAtRunTime(const ciq::TuneConfig &cfg) {
+  if (cfg.build.kind == "none")
+    return true;
+  auto evals = ciq::loadEvaluations(cfg);
+  return !evals.empty() && !evals.front().runtimeKernels.empty();
+}
+
+// Kernels compiled while the benchmark runs (Triton), before each run: the
+// baseline's by the real ptxas, the winner's by the ptxas stand-in with the
+// lock (what a user runs after `eval "$(ciq lock env)"`), each side with a
+// fresh cache of its own; a partial variant (parameters or compiler controls
+// only) gets its candidate from the engine, as in a tune.
+ciq::MeasureOptions::ServeRuntime runtimeSides(const ciq::TuneConfig &cfg, const ciq::Lockfile &lock,
+                                               const std::string &winnerHash, ciq::CandidateBuilder &builder,
+                                               ciq::BenchmarkRunner &runner) {
+  std::string dir = cfg.runDir + "/validate";
+  std::string real = lock.ptxasPath.empty() ? ciq::realPtxasFor(cfg) : lock.ptxasPath;
+  for (const char *side : {"baseline-cache", "winner-cache"}) {
+    sys::fs::remove_directories(dir + "/" + side);
+    sys::fs::create_directories(dir + "/" + side);
+  }
+  const char *path = getenv("PATH");
+  auto side = [&cfg, dir, real, path = std::string(path ? path : "")](const std::string &name, bool locked) {
+    std::string ptxas = locked ? cfg.runDir + "/standin/ptxas" : real;
+    return std::map<std::string, std::string>{{"TRITON_CACHE_DIR", dir + "/" + name + "-cache"},
+                                              {"TRITON_PTXAS_PATH", ptxas},
+                                              {"TRITON_PTXAS_BLACKWELL_PATH", ptxas},
+                                              {"PATH", path},
+                                              {"CIQ_SOCKET", ""},
+                                              {"CIQ_LOCK", locked ? cfg.lockfile : ""},
+                                              {"CIQ_REAL_PTXAS", real}};
+  };
+  auto baseline = side("baseline", false), winner = side("winner", true);
+  return [&builder, &runner, winnerHash, baseline, winner](const ciq::Evaluation &e) {
+    if (e.rendered.empty())
+      runner.setEnv(baseline);
+    else if (e.candidateHash == winnerHash)
+      runner.setEnv(winner);
+    else {
+      runner.setEnv(builder.runtimeEnv(e, /*freshCache=*/false));
+      builder.beginRuntime(e);
+    }
+  };
+}
+
 int run() {
   std::string err;
   auto cfg = ciq::loadConfig(Config, err);
@@ -65,6 +112,8 @@ int run() {
   mo.warmupRounds = Warmup;
   mo.phase = &phase;
   mo.problems = &problems;
+  if (compilesAtRunTime(*cfg))
+    mo.serveRuntime = runtimeSides(*cfg, *lock, variants.back().rendered.hash(), builder, runner);
   auto rows = ciq::measureVariants(builder, &runner, *cfg, variants, Runs, "validate", err, mo);
   builder.restore();
   if (!rows)

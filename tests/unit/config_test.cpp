@@ -136,6 +136,38 @@ const ErrorCase kErrorCases[] = {
      3, "objectives[0]",
      "unknown metric 'spil_bytes'; expected one of",
      "spill_bytes"},
+    {"BuildCommandEmpty",
+     "build:\n  command: []\n",
+     2, "build.command",
+     "the command is empty; give the build's argv"},
+    {"BuildWithoutCommand",
+     "build:\n  clean: [make, clean]\n",
+     2, "build",
+     "missing 'command'"},
+    {"BuildUnknownKey",
+     "build:\n  command: [make]\n  cleanup: [make, clean]\n",
+     3, "build.cleanup",
+     "unknown key"},
+    {"BuildNotAMapping",
+     "build: make\n",
+     1, "build",
+     "expected a mapping {command: [...], clean: [...], env: {...}} or 'none'"},
+    {"BuildEnvNotAMapping",
+     "build:\n  command: [make]\n  env: [A=1]\n",
+     3, "build.env",
+     "expected a mapping"},
+    {"BuildNoneNeedsABenchmark",
+     "build: none\n",
+     1, "build",
+     "'none' needs a benchmark:"},
+    {"TuneTargetsNeedCMake",
+     "build: {command: [make]}\ntune_targets: [lib]\n",
+     2, "tune_targets",
+     "applies to CMake targets only"},
+    {"NoTargetNoBuildNoBenchmark",
+     "search:\n  seed: 2\n",
+     1, "target",
+     "missing; name the CMake target to tune, a build: command, or a benchmark:"},
     {"UnknownBuiltinSpace",
      "target: app\nspace:\n  include: [ptxas-13.0-defualt]\n",
      3, "space.include[0]",
@@ -180,6 +212,34 @@ TEST(Config, MinimalFileGetsDefaults) {
   EXPECT_GE(c.space.find("register-usage-level"), 0);
   ASSERT_EQ(c.space.sources.size(), 1u);
   EXPECT_EQ(c.space.sources[0].name, "ptxas-13.0-default");
+}
+
+// A Makefile project: no CMake tree needed, a name for the run, the lock
+// beside ciq.yaml.
+TEST(Config, BuildCommandNeedsNoCMakeTree) {
+  TempProject p;
+  TuneConfig c = p.loadOk("build:\n  command: [make, -j, bench]\n  clean: [make, clean]\n  env: {CUDA_ARCH: sm_90}\n");
+  EXPECT_EQ(c.build.kind, "command");
+  EXPECT_EQ(c.build.command, (std::vector<std::string>{"make", "-j", "bench"}));
+  EXPECT_EQ(c.build.clean, (std::vector<std::string>{"make", "clean"}));
+  EXPECT_EQ(c.build.env.at("CUDA_ARCH"), "sm_90");
+  EXPECT_EQ(c.target, "workload");
+  EXPECT_EQ(c.lockfile, p.dir() + "/ciq.lock");
+  EXPECT_EQ(c.runDir, p.dir() + "/ciq/workload");
+}
+
+// No target and no build: the benchmark compiles its kernels at run time.
+TEST(Config, BenchmarkAloneCompilesAtRunTime) {
+  TempProject p;
+  TuneConfig c = p.loadOk("benchmark:\n  command: [python3, bench.py]\n");
+  EXPECT_EQ(c.build.kind, "none");
+  EXPECT_EQ(c.benchmark.command[0], "python3");
+  EXPECT_EQ(c.benchmark.commandLoc.line, 2);
+  TuneConfig n = p.loadOk("target: softmax\nbuild: none\nbenchmark:\n  command: [python3, bench.py]\n");
+  EXPECT_EQ(n.build.kind, "none");
+  EXPECT_EQ(n.target, "softmax");
+  // target: names the run, and its lock (as a CMake target's): <target>.ciq.lock.
+  EXPECT_EQ(n.lockfile, p.dir() + "/softmax.ciq.lock");
 }
 
 TEST(Config, BrokenYamlNamesLineAndColumn) {
