@@ -44,6 +44,21 @@ const std::vector<InvalidReason> &invalidReasons() {
       {reason::NoFreshResult, "the benchmark wrote no fresh result file (benchmark.metric.file) in this run",
        "a branch of the program that skips writing the file; an old file is never read as this run's result",
        "make every run of the benchmark write the file, or read the metric from stdout"},
+      {reason::NodeFailure, "the Slurm job's node failed twice (NODE_FAIL, BOOT_FAIL, or the job vanished), the second time on another node",
+       "dying or unreachable nodes (executor: slurm), not the candidate",
+       "check the nodes named in the message (`sinfo -R`), then `ciq resume`"},
+      {reason::Preempted, "the Slurm job was preempted twice, the second time on another node",
+       "a partition where higher-priority jobs preempt ciq's (executor: slurm)",
+       "use a partition without preemption (slurm.partition), or resume when the cluster is quieter"},
+      {reason::TimeLimit, "the Slurm job reached its time limit twice, the second time on another node",
+       "slurm.time_limit_min shorter than build, check and benchmark of one candidate",
+       "raise slurm.time_limit_min"},
+      {reason::GpuLost, "the GPU the Slurm job was given was not visible to nvidia-smi, twice, the second time on another node",
+       "a GPU that fell off the bus or a node whose driver failed",
+       "check the nodes named in the message (`nvidia-smi` there), drain them, then `ciq resume`"},
+      {reason::WorkerFailed, "the Slurm job ended without a result record, or `ciq worker` could not evaluate (sbatch refused the job, no workspace)",
+       "sbatch options the cluster refuses, ciq or the sources not on shared storage, a worker killed for memory",
+       "read the job's output file named in the message (docs/cluster.md: what must be on shared storage)"},
   };
   return table;
 }

@@ -41,6 +41,13 @@ inline const char *WrongAnswer = "wrong_answer";
 inline const char *ParseError = "parse_error";
 inline const char *InvalidValue = "invalid_value";
 inline const char *NoFreshResult = "no_fresh_result";
+// executor: slurm (docs/cluster.md): the node failed the job twice (it was
+// requeued once on another node), or the worker could not run at all.
+inline const char *NodeFailure = "node_failure";
+inline const char *Preempted = "preempted";
+inline const char *TimeLimit = "time_limit";
+inline const char *GpuLost = "gpu_lost";
+inline const char *WorkerFailed = "worker_failed";
 } // namespace reason
 
 } // namespace ciq

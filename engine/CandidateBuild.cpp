@@ -28,6 +28,28 @@ static bool needsObject(const TuneConfig &cfg) {
   return false;
 }
 
+// Only ptxas sees the candidate (no -D parameter, nvcc option or nvcc-stage
+// ACF): the host code, and with it the link, is the baseline's.
+static bool ptxasOnly(const Rendered &r) {
+  if (!r.nvcc.empty() || !r.defines.empty())
+    return false;
+  for (const auto &a : r.acfs)
+    if (a.stage != "ptxas")
+      return false;
+  return true;
+}
+
+// Relocatable device code is linked by nvlink at the link step, where a
+// candidate's device code can still fail: such builds always link.
+static bool relocatable(const std::vector<CudaObject> &objects) {
+  for (const auto &o : objects)
+    for (const auto &a : o.command)
+      if (a == "-rdc=true" || a == "--relocatable-device-code=true" || a == "-dc" || a == "--device-c" ||
+          a == "-rdc" || a == "--relocatable-device-code")
+        return true;
+  return false;
+}
+
 bool CandidateBuilder::start(const std::string &socketPath, std::string &error) {
   llvm::sys::fs::create_directories(cfg_.runDir + "/acf");
   llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
@@ -75,7 +97,6 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   daemon_.setTunedOutputs(std::move(tuned));
   if (!daemon_.start(socketPath, error))
     return false;
-  driver_->setObjectsOnly(!needsObject(cfg_));
   guardObjects();
   started_ = true;
   return true;
@@ -225,6 +246,11 @@ bool CandidateBuilder::learnObjects(const std::vector<Receipt> &receipts, Evalua
 
 void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
   e.log = logPath;
+  // Compile-only objectives run nothing the build makes: a candidate that
+  // cannot change the link builds its objects alone. One with -D parameters
+  // or nvcc options links, so that a configuration that breaks the user's
+  // link is INVALID (link_error), never a winner.
+  driver_->setObjectsOnly(!needsObject(cfg_) && ptxasOnly(e.rendered) && !relocatable(driver_->objects()));
   e.replay = "ciq replay " + e.candidateId + " --config " + shellQuote(cfg_.path);
   SubprocessResult r;
   std::vector<Receipt> receipts;

@@ -287,6 +287,35 @@ TimeoutConfig parseTimeouts(const YAML::Node &n, const YamlReader &r) {
   return t;
 }
 
+SlurmConfig parseSlurm(const YAML::Node &n, const YamlReader &r, const std::string &base) {
+  SlurmConfig s;
+  r.needMap(n, "slurm");
+  r.onlyKeys(n, "slurm", {"partition", "account", "gres", "time_limit_min", "max_jobs", "sbatch_args", "workspace",
+                          "scratch_dir", "poll_s"});
+  if (n["partition"]) s.partition = r.str(n["partition"], "slurm.partition");
+  if (n["account"]) s.account = r.str(n["account"], "slurm.account");
+  if (n["gres"]) s.gres = r.str(n["gres"], "slurm.gres");
+  if (n["time_limit_min"]) s.timeLimitMinutes = (int)r.integer(n["time_limit_min"], "slurm.time_limit_min", 1, 525600);
+  if (n["max_jobs"]) s.maxJobs = (int)r.integer(n["max_jobs"], "slurm.max_jobs", 1, 10000);
+  if (n["sbatch_args"]) s.sbatchArgs = r.strings(n["sbatch_args"], "slurm.sbatch_args");
+  if (n["workspace"]) {
+    s.workspace = r.str(n["workspace"], "slurm.workspace");
+    if (s.workspace != "scratch" && s.workspace != "shared")
+      r.fail(n["workspace"], "slurm.workspace",
+             "expected scratch (build trees on each node's scratch_dir) or shared (under run_dir), got '" +
+                 s.workspace + "'");
+  }
+  if (n["scratch_dir"]) s.scratchDir = absolutePath(r.str(n["scratch_dir"], "slurm.scratch_dir"), base);
+  if (n["poll_s"]) s.pollSeconds = r.number(n["poll_s"], "slurm.poll_s", 0.01, 60);
+  for (const auto &a : s.sbatchArgs)
+    for (const char *owned : {"--wrap", "--output", "--parsable", "--job-name", "--no-requeue", "--requeue"})
+      if (a.rfind(owned, 0) == 0)
+        r.fail(n["sbatch_args"], "slurm.sbatch_args",
+               std::string("'") + owned + "' is set by ciq for each evaluation; remove it (docs/cluster.md)");
+  s.loc = {r.file(), n.Mark().line + 1, "slurm"};
+  return s;
+}
+
 TuneConfig parse(const std::string &path) {
   YAML::Node root = loadYamlFile(path);
   YamlReader r(path);
@@ -294,7 +323,7 @@ TuneConfig parse(const std::string &path) {
     r.fail(root, "(top level)", "expected a mapping at the top (target:, space:, ...); see docs/config.md");
   r.onlyKeys(root, "", {"target", "build_dir", "build", "config", "lockfile", "run_dir", "tune_targets",
                         "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs", "workers",
-                        "keep_invalid", "tune_architectures", "narrow_architectures"});
+                        "keep_invalid", "executor", "slurm", "tune_architectures", "narrow_architectures"});
   TuneConfig c;
   c.path = path;
   std::string base = llvm::sys::path::parent_path(path).str();
@@ -307,6 +336,16 @@ TuneConfig parse(const std::string &path) {
   if (root["jobs"]) c.jobs = (int)r.integer(root["jobs"], "jobs", 0, 4096);
   if (root["workers"]) c.workers = (int)r.integer(root["workers"], "workers", 0, 64);
   if (root["keep_invalid"]) c.keepInvalid = r.boolean(root["keep_invalid"], "keep_invalid");
+  if (root["executor"]) {
+    c.executor.kind = r.str(root["executor"], "executor");
+    if (c.executor.kind != "local" && c.executor.kind != "slurm")
+      r.fail(root["executor"], "executor", "expected local or slurm, got '" + c.executor.kind + "'");
+  }
+  if (root["slurm"]) {
+    if (c.executor.kind != "slurm")
+      r.fail(root["slurm"], "slurm", "a slurm: section needs 'executor: slurm' (or remove the section)");
+    c.executor.slurm = parseSlurm(root["slurm"], r, base);
+  }
   if (root["tune_architectures"]) {
     c.tuneArchitectures = r.strings(root["tune_architectures"], "tune_architectures");
     for (const auto &a : c.tuneArchitectures)

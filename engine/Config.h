@@ -107,6 +107,25 @@ struct TimeoutConfig {
   double socketSeconds = 20;     // wrapper's wait for the engine
 };
 
+// Where evaluations run (docs/cluster.md): on this host (`local`, one worker
+// per GPU), or as Slurm jobs, each one `ciq worker` on a node.
+struct SlurmConfig {
+  std::string partition, account;   // empty: Slurm's defaults
+  std::string gres;                 // e.g. gpu:1; empty: none requested
+  int timeLimitMinutes = 30;        // per evaluation (sbatch --time)
+  int maxJobs = 4;                  // evaluations queued or running at once
+  std::vector<std::string> sbatchArgs;   // extra sbatch arguments, verbatim
+  std::string workspace = "scratch";     // scratch: per-node build trees under scratchDir; shared: under run_dir
+  std::string scratchDir = "/tmp";
+  double pollSeconds = 0.2;         // how often job states and result files are checked
+  SourceLoc loc;
+};
+
+struct ExecutorConfig {
+  std::string kind = "local";       // local | slurm
+  SlurmConfig slurm;
+};
+
 struct TuneConfig {
   std::string path;          // absolute path of ciq.yaml
   std::string target;        // CMake target to tune (a name for the run with build.kind command/none)
@@ -127,6 +146,7 @@ struct TuneConfig {
   // (runtime objectives only). 0: one per visible GPU.
   int workers = 0;
   bool keepInvalid = false;  // keep logs/artifacts of INVALID candidates
+  ExecutorConfig executor;
   // The architecture the tune measures on when no GPU says it ("sm_90");
   // the first one counts (docs/config.md, "Architectures").
   std::vector<std::string> tuneArchitectures;

@@ -53,6 +53,12 @@ struct Evaluation {
   std::string replay;             // shell line that rebuilds this candidate
   std::string evaluatedAt;
   bool pareto = false;            // filled when results.csv is written
+  // Where it was measured: host name, and the GPU's clocks and throttle state
+  // right after the benchmark (null without a GPU); Slurm job, attempt, node
+  // and timestamps (null for the local executor). Journaled only when set.
+  std::string node;
+  nlohmann::json gpu;
+  nlohmann::json slurm;
 };
 
 nlohmann::json evaluationToJson(const Evaluation &e);

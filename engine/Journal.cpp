@@ -11,6 +11,8 @@
 namespace ciq {
 using nlohmann::json;
 
+static json evaluationCoreToJson(const Evaluation &e);
+
 std::string nowIso8601() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -19,6 +21,17 @@ std::string nowIso8601() {
 }
 
 json evaluationToJson(const Evaluation &e) {
+  json j = evaluationCoreToJson(e);
+  if (!e.node.empty())
+    j["node"] = e.node;
+  if (!e.gpu.is_null())
+    j["gpu"] = e.gpu;
+  if (!e.slurm.is_null())
+    j["slurm"] = e.slurm;
+  return j;
+}
+
+json evaluationCoreToJson(const Evaluation &e) {
   json acfs = json::array();
   for (const auto &a : e.rendered.acfs)
     acfs.push_back({{"stage", a.stage}, {"path", a.path}, {"sha256", a.sha256}});
@@ -72,7 +85,8 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
       .opt("cv_percent", e.cvPercent).opt("noise_percent", e.noisePercent).opt("stopped_by", e.stoppedBy)
       .opt("runs_saved", e.runsSaved).opt("gpu_problems", e.gpuProblems).opt("build_ms", e.buildMs)
       .opt("measure_ms", e.measureMs).opt("log", e.log)
-      .opt("replay", e.replay).opt("evaluated_at", e.evaluatedAt);
+      .opt("replay", e.replay).opt("evaluated_at", e.evaluatedAt)
+      .opt("node", e.node).opt("gpu", e.gpu).opt("slurm", e.slurm);
   e.ok = status == "OK";
   e.rendered.controls = *controls;
   std::vector<json> acfs, objects;

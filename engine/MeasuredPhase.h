@@ -33,6 +33,8 @@ public:
   // For the lockfile: {"exclusive": true, "gpu_uuid", "lock_file",
   // "phases", "problems": [...], "gpu_before", "gpu_after"}.
   nlohmann::json record() const;
+  // The GPU's state at the end of the last phase (measuredGpu; null before).
+  const nlohmann::json &after() const { return after_; }
 
 private:
   std::string visible_, holder_;

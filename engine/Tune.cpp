@@ -14,10 +14,12 @@
 #include "Minimize.h"
 #include "Objectives.h"
 #include "Paths.h"
+#include "Pipeline.h"
 #include "Progress.h"
 #include "ResultsCsv.h"
 #include "Search.h"
 #include "Sha256.h"
+#include "SlurmExecutor.h"
 #include "Stats.h"
 #include "Summary.h"
 #include "Version.h"
@@ -89,7 +91,10 @@ private:
   void checkArchitectures();
   Evaluation evaluate(const Point &p, int generation, const std::string &id, Worker &w);
   void evaluateBatch(const std::vector<Point> &points, int generation);
-  void measure(Evaluation &e, Worker &w);
+  void evaluateOnSlurm(const std::vector<Point> &points, int generation);
+  // Slurm: a generation's candidates go to the executor at once; it keeps
+  // slurm.max_jobs of them in flight.
+  size_t parallelism() const { return slurm_ ? (size_t)cfg_.search.poolSize : workers_.size(); }
   void record(Evaluation &e);
   bool runCanary();
   int runFinalists(WinnerChoice &w);
@@ -137,9 +142,7 @@ private:
   }
   int finish();
   int failFirstGeneration();
-  void keepArtifacts(const Evaluation &e);
   bool budgetLeft() const { return (int)evals_.size() < budget_; }
-  bool checkBenchmarkProgram(Evaluation &e);
   std::string workloadSummary() const {
     if (cfg_.build.kind == "none")
       return "kernels compiled at run time";
@@ -177,6 +180,7 @@ private:
   Journal journal_;
   Progress progress_;
   std::unique_ptr<Strategy> strategy_;
+  std::unique_ptr<SlurmExecutor> slurm_;           // executor: slurm (docs/cluster.md)
   std::vector<Evaluation> evals_;
   std::map<std::string, size_t> byHash_, byDevice_;
   std::set<int> inertAnnounced_;
@@ -200,7 +204,6 @@ private:
                        "`");
   }
   std::vector<Point> unspent(std::vector<Point> pool, int generation);
-  bool programChecked_ = false;
 };
 
 bool TuneRun::openJournal() {
@@ -277,7 +280,6 @@ bool TuneRun::prepare() {
     auto program = resolveBenchmarkProgram(cfg_, err);
     if (!program && !benchmarkProgramIsBuilt(cfg_, absolutePath(cfg_.benchmark.command[0], benchmarkWorkDir(cfg_))))
       return reportError(err), false;
-    programChecked_ = program.has_value();
   }
   llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
   if (!openJournal())
@@ -350,7 +352,7 @@ bool TuneRun::startWorkers() {
     if (cfg_.benchmark.enabled) {
       std::map<std::string, std::string> env;
       if (n > 1)
-        env["CUDA_VISIBLE_DEVICES"] = k < (int)gpus.size() ? gpus[k] : std::to_string(k);
+        env["CUDA_VISIBLE_DEVICES"] = w->gpu = k < (int)gpus.size() ? gpus[k] : std::to_string(k);
       w->bench = std::make_unique<BenchmarkRunner>(w->cfg, env);
       w->bench->setReferenceFile(cfg_.runDir + "/reference-output.json");
       std::string visible = env.count("CUDA_VISIBLE_DEVICES") ? env["CUDA_VISIBLE_DEVICES"] : "";
@@ -362,6 +364,14 @@ bool TuneRun::startWorkers() {
   if (n > 1)
     progress_.note("evaluating " + std::to_string(n) + " candidates at once, one per GPU, worker build trees under " +
                    cfg_.runDir + "/worker-*");
+  if (cfg_.executor.kind == "slurm" && !opts_.canaryOnly) {
+    slurm_ = std::make_unique<SlurmExecutor>(cfg_, builder().daemon());
+    std::string err;
+    if (!slurm_->start(opts_.resume, err))
+      return reportError(err), false;
+    progress_.note("evaluating up to " + std::to_string(cfg_.executor.slurm.maxJobs) + " candidates at once as Slurm jobs (" +
+                   cfg_.runDir + "/slurm)");
+  }
   return true;
 }
 
@@ -385,21 +395,6 @@ void TuneRun::notePhaseProblems(const std::vector<std::string> &problems) {
     progress_.note("GPU: " + p + " while measuring: figures measured now are not trustworthy");
 }
 
-// Once, before the first measurement: the benchmark's program exists.
-bool TuneRun::checkBenchmarkProgram(Evaluation &e) {
-  if (programChecked_)
-    return true;
-  std::string err;
-  if (!resolveBenchmarkProgram(cfg_, err)) {
-    e.ok = false;
-    e.reason = reason::RunCrash;
-    e.message = err;
-    return false;
-  }
-  programChecked_ = true;
-  return true;
-}
-
 // What the baseline tells every worker to expect from later builds and runs.
 void TuneRun::expectLikeBaseline() {
   if (evals_.empty() || !evals_.front().ok)
@@ -408,145 +403,39 @@ void TuneRun::expectLikeBaseline() {
     w->builder->expectLike(evals_.front());
 }
 
-void TuneRun::measure(Evaluation &e, Worker &w) {
-  if (!w.bench || !checkBenchmarkProgram(e))
-    return;
-  if (!beginPhase(w)) {
-    e.ok = false;
-    e.reason = reason::RunCrash;
-    e.message = "the GPU lock could not be taken";
-    return;
-  }
-  // Racing: against the best candidate measured so far (runtime objective).
+Evaluation TuneRun::evaluate(const Point &p, int generation, const std::string &id, Worker &w) {
+  bool parallel = workers_.size() > 1;
+  Evaluation e = newEvaluation(cfg_.space, p, generation, id);
+  // Same command lines and ACF bytes as an earlier candidate: not rebuilt.
+  if (auto it = byHash_.find(e.candidateHash); it != byHash_.end())
+    return configTwin(evals_[it->second], e);
+  if (!parallel)
+    progress_.building(e.candidateId);
+  PipelineOptions o;
+  o.logPath = logPath(e.candidateId);
+  if (opts_.keepInvalid || cfg_.keepInvalid)
+    o.artifactsDir = cfg_.runDir + "/invalid/" + e.candidateId;
+  o.deviceTwin = [this](const Evaluation &built) -> const Evaluation * {
+    // Kernels compiled at run time are not in the build's device code: such a
+    // candidate is always measured.
+    auto it = reuseKey(built).empty() || compilesAtRunTime() ? byDevice_.end() : byDevice_.find(reuseKey(built));
+    return it == byDevice_.end() ? nullptr : &evals_[it->second];
+  };
+  if (!parallel)
+    o.onMeasuring = [&] { progress_.measuring(e.candidateId); };
+  o.note = [this](const std::string &l) { progress_.note(l); };
+  // Racing (benchmark.racing): against the best candidate measured so far.
   RaceAgainst race;
-  const RaceAgainst *against = nullptr;
-  if (runtimeObjective() && cfg_.benchmark.racing && e.generation > 0) {
+  if (runtimeObjective() && cfg_.benchmark.racing && generation > 0) {
     WinnerChoice best = chooseWinner(cfg_, evals_);
     if (best.index >= 0 && evals_[best.index].runs.size() >= 2) {
       race.runs = evals_[best.index].runs;
       race.minimize = cfg_.objectives.front().direction == "minimize";
-      against = &race;
+      o.race = &race;
     }
   }
-  // Compiles made while the benchmark runs get this candidate, in a
-  // framework cache of its own, and send receipts like the build's.
-  w.bench->setEnv(w.builder->runtimeEnv(e, /*freshCache=*/true));
-  w.builder->beginRuntime(e);
-  auto m = w.bench->measure(e.log, -1, against);
-  w.builder->endRuntime(e);
-  if (w.phase) { // kept with the candidate: a source of its noise (NoiseSource.h)
-    e.gpuProblems = w.phase->end();
-    notePhaseProblems(e.gpuProblems);
-  }
-  e.measureMs = m.wallMs;
-  if (!m.ok) {
-    e.ok = false;
-    e.reason = m.reason;
-    e.message = m.message + "; log: " + e.log;
-    return;
-  }
-  if (!e.ok) {   // a stale run-time compile: never a score
-    e.message += "; log: " + e.log;
-    return;
-  }
-  if (!scoreCompileMetrics(cfg_, e))   // again: with the run-time kernels' statistics
-    return;
-  e.runs = m.values;
-  e.cvPercent = m.cvPercent;
-  e.noisePercent = m.noisePercent;
-  e.stoppedBy = m.stoppedBy;
-  e.runsSaved = m.runsSaved;
-  for (const auto &o : cfg_.objectives)
-    if (!isCompileMetric(o.metric))
-      e.scores[o.metric] = m.median;
-}
-
-Evaluation TuneRun::evaluate(const Point &p, int generation, const std::string &id, Worker &w) {
-  bool parallel = workers_.size() > 1;
-  Evaluation e;
-  e.candidateId = id;
-  e.generation = generation;
-  e.point = p;
-  e.rendered = render(cfg_.space, p);
-  e.candidateHash = e.rendered.hash();
-  // Same command lines and ACF bytes as an earlier candidate: not rebuilt.
-  if (auto it = byHash_.find(e.candidateHash); it != byHash_.end()) {
-    Evaluation copy = evals_[it->second];
-    // The twin with these command lines (the built one if the twin was itself a
-    // configuration duplicate), not whatever that twin shared its device code with.
-    copy.duplicateOf = copy.duplicateKind == "config" ? copy.duplicateOf : copy.candidateId;
-    copy.duplicateKind = "config";
-    copy.candidateId = e.candidateId;
-    copy.generation = generation;
-    copy.point = p;
-    copy.rendered = e.rendered;
-    copy.buildMs = copy.measureMs = 0;
-    copy.runsSaved = 0;
-    copy.evaluatedAt = nowIso8601();
-    return copy;
-  }
-  if (!parallel)
-    progress_.building(e.candidateId);
-  w.builder->build(e, logPath(e.candidateId));
-  if (e.reason == reason::CompilerCrash) {
-    // A compiler fault first, not the controls: one more try before the
-    // candidate is INVALID (the message keeps the reproducer command).
-    progress_.note(e.candidateId + ": " + e.message + "; building it once more");
-    std::string first = e.message;
-    Evaluation again;
-    again.candidateId = e.candidateId;
-    again.generation = e.generation;
-    again.point = e.point;
-    again.rendered = e.rendered;
-    again.candidateHash = e.candidateHash;
-    e = again;
-    w.builder->build(e, logPath(e.candidateId + ".retry"));
-    if (e.reason == reason::CompilerCrash)
-      e.message = "crashed twice: " + e.message;
-  }
-  if (e.ok && scoreCompileMetrics(cfg_, e)) {
-    // Same device code (and, for a runtime objective, same host code) as an
-    // earlier candidate: built, but not re-measured.
-    // Kernels compiled at run time are not in the build's device code: such a
-    // candidate is always measured.
-    auto it = reuseKey(e).empty() || compilesAtRunTime() ? byDevice_.end() : byDevice_.find(reuseKey(e));
-    if (it != byDevice_.end()) {
-      const Evaluation &d = evals_[it->second];
-      e.duplicateOf = d.duplicateOf.empty() ? d.candidateId : d.duplicateOf;
-      e.duplicateKind = "device_code";
-      if (w.bench) {
-        e.ok = d.ok;
-        e.reason = d.reason;
-        e.scores = d.scores;
-        e.runs = d.runs;
-        e.cvPercent = d.cvPercent;
-        e.noisePercent = d.noisePercent;
-        e.stoppedBy = d.stoppedBy;
-      }
-    } else {
-      if (!parallel)
-        progress_.measuring(e.candidateId);
-      measure(e, w);
-    }
-  }
-  e.evaluatedAt = nowIso8601();
-  if (!e.ok && (opts_.keepInvalid || cfg_.keepInvalid))
-    keepArtifacts(e);
+  evaluateCandidate(w, e, o);
   return e;
-}
-
-// INVALID candidates keep what `ciq replay` and a human need: objects and the
-// benchmark executable, beside the log.
-void TuneRun::keepArtifacts(const Evaluation &e) {
-  std::string dir = cfg_.runDir + "/invalid/" + e.candidateId;
-  llvm::sys::fs::create_directories(dir);
-  for (const auto &o : builder().driver().objects())
-    if (llvm::sys::fs::exists(o.object))
-      llvm::sys::fs::copy_file(o.object, dir + "/" + llvm::sys::path::filename(o.object).str());
-  if (cfg_.benchmark.enabled) {
-    std::string err;
-    snapshotBenchmark(cfg_, dir, err);
-  }
 }
 
 void TuneRun::record(Evaluation &e) {
@@ -596,11 +485,13 @@ bool TuneRun::evaluateBaseline() {
                 cfg_.path + "`");
     return false;
   }
-  Evaluation b = evaluate(cfg_.space.baseline(), 0, nextName(0), *workers_[0]);
-  record(b);
+  evaluateBatch({cfg_.space.baseline()}, 0);
   expectLikeBaseline();
   if (!interrupted_.empty())
     return stopInterrupted(), false;
+  if (evals_.empty()) // stopped (`ciq stop`) before the baseline's Slurm job ended
+    return reportError("stopped before the baseline was evaluated; start again with `ciq tune`"), false;
+  const Evaluation &b = evals_.front();
   if (b.ok && !inputsRecorded_) { // the build's dependency records exist now
     journal_.append(captureInputs(cfg_, builder().driver().objects()));
     inputsRecorded_ = true;
@@ -650,13 +541,13 @@ bool TuneRun::runCanary() {
   bool measured = c.ok && compilesAtRunTime() && bench();
   if (measured) {
     scoreCompileMetrics(cfg_, c);
-    measure(c, *workers_[0]);
+    measureCandidate(*workers_[0], c);
   }
   bool changed = c.ok && c.deviceCodeSha256 != b.deviceCodeSha256;
   if (changed && bench() && opts_.canaryOnly) {
     if (!measured) {
       scoreCompileMetrics(cfg_, c);
-      measure(c, *workers_[0]);
+      measureCandidate(*workers_[0], c);
     }
     std::string metric = cfg_.objectives.front().metric;
     if (c.ok && c.scores.count(metric) && b.scores.count(metric) &&
@@ -686,6 +577,8 @@ bool TuneRun::runCanary() {
 }
 
 void TuneRun::evaluateBatch(const std::vector<Point> &points, int generation) {
+  if (slurm_)
+    return evaluateOnSlurm(points, generation);
   if (points.size() == 1) {
     Evaluation e = evaluate(points[0], generation, nextName(0), *workers_[0]);
     record(e);
@@ -705,6 +598,36 @@ void TuneRun::evaluateBatch(const std::vector<Point> &points, int generation) {
       e.duplicateOf = evals_[it->second].candidateId;
       e.duplicateKind = "config";
     }
+    record(e);
+  }
+}
+
+// The batch's candidates as Slurm jobs, each one `ciq worker`; results are
+// recorded in pool order, with the same twin rules as one local worker: a
+// candidate whose command lines (or device code) an earlier one of the batch
+// had is that one's duplicate, so the journal equals a local search's.
+void TuneRun::evaluateOnSlurm(const std::vector<Point> &points, int generation) {
+  std::vector<Evaluation> batch;
+  std::vector<Evaluation *> jobs;
+  std::set<std::string> hashes;
+  for (const auto &p : points) {
+    batch.push_back(newEvaluation(cfg_.space, p, generation, nextName(batch.size())));
+    batch.back().replay = "ciq replay " + batch.back().candidateId + " --config " + shellQuote(cfg_.path);
+  }
+  for (auto &e : batch)
+    if (!byHash_.count(e.candidateHash) && hashes.insert(e.candidateHash).second)
+      jobs.push_back(&e);
+  if (!slurm_->evaluate(jobs, opts_.keepInvalid || cfg_.keepInvalid))
+    return; // stopped: nothing of this batch is recorded; `ciq resume` picks it up
+  for (auto &e : batch) {
+    if (auto it = byHash_.find(e.candidateHash); it != byHash_.end()) {
+      Evaluation twin = configTwin(evals_[it->second], e);
+      record(twin);
+      continue;
+    }
+    if (e.ok && !reuseKey(e).empty())
+      if (auto it = byDevice_.find(reuseKey(e)); it != byDevice_.end())
+        shareDeviceResult(e, evals_[it->second], cfg_.benchmark.enabled);
     record(e);
   }
 }
@@ -775,7 +698,7 @@ int TuneRun::searchGenerations() {
     // candidate; results are recorded in pool order, so the journal (and a
     // resume) does not depend on which worker finished first.
     for (size_t i = 0; i < todo.size() && budgetLeft();) {
-      size_t n = std::min({workers_.size(), todo.size() - i, (size_t)(budget_ - (int)evals_.size())});
+      size_t n = std::min({parallelism(), todo.size() - i, (size_t)(budget_ - (int)evals_.size())});
       std::vector<Point> batch(todo.begin() + i, todo.begin() + i + n);
       i += n;
       size_t before = evals_.size();
@@ -786,6 +709,8 @@ int TuneRun::searchGenerations() {
         if (evals_[k].reason == reason::StaleBuild)
           return reportError(evals_[k].message);
       if (builder().daemon().stopRequested()) {
+        if (slurm_)
+          slurm_->cancelAll();
         progress_.note("stopped after " + evals_.back().candidateId + "; continue with `ciq resume --config " +
                        cfg_.path + "`");
         return 3;
@@ -809,6 +734,13 @@ int TuneRun::searchGenerations() {
 int TuneRun::runFinalists(WinnerChoice &w) {
   if (!runtimeObjective() || w.index < 0)
     return 0;
+  if (slurm_) { // the finalists' interleaved runs would need one node for all of them
+    w.improved = false;
+    w.why = "executor: slurm does not re-measure the finalists interleaved with the baseline yet, so no lock is "
+            "written (docs/cluster.md); results.csv has the candidates";
+    progress_.note("finalists are not re-measured with executor: slurm (docs/cluster.md)");
+    return 0;
+  }
   if (w.index == 0) {
     w.improved = false;
     w.why = "no candidate scored better than the baseline";

@@ -55,8 +55,14 @@ std::string rebase(const std::string &s, const std::string &from, const std::str
 } // namespace
 
 bool prepareWorkerConfig(const TuneConfig &main, int k, TuneConfig &out, std::string &error) {
+  return prepareWorkspaceConfig(main, main.runDir + "/worker-" + std::to_string(k), "worker " + std::to_string(k), out,
+                                error);
+}
+
+bool prepareWorkspaceConfig(const TuneConfig &main, const std::string &dir, const std::string &label, TuneConfig &out,
+                            std::string &error) {
   out = main;
-  out.runDir = main.runDir + "/worker-" + std::to_string(k);
+  out.runDir = dir;
   out.buildDir = out.runDir + "/build";
   if (!llvm::sys::fs::exists(out.buildDir + "/CMakeCache.txt")) {
     auto cache = readCMakeCache(main.buildDir);
@@ -74,7 +80,7 @@ bool prepareWorkerConfig(const TuneConfig &main, int k, TuneConfig &out, std::st
     o.stdoutFile = out.runDir + "/configure.log";
     auto r = runSubprocess(cmd, o);
     if (r.exitCode != 0) {
-      error = "worker " + std::to_string(k) + ": configuring its build tree failed; log: " + o.stdoutFile;
+      error = label + ": configuring its build tree failed; log: " + o.stdoutFile;
       return false;
     }
   }

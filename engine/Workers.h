@@ -20,6 +20,7 @@ struct Worker {
   std::unique_ptr<CandidateBuilder> builder;
   std::unique_ptr<BenchmarkRunner> bench;    // null for compile-only objectives
   std::unique_ptr<MeasuredPhase> phase;      // this worker's GPU: lock and state (with bench)
+  std::string gpu;                           // its CUDA_VISIBLE_DEVICES entry; empty: all visible
 };
 
 // GPUs this process may use: CUDA_VISIBLE_DEVICES when set, else `nvidia-smi -L`.
@@ -32,5 +33,10 @@ int workerCount(const TuneConfig &cfg);
 // Worker k >= 1: configures <run dir>/worker-<k>/build from the main build
 // tree's source and cache (once), and rewrites the benchmark's paths into it.
 bool prepareWorkerConfig(const TuneConfig &main, int k, TuneConfig &out, std::string &error);
+
+// The same for a build tree in `dir` (<dir>/build; run files in dir): what
+// `ciq worker` evaluates in. `label` names it in errors.
+bool prepareWorkspaceConfig(const TuneConfig &main, const std::string &dir, const std::string &label, TuneConfig &out,
+                            std::string &error);
 
 } // namespace ciq

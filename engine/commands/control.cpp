@@ -3,6 +3,7 @@
 #include "Config.h"
 #include "Daemon.h"
 #include "Protocol.h"
+#include "SlurmExecutor.h"
 #include "Socket.h"
 
 using namespace llvm;
@@ -23,6 +24,15 @@ int talk(const std::string &op) {
   if (!ciq::socketPathFor(cfg->runDir, path, err))
     return ciq::reportError(err);
   auto sock = ciq::connectUnix(path, 0.5, err);
+  // A killed engine's Slurm jobs still run: `ciq stop` cancels them itself.
+  if (!sock && op == "stop" && cfg->executor.kind == "slurm") {
+    int n = ciq::cancelSlurmJobs(cfg->runDir, err);
+    if (n < 0)
+      return ciq::reportError(err);
+    printf("no engine is running for %s; cancelled %d Slurm job(s) of %s/slurm/jobs.json\n", cfg->target.c_str(), n,
+           cfg->runDir.c_str());
+    return 0;
+  }
   if (!sock)
     return ciq::reportError("no search is running for " + cfg->target + " (socket " + path + ": " + err +
                             "); results so far: " + cfg->runDir + "/results.csv");

@@ -1,0 +1,248 @@
+"""Compile-only searches through the two-node test cluster (cluster.py),
+compared with the same search on the local executor.
+
+usage: scenarios.py <ciq> <work dir holding search.yaml and build/> same|faults|gpu
+
+same:   the local search; then the Slurm search, its engine killed with
+        SIGKILL while a job runs (`ciq resume` must reattach to that job, not
+        submit it again), then `ciq stop` while a job runs (the job is
+        cancelled), then `ciq resume` to the end. Same candidates, results and
+        winner as the local search.
+faults: one job at a time; the node running c0001 dies (its slurmd and the
+        job's processes: SIGKILL): c0001 is requeued on the other node and
+        scored. c0002's node dies, then the node of its requeued job: c0002 is
+        INVALID (node_failure). The nodes come back and c0003 runs; the
+        search ends (never stalls), with the local search's candidates.
+gpu:    each node's GPU (gres gpu:1) is not there for nvidia-smi: the
+        baseline's job is requeued once on the other node, then the baseline
+        is INVALID (gpu_lost) and the search stops with that reason.
+Prints one line per check, for FileCheck.
+"""
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from cluster import Cluster  # noqa: E402
+
+ciq, work, scenario = sys.argv[1], os.path.abspath(sys.argv[2]), sys.argv[3]
+TIMEOUT = 300
+SLURM = """executor: slurm
+slurm:
+  max_jobs: %d
+  time_limit_min: 10
+  workspace: shared
+  poll_s: 0.1
+run_dir: run-%s
+"""
+
+
+def config(name, slurm_jobs=0, extra=""):
+    text = open(os.path.join(work, "search.yaml")).read() + extra
+    text += SLURM % (slurm_jobs, name) if slurm_jobs else "run_dir: run-%s\n" % name
+    path = os.path.join(work, name + ".yaml")
+    with open(path, "w") as f:
+        f.write(text)
+    return path, os.path.join(work, "run-" + name)
+
+
+def journal(run_dir):
+    out = []
+    try:
+        for line in open(os.path.join(run_dir, "journal.jsonl")):
+            try:
+                out.append(json.loads(line))
+            except ValueError:
+                pass
+    except FileNotFoundError:
+        pass
+    return out
+
+
+def evaluations(run_dir):
+    return [j for j in journal(run_dir) if j.get("op") == "evaluation"]
+
+
+def winner(run_dir):
+    w = [j for j in journal(run_dir) if j.get("op") == "winner"]
+    return w[-1]["candidate_id"] if w else None
+
+
+def comparable(e):
+    return (e["candidate_id"], e["candidate_hash"], e["status"], e["reason"], e["device_code_sha256"],
+            json.dumps(e["scores"], sort_keys=True), e["duplicate_of"], e["duplicate_kind"])
+
+
+def jobs_table(run_dir):
+    try:
+        return json.load(open(os.path.join(run_dir, "slurm", "jobs.json")))
+    except (OSError, ValueError):
+        return {}
+
+
+def wait_for(what, cond, proc=None, timeout=TIMEOUT):
+    deadline = time.time() + timeout
+    while True:
+        v = cond()
+        if v:
+            return v
+        if proc is not None and proc.poll() is not None:
+            sys.exit("the engine ended (exit %s) before %s" % (proc.returncode, what))
+        if time.time() > deadline:
+            if proc is not None:
+                proc.kill()
+            sys.exit("timed out waiting for " + what)
+        time.sleep(0.1)
+
+
+def job_state(cluster, job_id):
+    out = cluster.run(["squeue", "-h", "--states=all", "-j", str(job_id), "-o", "%T|%N"]).stdout.strip()
+    return out.split("|") if out else ["", ""]
+
+
+def running_job(cluster, run_dir, candidate=None, attempt=None):
+    """(candidate id, job id, node) of a job of the table that runs now."""
+    for cid, j in sorted(jobs_table(run_dir).items()):
+        if candidate and cid != candidate or attempt and j.get("attempt") != attempt:
+            continue
+        state, node = job_state(cluster, j["job_id"])
+        if state == "RUNNING" and node:
+            return cid, j["job_id"], node
+    return None
+
+
+def run(cluster, args, log):
+    with open(log, "a") as out:
+        return subprocess.Popen([ciq] + args, cwd=work, env=cluster.env(), stdout=out, stderr=subprocess.STDOUT)
+
+
+def finish(proc, what):
+    try:
+        rc = proc.wait(TIMEOUT)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        sys.exit("timed out: " + what)
+    return rc
+
+
+def same(cluster):
+    local, local_run = config("local")
+    # cluster.env() here too: the fixture ends the runs of its test when it stops.
+    rc = subprocess.run([ciq, "tune", "--no-lock", "--quiet", "--config", local], cwd=work, env=cluster.env(),
+                        stdout=subprocess.DEVNULL).returncode
+    print("local search: exit %d, %d evaluations" % (rc, len(evaluations(local_run))))
+
+    slurm, slurm_run = config("slurm", slurm_jobs=2)
+    log = os.path.join(work, "slurm.log")
+    # kill -9 of the engine while one of its jobs runs.
+    p = run(cluster, ["tune", "--no-lock", "--config", slurm], log)
+    cid, job, _ = wait_for("a running job", lambda: running_job(cluster, slurm_run), p)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    print("kill -9 of the engine while %s runs: %d evaluations in the journal, job still %s" %
+          ("its job", len(evaluations(slurm_run)), job_state(cluster, job)[0]))
+
+    # `ciq resume` reattaches; `ciq stop` while a later job runs cancels it.
+    p = run(cluster, ["resume", "--no-lock", "--config", slurm], log)
+    wait_for("the killed engine's job to be read back",
+             lambda: any(e["candidate_id"] == cid for e in evaluations(slurm_run)), p)
+    reattached = [e for e in evaluations(slurm_run) if e["candidate_id"] == cid][0]
+    print("resume: %s read back from the job submitted before the kill: %s" %
+          (cid, reattached.get("slurm", {}).get("job_id") == job))
+    cid2, job2, _ = wait_for("a running job after the resume",
+                             lambda: running_job(cluster, slurm_run) if running_job(cluster, slurm_run) and
+                             running_job(cluster, slurm_run)[0] != cid else None, p)
+    stop = subprocess.run([ciq, "stop", "--config", slurm], cwd=work, env=cluster.env(),
+                          stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    rc = finish(p, "ciq stop")
+    state = wait_for("the cancelled job to end",
+                     lambda: job_state(cluster, job2)[0] if job_state(cluster, job2)[0] not in
+                     ("RUNNING", "PENDING", "COMPLETING") else None)
+    print("ciq stop while %s runs: stop exit %d, engine exit %d, its job %s" %
+          ("a job", stop.returncode, rc, state))
+
+    p = run(cluster, ["resume", "--no-lock", "--config", slurm], log)
+    rc = finish(p, "the last resume")
+    a, b = evaluations(local_run), evaluations(slurm_run)
+    print("slurm search: exit %d, %d evaluations" % (rc, len(b)))
+    print("evaluations: %s" % ("identical" if list(map(comparable, a)) == list(map(comparable, b)) else
+                                "DIFFERENT\n%s\n%s" % (list(map(comparable, a)), list(map(comparable, b)))))
+    print("winner: %s local, %s slurm" % (winner(local_run), winner(slurm_run)))
+    nodes = sorted(set(e.get("node", "") for e in b if e.get("slurm")))
+    print("nodes used: %s" % " ".join(nodes))
+    print("every record read back from a job: %s" %
+          all(e.get("slurm", {}).get("read_at") for e in b if not e["duplicate_kind"] == "config"))
+
+
+def one_generation(path):
+    text = open(path).read().replace("max_evaluations: 7", "max_evaluations: 4").replace(
+        "generations: 2", "generations: 1")
+    with open(path, "w") as f:
+        f.write(text)
+
+
+def faults(cluster):
+    # Generation 1 only: its candidates do not depend on results, so an
+    # INVALID one leaves the rest as the local search has them.
+    local, local_run = config("local")
+    one_generation(local)
+    subprocess.run([ciq, "tune", "--no-lock", "--quiet", "--config", local], cwd=work, env=cluster.env(),
+                   stdout=subprocess.DEVNULL)
+    slurm, slurm_run = config("faults", slurm_jobs=1)
+    one_generation(slurm)
+    p = run(cluster, ["tune", "--no-lock", "--config", slurm], os.path.join(work, "faults.log"))
+
+    # c0001: its node dies once; the requeued job runs on the other node.
+    _, job, node = wait_for("c0001 running", lambda: running_job(cluster, slurm_run, "c0001", 1), p)
+    cluster.kill_node(node, [job])
+    _, _, node2 = wait_for("c0001 requeued and running", lambda: running_job(cluster, slurm_run, "c0001", 2), p)
+    print("c0001: node %s killed, requeued on %s" % ("the other" if node2 != node else "THE SAME", "another node"))
+    cluster.start_node(node)  # back in service once it registers (ReturnToService=2)
+
+    # c0002: its node dies, then the node of the requeued job.
+    _, job, node = wait_for("c0002 running", lambda: running_job(cluster, slurm_run, "c0002", 1), p)
+    cluster.kill_node(node, [job])
+    _, job, node2 = wait_for("c0002 requeued and running", lambda: running_job(cluster, slurm_run, "c0002", 2), p)
+    cluster.kill_node(node2, [job])
+    # The generation's results are journaled together, after c0003, which
+    # needs a node: c0002 is given up once the engine submits c0003.
+    wait_for("c0002 given up", lambda: "c0002" not in jobs_table(slurm_run) and "c0003" in jobs_table(slurm_run), p)
+    for n in (node, node2):
+        cluster.start_node(n)
+    rc = finish(p, "the fault search")
+    ev = {e["candidate_id"]: e for e in evaluations(slurm_run)}
+    c1, c2 = ev["c0001"], ev["c0002"]
+    print("c0001: %s, attempt %s, requeued after: %s" % (c1["status"], c1["slurm"]["attempt"],
+                                                       c1["slurm"].get("requeued_after", "").split(" on ")[0]))
+    print("c0002: %s %s: %s" % (c2["status"], c2["reason"], c2["message"]))
+    print("fault search: exit %d, %d evaluations, c0003 %s" % (rc, len(ev), ev.get("c0003", {}).get("status")))
+    same_ids = [(e["candidate_id"], e["candidate_hash"]) for e in evaluations(local_run)] == \
+        [(e["candidate_id"], e["candidate_hash"]) for e in evaluations(slurm_run)]
+    print("candidates: %s as the local search" % ("the same" if same_ids else "NOT the same"))
+
+
+def gpu(cluster):
+    slurm, slurm_run = config("gpu", slurm_jobs=1, extra=GPU_BENCHMARK)
+    text = open(slurm).read().replace("  max_jobs:", "  gres: gpu:1\n  max_jobs:")
+    with open(slurm, "w") as f:
+        f.write(text)
+    p = run(cluster, ["tune", "--no-lock", "--config", slurm], os.path.join(work, "gpu.log"))
+    rc = finish(p, "the search on nodes without their GPU")
+    print("search: exit %d" % rc)
+    for e in evaluations(slurm_run):
+        print("%s: %s %s: %s" % (e["candidate_id"], e["status"], e["reason"], e["message"]))
+    print(open(os.path.join(work, "gpu.log")).read().strip().splitlines()[-1])
+
+
+# A runtime objective: its jobs ask for a GPU (gres gpu:1).
+GPU_BENCHMARK = """benchmark:
+  command: [python3, -c, "print('time_ms=1')"]
+  metric: {regex: 'time_ms=([0-9.]+)'}
+  finalists: 0
+"""
+
+with Cluster(os.path.join(work, "cluster"), fake_gpu=scenario == "gpu") as c:
+    {"same": same, "faults": faults, "gpu": gpu}[scenario](c)
