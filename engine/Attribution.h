@@ -54,6 +54,11 @@ struct MeasureOptions {
   int warmupRounds = 0;
   MeasuredPhase *phase = nullptr;
   std::vector<std::string> *problems = nullptr;
+  // Adaptive repeats: asked after every round whether the runs suffice
+  // (runInterleaved); `rounds` is then the most.
+  std::function<bool(const std::vector<std::vector<double>> &)> enough;
+  // The verdicts' CV gate (judge, Interleave.h); adaptive repeats turn it off.
+  double maxCvPercent = 10;
   // Rendered hash -> command of its benchmark snapshot: a build made once
   // in this run is not made again (the same rendering builds the same program).
   std::map<std::string, std::vector<std::string>> *snapshots = nullptr;
