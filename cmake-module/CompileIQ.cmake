@@ -812,11 +812,19 @@ function(_ciq_apply_lock_now target lockfile policy tune_targets)
     list(REMOVE_DUPLICATES tune_targets)
     list(REMOVE_ITEM tune_targets "${target}")
   endif()
+  set(why_wrapper "CUDA_ARCHITECTURES is not a fixed list; applying ${lockfile} (candidate ${candidate}) through ciq-ptxas --lock, which refuses it on a compile for other architectures than the lock's ${lock_arches}")
+  if(NOT through_wrapper)
+    _ciq_user_overrides(overridden ${target} "${options}")
+    if(overridden)
+      set(through_wrapper ON)
+      set(why_wrapper "the build's own ${overridden} would reach ptxas after the lock's and win (nvcc passes its own options last), while the tuning run had removed it; applying ${lockfile} (candidate ${candidate}) through ciq-ptxas --lock, which removes it the same way")
+    endif()
+  endif()
   if(through_wrapper)
     foreach(t IN LISTS target tune_targets)
       _ciq_apply_through_wrapper(${t} "${lockfile}" "${policy}")
     endforeach()
-    message(STATUS "ciq: ${target}: CUDA_ARCHITECTURES is not a fixed list; applying ${lockfile} (candidate ${candidate}) through ciq-ptxas --lock, which refuses it on a compile for other architectures than the lock's ${lock_arches}")
+    message(STATUS "ciq: ${target}: ${why_wrapper}")
     return()
   endif()
   _ciq_genex_escape(options_gx ${options})
@@ -843,6 +851,32 @@ endfunction()
 # target whose architectures only its compile lines know: the wrapper checks
 # the SASS architectures of every compile against the lock's and refuses (or,
 # POLICY warn, compiles without) a lock frozen for others.
+# The build's own -maxrregcount (nvcc's spelling of a ptxas option the lock
+# also sets) in the target's or its directory's compile options or in
+# CMAKE_CUDA_FLAGS[_<CONFIG>]: nvcc hands it to ptxas after every -Xptxas
+# option, so it would override the lock's value. Sets `out` to the option
+# found, or "". Runs deferred, when the directory's options are all set.
+function(_ciq_user_overrides out target options)
+  set(${out} "" PARENT_SCOPE)
+  if(NOT options MATCHES "maxrregcount")
+    return()
+  endif()
+  get_target_property(own ${target} COMPILE_OPTIONS)
+  get_target_property(dir ${target} SOURCE_DIR)
+  get_directory_property(dir_opts DIRECTORY "${dir}" COMPILE_OPTIONS)
+  set(flags "${CMAKE_CUDA_FLAGS}")
+  foreach(cfg IN LISTS CMAKE_CONFIGURATION_TYPES CMAKE_BUILD_TYPE)
+    string(TOUPPER "${cfg}" cfg)
+    string(APPEND flags " ${CMAKE_CUDA_FLAGS_${cfg}}")
+  endforeach()
+  set(all "${own};${dir_opts};${flags}")
+  # -maxrregcount, --maxrregcount, -maxrregcount=N or " N"; not -Xptxas forms,
+  # which come before the lock's and lose.
+  string(REGEX MATCH "(^|[ ;>:])--?maxrregcount[= ]?[0-9]*" found "${all}")
+  string(REGEX REPLACE "^[ ;>:]" "" found "${found}")
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+
 function(_ciq_apply_through_wrapper t lockfile policy)
   get_property(wrapper GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE)
   _ciq_target_launcher(launcher first_is_wrapper ${t})
