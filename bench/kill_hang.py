@@ -46,6 +46,10 @@ p.add_argument("--kill-points", type=int, default=10)
 p.add_argument("--hang-trials", type=int, default=3)
 p.add_argument("--budget", type=int, default=16)
 args = p.parse_args()
+# The searches run in other directories: the paths given must not depend on
+# where this script was started (the docstring's command uses relative ones).
+for name in ("ciq", "module_dir", "project", "work"):
+    setattr(args, name, os.path.abspath(getattr(args, name)))
 TIMEOUT = 600
 work = os.path.abspath(args.work)
 shutil.rmtree(work, ignore_errors=True)
