@@ -258,7 +258,10 @@ SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
       r.fail(n["strategy"], "search.strategy", "expected " + strategyNames() + ", got '" + s.strategy + "'");
   }
   if (n["pool_size"]) s.poolSize = (int)r.integer(n["pool_size"], "search.pool_size", 1, 100000);
-  if (n["generations"]) s.generations = (int)r.integer(n["generations"], "search.generations", 1, 100000);
+  if (n["generations"]) {
+    s.generations = (int)r.integer(n["generations"], "search.generations", 1, 100000);
+    s.generationsSet = true;
+  }
   if (n["mutate_rate"]) s.mutateRate = r.number(n["mutate_rate"], "search.mutate_rate", 0, 1);
   if (n["cull_size"]) s.cullSize = (int)r.integer(n["cull_size"], "search.cull_size", 0, 100000);
   if (n["elitism"]) s.elitism = (int)r.integer(n["elitism"], "search.elitism", 0, 100000);

@@ -91,6 +91,7 @@ struct SearchConfig {
   std::string strategy = kDefaultStrategy;   // a name of engine/Strategies.def
   int poolSize = 8;
   int generations = 6;
+  bool generationsSet = false;   // given in ciq.yaml (else a budget may raise it)
   double mutateRate = 0.2;
   int cullSize = 2;       // worst candidates dropped from the parent pool each generation
   int elitism = 1;        // best candidates copied unchanged into the next generation

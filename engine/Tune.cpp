@@ -144,6 +144,14 @@ private:
   int finish();
   int failFirstGeneration();
   bool budgetLeft() const { return (int)evals_.size() < budget_; }
+  // Where search.generations ends the search before the budget is spent.
+  std::string generationsCap() const {
+    int most = 1 + cfg_.search.poolSize * cfg_.search.generations;
+    if (most >= budget_ || cfg_.search.strategy == "exhaustive")
+      return "";
+    return " (search.generations " + std::to_string(cfg_.search.generations) + " x pool_size " +
+           std::to_string(cfg_.search.poolSize) + " ends it after at most " + std::to_string(most) + ")";
+  }
   std::string workloadSummary() const {
     if (cfg_.build.kind == "none")
       return "kernels compiled at run time";
@@ -293,6 +301,12 @@ bool TuneRun::prepare() {
   budget_ = opts_.maxEvaluations > 0        ? opts_.maxEvaluations
             : cfg_.search.maxEvaluations > 0 ? cfg_.search.maxEvaluations
                                              : 1 + cfg_.search.poolSize * cfg_.search.generations;
+  // A budget (BUDGET, max_evaluations, --max-evaluations) is what the user
+  // asked to spend: without generations of their own, enough generations to
+  // spend it; with them, the header says where the search will stop.
+  int byGenerations = 1 + cfg_.search.poolSize * cfg_.search.generations;
+  if (budget_ > byGenerations && !cfg_.search.generationsSet)
+    cfg_.search.generations = (budget_ - 1 + cfg_.search.poolSize - 1) / cfg_.search.poolSize;
   try {
     strategy_ = makeStrategy(cfg_.search, cfg_.space, cfg_.pareto);
   } catch (const std::exception &e) {
@@ -994,7 +1008,7 @@ int TuneRun::run() {
     progress_.note("ciq: canary for " + cfg_.target + ": the default compile, then a deliberately degrading one");
   else
     progress_.note("ciq: tuning " + cfg_.target + " (" + workloadSummary() + "), space of " + std::to_string((long long)cfg_.space.size()) + " points, " +
-                 strategy_->name() + " search, budget " + std::to_string(budget_) + " evaluations");
+                 strategy_->name() + " search, budget " + std::to_string(budget_) + " evaluations" + generationsCap());
   if (!evaluateBaseline())
     return 1;
   if (!runCanary())
