@@ -796,8 +796,8 @@ int TuneRun::minimize(WinnerChoice &w) {
       // The reference is the reduced build: is the current winner significantly better?
       const VariantResult &r = (*rows)[1];
       char buf[160];
-      snprintf(buf, sizeof buf, "without it %.6g %s, with it %.6g %s: %.4fx, p = %.3g", (*rows)[0].median,
-               o.unit.c_str(), r.median, o.unit.c_str(), r.speedup, r.pValue);
+      snprintf(buf, sizeof buf, "without it %.6g %s, with it %.6g %s: %s, p = %.3g", (*rows)[0].median,
+               o.unit.c_str(), r.median, o.unit.c_str(), speedupText(r, o.unit, 4).c_str(), r.pValue);
       detail = buf;
       return r.significant;
     }
@@ -872,7 +872,7 @@ int TuneRun::attribute(WinnerChoice &w) {
     evals_[0].scores[metric] = rows->front().median;
     win.scores[metric] = both.median;
     win.cvPercent = both.cvPercent;
-    verdicts_.speedup = both.speedup;
+    verdicts_.speedup = both.speedup.value_or(0); // 0: not printed
     verdicts_.pValue = both.pValue;
     if (!both.significant) {
       w.improved = false;
