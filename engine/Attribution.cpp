@@ -42,7 +42,7 @@ std::string slug(const std::string &name) {
 
 } // namespace
 
-void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact) {
+void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact, double maxCvPercent) {
   row.reference = ref.median;
   if (exact) {
     double b = ref.median, x = row.median;
@@ -52,7 +52,7 @@ void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, b
     row.verdict = row.significant ? "better" : x == b ? "equal" : "worse";
     return;
   }
-  Verdict v = judge(ref.values, row.values, minimize);
+  Verdict v = judge(ref.values, row.values, minimize, maxCvPercent);
   if (v.speedup > 0) // 0: a median of 0 to divide by
     row.speedup = v.speedup;
   row.pValue = v.welch.pValue;
@@ -127,7 +127,7 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
     if (opts.serveRuntime)
       serve = [&](size_t k) { opts.serveRuntime(served[k]); };
     auto res = runInterleaved(*bench, commands, rounds, cfg.runDir + "/logs/" + tag + ".log", opts.warmupRounds,
-                              serve);
+                              serve, opts.enough);
     if (serve)
       builder.daemon().clearCandidate();
     if (opts.phase) {
@@ -152,7 +152,7 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
     rows[i].cvPercent = s.cvPercent;
   }
   for (size_t i = 1; i < rows.size(); ++i)
-    judgeAgainst(rows[i], rows[0], minimize, !runtime);
+    judgeAgainst(rows[i], rows[0], minimize, !runtime, opts.maxCvPercent);
   return rows;
 }
 

@@ -57,6 +57,11 @@ struct MeasureOptions {
   int warmupRounds = 0;
   MeasuredPhase *phase = nullptr;
   std::vector<std::string> *problems = nullptr;
+  // Adaptive repeats: asked after every round whether the runs suffice
+  // (runInterleaved); `rounds` is then the most.
+  std::function<bool(const std::vector<std::vector<double>> &)> enough;
+  // The verdicts' CV gate (judge, Interleave.h); adaptive repeats turn it off.
+  double maxCvPercent = 10;
   // Rendered hash -> command of its benchmark snapshot: a build made once
   // in this run is not made again (the same rendering builds the same program).
   std::map<std::string, std::vector<std::string>> *snapshots = nullptr;
@@ -74,8 +79,9 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
                                                           int rounds, const std::string &tag, std::string &error,
                                                           const MeasureOptions &opts = {});
 
-// Judges `row` against the reference row `ref` (exact: compile metrics, one value each).
-void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact);
+// Judges `row` against the reference row `ref` (exact: compile metrics, one
+// value each; else the runs, too noisy above maxCvPercent).
+void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact, double maxCvPercent = 10);
 
 // "1.250x", or "n/a (888 -> 0 bytes)" when the speedup is undefined.
 std::string speedupText(const VariantResult &r, const std::string &unit, int decimals);

@@ -8,6 +8,9 @@
 #include <cmath>
 #include <fstream>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <nlohmann/json.hpp>
+#include <regex>
 #include <llvm/Support/Path.h>
 
 namespace ciq {
@@ -57,18 +60,95 @@ bool unitAllows(const std::string &unit, double value, std::string &why) {
   return true;
 }
 
-RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
+std::vector<double> numbersIn(const std::string &text) {
+  static const std::regex number(R"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?|[-+]?\b(?:nan|inf(?:inity)?)\b)",
+                                 std::regex::icase);
+  std::vector<double> out;
+  for (std::sregex_iterator it(text.begin(), text.end(), number), end; it != end; ++it)
+    out.push_back(std::strtod(it->str().c_str(), nullptr));
+  return out;
+}
+
+std::string compareNumbers(const std::vector<double> &got, const std::vector<double> &want, double rtol, double atol) {
+  char buf[240];
+  if (got.size() != want.size()) {
+    snprintf(buf, sizeof buf, "%zu numbers against the baseline's %zu", got.size(), want.size());
+    return buf;
+  }
+  for (size_t i = 0; i < got.size(); ++i) {
+    double x = got[i], ref = want[i];
+    bool same = std::isnan(ref) ? std::isnan(x) : std::isinf(ref) ? x == ref : std::fabs(x - ref) <= atol + rtol * std::fabs(ref);
+    if (!same) {
+      snprintf(buf, sizeof buf, "number %zu is %.10g against the baseline's %.10g (allowed: %.3g + %.3g x |ref| = %.3g)",
+               i + 1, x, ref, atol, rtol, atol + rtol * std::fabs(ref));
+      return buf;
+    }
+  }
+  return "";
+}
+
+// The output the comparison reads: the check's stdout, or the file it wrote.
+RunOutcome BenchmarkRunner::compareOutput(const std::string &stdoutText, const std::string &cwd) {
   RunOutcome o;
-  if (cfg_.benchmark.correctness.empty()) {
+  const BenchmarkConfig &b = cfg_.benchmark;
+  std::string text = stdoutText;
+  if (b.compare != "stdout") {
+    std::string path = llvm::sys::path::is_absolute(b.compare) ? b.compare : cwd + "/" + b.compare;
+    auto buf = llvm::MemoryBuffer::getFile(path);
+    if (!buf) {
+      o.reason = reason::WrongAnswer;
+      o.message = "the correctness check wrote no " + path + " (benchmark.correctness.compare)";
+      return o;
+    }
+    text = (*buf)->getBuffer().str();
+  }
+  std::vector<double> got = numbersIn(text);
+  if (referenceFile_.empty() || !llvm::sys::fs::exists(referenceFile_)) {
+    // The baseline: its output is the reference.
+    if (!referenceFile_.empty())
+      std::ofstream(referenceFile_) << nlohmann::json(got).dump() << "\n";
     o.ok = true;
     return o;
   }
+  std::vector<double> want;
+  try {
+    std::ifstream in(referenceFile_);
+    want = nlohmann::json::parse(in).get<std::vector<double>>();
+  } catch (const std::exception &e) {
+    o.reason = reason::WrongAnswer;
+    o.message = "cannot read the baseline's output numbers " + referenceFile_ + ": " + e.what() +
+                "; start over with `ciq tune --fresh`";
+    return o;
+  }
+  std::string diff = compareNumbers(got, want, b.rtol, b.atol);
+  if (!diff.empty()) {
+    o.reason = reason::WrongAnswer;
+    o.message = "the output differs from the baseline's (benchmark.correctness.compare: " + b.compare + "): " + diff;
+    return o;
+  }
+  o.ok = true;
+  return o;
+}
+
+RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
+  RunOutcome o;
+  const BenchmarkConfig &b = cfg_.benchmark;
+  if (b.correctness.empty() && b.compare.empty()) {
+    o.ok = true;
+    return o;
+  }
+  // Without a check command, the comparison reads one extra benchmark run.
+  const auto &cmd = b.correctness.empty() ? b.command : b.correctness;
   SubprocessOptions so;
   so.cwd = benchmarkWorkDir(cfg_);
   so.setEnv = env_;
-  so.timeoutSeconds = cfg_.benchmark.timeoutSeconds;
-  auto r = runSubprocess(cfg_.benchmark.correctness, so);
-  appendLog(logPath, "correctness: " + shellJoin(cfg_.benchmark.correctness), r);
+  so.timeoutSeconds = b.timeoutSeconds;
+  if (b.compare != "stdout" && !b.compare.empty()) { // a file left by an earlier check is not this one's
+    std::string path = llvm::sys::path::is_absolute(b.compare) ? b.compare : so.cwd + "/" + b.compare;
+    llvm::sys::fs::remove(path);
+  }
+  auto r = runSubprocess(cmd, so);
+  appendLog(logPath, "correctness: " + shellJoin(cmd), r);
   o.wallMs = r.wallMs;
   if (r.spawnFailed) {
     o.reason = reason::RunCrash;
@@ -82,6 +162,10 @@ RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
   } else if (r.exitCode != 0) {
     o.reason = reason::WrongAnswer;
     o.message = "the correctness check exited " + std::to_string(r.exitCode);
+  } else if (!b.compare.empty()) {
+    RunOutcome c = compareOutput(r.out, so.cwd);
+    c.wallMs = o.wallMs;
+    return c;
   } else
     o.ok = true;
   return o;
@@ -106,7 +190,7 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   auto r = runSubprocess(cmd, so);
   appendLog(logPath, "benchmark: " + shellJoin(cmd), r);
   o.wallMs = r.wallMs;
-  bool gateIsExit = cfg_.benchmark.correctness.empty();
+  bool gateIsExit = cfg_.benchmark.correctness.empty() && cfg_.benchmark.compare.empty();
   if (r.spawnFailed) {
     o.reason = reason::RunCrash;
     o.message = r.errorMessage;
@@ -156,7 +240,7 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   return o;
 }
 
-MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats) {
+MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats, const RaceAgainst *race) {
   MeasureOutcome m;
   auto gate = checkCorrectness(logPath);
   m.wallMs += gate.wallMs;
@@ -165,9 +249,13 @@ MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats)
     m.message = gate.message;
     return m;
   }
-  int n = repeats < 0 ? cfg_.benchmark.repeats : repeats;
+  const BenchmarkConfig &b = cfg_.benchmark;
+  bool adaptive = b.adaptive && repeats < 0;
+  int cap = adaptive ? b.maxRepeats : repeats < 0 ? b.repeats : repeats;
   std::vector<double> walls;
-  for (int i = 0; i < cfg_.benchmark.warmup + n; ++i) {
+  double measuredMs = 0;
+  m.stoppedBy = adaptive ? "max_repeats" : "repeats";
+  for (int i = 0; (int)m.values.size() < cap; ++i) {
     auto r = runOnce(logPath);
     m.wallMs += r.wallMs;
     if (!r.ok) {
@@ -175,14 +263,35 @@ MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats)
       m.message = r.message;
       return m;
     }
-    if (i >= cfg_.benchmark.warmup) {
-      m.values.push_back(r.value);
-      walls.push_back(r.wallMs);
+    if (i < b.warmup)
+      continue;
+    m.values.push_back(r.value);
+    walls.push_back(r.wallMs);
+    measuredMs += r.wallMs;
+    int n = (int)m.values.size();
+    // Racing first: a clearly worse candidate needs no precise figure.
+    if (b.racing && race && n >= BenchmarkConfig::minRaceRuns && n < cap &&
+        pWorse(m.values, race->runs, race->minimize) < b.raceAlpha) {
+      m.stoppedBy = "racing";
+      m.runsSaved = cap - n;
+      break;
+    }
+    if (!adaptive || n < b.minRepeats || n >= cap)
+      continue;
+    double noise = medianCiHalfWidthPercent(m.values);
+    if (noise >= 0 && noise <= b.targetNoisePercent) {
+      m.stoppedBy = "target";
+      break;
+    }
+    if (measuredMs / 1000 >= b.maxMeasureSeconds) {
+      m.stoppedBy = "max_measure_s";
+      break;
     }
   }
   Summary s = summarize(m.values);
   m.median = s.median;
   m.cvPercent = s.cvPercent;
+  m.noisePercent = medianCiHalfWidthPercent(m.values);
   m.ok = true;
   noteBestRunWallMs(median(walls));
   return m;

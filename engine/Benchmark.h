@@ -25,6 +25,18 @@ struct MeasureOutcome {
   std::string reason, message;
   std::vector<double> values;   // one per repeat, metric unit
   double median = 0, cvPercent = 0, wallMs = 0;
+  double noisePercent = -1;     // medianCiHalfWidthPercent(values) (Stats.h)
+  // Why measuring stopped: "repeats" (the fixed count), "target" (noise
+  // under benchmark.target_noise_percent), "max_repeats", "max_measure_s"
+  // (adaptive budget spent), "racing" (significantly worse than the incumbent).
+  std::string stoppedBy;
+  int runsSaved = 0;            // racing: the runs the candidate's budget still had
+};
+
+// The candidate racing compares against: the best one measured so far.
+struct RaceAgainst {
+  std::vector<double> runs;
+  bool minimize = true;
 };
 
 // Whether `value` is a possible measurement in `unit` (finite; durations
@@ -34,13 +46,19 @@ bool unitAllows(const std::string &unit, double value, std::string &why);
 class BenchmarkRunner {
 public:
   BenchmarkRunner(const TuneConfig &cfg, std::map<std::string, std::string> env = {});
-  // Correctness gate, warm-up runs, then `repeats` measured runs (-1: config's).
-  // Outputs are appended to logPath.
-  MeasureOutcome measure(const std::string &logPath, int repeats = -1);
+  // Correctness gate, warm-up runs, then `repeats` measured runs (-1: the
+  // config's, fixed or adaptive), stopped early by racing against `race`
+  // when benchmark.racing is on. Outputs are appended to logPath.
+  MeasureOutcome measure(const std::string &logPath, int repeats = -1, const RaceAgainst *race = nullptr);
   // One measured run of `command` (default: the configured benchmark).
   RunOutcome runOnce(const std::string &logPath, const std::vector<std::string> &command = {});
-  // The correctness gate alone.
+  // The correctness gate alone; with benchmark.correctness.compare, also
+  // the output comparison against the reference (setReferenceFile).
   RunOutcome checkCorrectness(const std::string &logPath);
+  // Where the baseline's output numbers are kept (JSON array): the first
+  // check that passes while the file is absent writes it (the baseline is
+  // measured first); every later check compares against it.
+  void setReferenceFile(std::string path) { referenceFile_ = std::move(path); }
   // Tightens the per-run limit to adaptive_factor x the best median run time seen.
   void noteBestRunWallMs(double wallMs);
   double runTimeoutSeconds() const;
@@ -55,6 +73,14 @@ private:
   const TuneConfig &cfg_;
   std::map<std::string, std::string> env_;
   double bestWallMs_ = 0;
+  std::string referenceFile_;
+  RunOutcome compareOutput(const std::string &stdoutText, const std::string &cwd);
 };
+
+// Every number in `text` (decimal or exponent notation, nan, inf), in order.
+std::vector<double> numbersIn(const std::string &text);
+// "" when `got` matches `want` (same count, |x - ref| <= atol + rtol |ref|
+// each, NaN only against NaN), else what differs, one phrase.
+std::string compareNumbers(const std::vector<double> &got, const std::vector<double> &want, double rtol, double atol);
 
 } // namespace ciq

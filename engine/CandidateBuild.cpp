@@ -13,6 +13,8 @@
 #include <set>
 
 #include <llvm/Support/FileSystem.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 
 namespace ciq {
 
@@ -244,6 +246,17 @@ bool CandidateBuilder::learnObjects(const std::vector<Receipt> &receipts, Evalua
   return true;
 }
 
+// A candidate's objects are dated 1970: if ciq is killed -9 before it removes
+// them, the user's next plain build finds them older than their sources and
+// recompiles them with the user's own flags instead of linking the candidate's
+// code (the repair by the next ciq command or configure, BuildTreeGuard.h,
+// may never come). Nothing in the search reads their dates.
+void CandidateBuilder::backdateObjects() {
+  const struct timespec epoch[2] = {{1, 0}, {1, 0}};
+  for (const auto &o : driver_->objects())
+    ::utimensat(AT_FDCWD, o.object.c_str(), epoch, 0);
+}
+
 void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
   e.log = logPath;
   // Compile-only objectives run nothing the build makes: a candidate that
@@ -279,6 +292,7 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     e.log = e.log + ".retry";
   }
   e.buildMs = r.wallMs;
+  backdateObjects();
   std::map<std::string, const Receipt *> byOutput;
   bool compileFailed = false, timedOut = false;
   const Receipt *crashed = nullptr;

@@ -50,6 +50,7 @@ public:
   const BuildDriver &driver() const { return *driver_; }
 
 private:
+  void backdateObjects();
   std::map<std::string, std::string> engineEnv() const;
   std::map<std::string, std::string> buildEnv() const;
   std::string buildName() const;   // for messages: "cmake --build" or "build.command"

@@ -5,6 +5,7 @@
 #include <llvm/Support/raw_ostream.h>
 #include "CMakeCache.h"
 #include "Lockfile.h"
+#include "Objectives.h"
 #include "Paths.h"
 #include "SpaceLoader.h"
 #include "StrategyTable.h"
@@ -98,10 +99,45 @@ MetricSource parseMetricSource(const YAML::Node &n, const YamlReader &r, const s
   return m;
 }
 
+// correctness: {command: [...], compare: stdout | <file>, rtol, atol}; the
+// list form is the command alone.
+void parseCorrectness(const YAML::Node &n, const YamlReader &r, BenchmarkConfig &b) {
+  r.onlyKeys(n, "benchmark.correctness", {"command", "compare", "rtol", "atol"});
+  if (n["command"]) b.correctness = r.strings(n["command"], "benchmark.correctness.command");
+  if (n["compare"]) {
+    b.compare = r.str(n["compare"], "benchmark.correctness.compare");
+    if (b.compare.empty())
+      r.fail(n["compare"], "benchmark.correctness.compare", "expected stdout or the path of a file the check writes");
+  }
+  if (n["rtol"]) b.rtol = r.number(n["rtol"], "benchmark.correctness.rtol", 0, 1e6);
+  if (n["atol"]) b.atol = r.number(n["atol"], "benchmark.correctness.atol", 0, 1e300);
+  if (b.correctness.empty() && b.compare.empty())
+    r.fail(n, "benchmark.correctness", "give command (the check to run) or compare (stdout or a file)");
+}
+
+// Controls that change what the program computes, from nvcc's numerics
+// options (--ftz, --prec-div, --prec-sqrt, --use_fast_math), pass only an
+// output comparison against the baseline in a runtime search.
+void requireComparison(const TuneConfig &c, const YAML::Node &where, const YamlReader &r) {
+  if (!c.benchmark.enabled || !c.benchmark.compare.empty() || c.objectives.empty() ||
+      isCompileMetric(c.objectives.front().metric))
+    return;
+  std::string names;
+  for (const auto &ctl : c.space.controls)
+    if (ctl.changesResults && ctl.render == RenderKind::Nvcc)
+      names += (names.empty() ? "" : ", ") + ctl.name;
+  if (!names.empty())
+    r.fail(where, "space",
+           "controls " + names + " change the program's results; a runtime search over them needs "
+           "benchmark.correctness: {compare: stdout or <file>, rtol, atol} (every candidate's output is "
+           "compared with the baseline's), or exclude them");
+}
+
 BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const std::string &base) {
   BenchmarkConfig b;
   r.onlyKeys(n, "benchmark", {"command", "working_dir", "env", "warmup", "repeats", "timeout_s",
-                              "adaptive_factor", "metric", "correctness", "finalists"});
+                              "adaptive_factor", "metric", "correctness", "finalists", "target_noise_percent",
+                              "min_repeats", "max_repeats", "max_measure_s", "racing", "race_alpha"});
   if (!n["command"])
     r.fail(n, "benchmark", "missing 'command' (the benchmark's argv)");
   b.enabled = true;
@@ -116,12 +152,34 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
       b.env[kv.first.as<std::string>()] = r.str(kv.second, "benchmark.env." + kv.first.as<std::string>());
   }
   if (n["warmup"]) b.warmup = (int)r.integer(n["warmup"], "benchmark.warmup", 0, 1000);
-  if (n["repeats"]) b.repeats = (int)r.integer(n["repeats"], "benchmark.repeats", 1, 100000);
+  if (n["repeats"] && n["repeats"].IsScalar() && n["repeats"].Scalar() == "adaptive")
+    b.adaptive = true;
+  else if (n["repeats"])
+    b.repeats = (int)r.integer(n["repeats"], "benchmark.repeats", 1, 100000);
+  for (const char *k : {"target_noise_percent", "min_repeats", "max_repeats", "max_measure_s"})
+    if (n[k] && !b.adaptive)
+      r.fail(n[k], std::string("benchmark.") + k, "applies to adaptive repeats only; set repeats: adaptive");
+  if (n["target_noise_percent"])
+    b.targetNoisePercent = r.number(n["target_noise_percent"], "benchmark.target_noise_percent", 0.001, 1000);
+  if (n["min_repeats"]) b.minRepeats = (int)r.integer(n["min_repeats"], "benchmark.min_repeats", 2, 100000);
+  if (n["max_repeats"]) b.maxRepeats = (int)r.integer(n["max_repeats"], "benchmark.max_repeats", 2, 100000);
+  if (n["max_measure_s"]) b.maxMeasureSeconds = r.number(n["max_measure_s"], "benchmark.max_measure_s", 0.001, 1e7);
+  if (!n["min_repeats"]) // the default minimum shrinks to a smaller explicit maximum
+    b.minRepeats = std::min(b.minRepeats, b.maxRepeats);
+  if (b.adaptive && b.maxRepeats < b.minRepeats)
+    r.fail(n["max_repeats"] ? n["max_repeats"] : n["min_repeats"], "benchmark.max_repeats",
+           "must be at least min_repeats (" + std::to_string(b.minRepeats) + ")");
+  b.racing = b.adaptive;
+  if (n["racing"]) b.racing = r.boolean(n["racing"], "benchmark.racing");
+  if (n["race_alpha"]) b.raceAlpha = r.number(n["race_alpha"], "benchmark.race_alpha", 1e-12, 0.5);
   if (n["timeout_s"]) b.timeoutSeconds = r.number(n["timeout_s"], "benchmark.timeout_s", 0.001, 1e6);
   if (n["adaptive_factor"]) b.adaptiveFactor = r.number(n["adaptive_factor"], "benchmark.adaptive_factor", 1.1, 1e6);
   if (n["finalists"]) b.finalists = (int)r.integer(n["finalists"], "benchmark.finalists", 0, 100);
   if (n["metric"]) b.metric = parseMetricSource(n["metric"], r, "benchmark.metric");
-  if (n["correctness"]) b.correctness = r.strings(n["correctness"], "benchmark.correctness");
+  if (n["correctness"] && n["correctness"].IsMap())
+    parseCorrectness(n["correctness"], r, b);
+  else if (n["correctness"])
+    b.correctness = r.strings(n["correctness"], "benchmark.correctness");
   return b;
 }
 
@@ -326,6 +384,7 @@ TuneConfig parse(const std::string &path) {
   if (c.space.controls.empty())
     r.fail(root["space"], "space", "the search space has no controls");
   checkOptionsKnown(c.space);
+  requireComparison(c, root["space"] ? root["space"] : root["target"], r);
   // Refused here, where the line of `strategy:` is known, rather than once
   // the search has started.
   if (c.search.strategy == "exhaustive" && c.space.size() > (double)c.search.exhaustiveLimit) {

@@ -50,11 +50,30 @@ struct BenchmarkConfig {
   std::string workingDir;             // default: the build directory
   std::map<std::string, std::string> env;
   int warmup = 1;
-  int repeats = 5;
+  int repeats = 5;                    // fixed measured runs per candidate (when not adaptive)
+  // repeats: adaptive (docs/config.md, "Adaptive repeats"): measure until the
+  // median's relative 95% CI half-width is under targetNoisePercent, or the
+  // candidate's budget (maxRepeats runs, maxMeasureSeconds) is spent.
+  bool adaptive = false;
+  double targetNoisePercent = 1.0;
+  int minRepeats = 5;
+  int maxRepeats = 20;
+  double maxMeasureSeconds = 120;
+  // Racing: stop measuring a candidate once it is significantly worse than
+  // the incumbent (one-sided Welch, p < raceAlpha, after minRaceRuns runs).
+  // Default: on with adaptive repeats, off with fixed ones.
+  bool racing = false;
+  double raceAlpha = 0.01;
+  static constexpr int minRaceRuns = 3;
   double timeoutSeconds = 60;         // per run; adapts down to adaptiveFactor x best median
   double adaptiveFactor = 3.0;
   MetricSource metric;
   std::vector<std::string> correctness;   // gate command; empty: the benchmark's exit status
+  // Output comparison (correctness: {compare: ...}): "stdout" or a file the
+  // check writes (relative to the working dir); "" : none. Every number of
+  // a candidate's output must match the baseline's: |x - ref| <= atol + rtol |ref|.
+  std::string compare;
+  double rtol = 1e-5, atol = 1e-8;
   int finalists = 4;                      // re-measured interleaved with the baseline
 };
 

@@ -44,6 +44,10 @@ struct Evaluation {
   std::vector<std::string> runtimeKernels;  // kernels compiled while the benchmark ran (Triton)
   std::vector<double> runs;       // benchmark values
   double cvPercent = -1;          // <0: not measured
+  double noisePercent = -1;       // relative 95% CI half-width of the median, %; <0: unknown
+  std::string stoppedBy;          // why measuring stopped (MeasureOutcome::stoppedBy); "" : not measured
+  int runsSaved = 0;              // runs racing spared this candidate
+  std::vector<std::string> gpuProblems;   // the GPU's state while its runs ran (MeasuredPhase), when wrong
   double buildMs = 0, measureMs = 0;
   std::string log;
   std::string replay;             // shell line that rebuilds this candidate

@@ -39,11 +39,13 @@ std::vector<size_t> balancedOrder(size_t builds, int round) {
 
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
                                  int rounds, const std::string &logPath, int warmupRounds,
-                                 const BeforeRun &beforeRun) {
+                                 const BeforeRun &beforeRun, const EnoughRounds &enough) {
   InterleavedResult r;
   r.values.resize(commands.size());
   r.warmup.resize(commands.size());
-  for (int round = 0; round < warmupRounds + rounds; ++round)
+  for (int round = 0; round < warmupRounds + rounds; ++round) {
+    if (round > warmupRounds && enough && enough(r.values))
+      break;
     for (size_t i : balancedOrder(commands.size(), round)) {
       if (beforeRun)
         beforeRun(i);
@@ -56,6 +58,7 @@ InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std:
       }
       (round < warmupRounds ? r.warmup : r.values)[i].push_back(o.value);
     }
+  }
   r.ok = true;
   return r;
 }

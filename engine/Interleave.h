@@ -35,13 +35,16 @@ std::vector<size_t> balancedOrder(size_t builds, int round);
 // Called before each run with the index of the build about to run: programs
 // that compile at run time get that build's candidate and framework cache.
 using BeforeRun = std::function<void(size_t)>;
+// Asked after every measured round whether the values so far suffice
+// (adaptive repeats: stop before `rounds`).
+using EnoughRounds = std::function<bool(const std::vector<std::vector<double>> &values)>;
 
 // `rounds` rounds; in each, every command runs once, in balancedOrder, after
 // beforeRun(its index) when given. `warmupRounds` rounds first, in the same
-// order, kept apart in `warmup`.
+// order, kept apart in `warmup`. With `enough`, fewer rounds when it says so.
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
                                  int rounds, const std::string &logPath, int warmupRounds = 0,
-                                 const BeforeRun &beforeRun = {});
+                                 const BeforeRun &beforeRun = {}, const EnoughRounds &enough = nullptr);
 
 struct Verdict {
   Summary baseline, winner;

@@ -61,6 +61,10 @@ json evaluationCoreToJson(const Evaluation &e) {
               {"runtime_kernels", e.runtimeKernels},
               {"runs", e.runs},
               {"cv_percent", e.cvPercent},
+              {"noise_percent", e.noisePercent},
+              {"stopped_by", e.stoppedBy},
+              {"runs_saved", e.runsSaved},
+              {"gpu_problems", e.gpuProblems},
               {"build_ms", e.buildMs},
               {"measure_ms", e.measureMs},
               {"log", e.log},
@@ -78,7 +82,9 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
       .opt("device_code_sha256", e.deviceCodeSha256).opt("objects_sha256", e.objectsSha256).opt("duplicate_of", e.duplicateOf)
       .opt("duplicate_kind", e.duplicateKind).opt("kernels", e.kernels)
       .opt("runtime_kernels", e.runtimeKernels).opt("runs", e.runs)
-      .opt("cv_percent", e.cvPercent).opt("build_ms", e.buildMs).opt("measure_ms", e.measureMs).opt("log", e.log)
+      .opt("cv_percent", e.cvPercent).opt("noise_percent", e.noisePercent).opt("stopped_by", e.stoppedBy)
+      .opt("runs_saved", e.runsSaved).opt("gpu_problems", e.gpuProblems).opt("build_ms", e.buildMs)
+      .opt("measure_ms", e.measureMs).opt("log", e.log)
       .opt("replay", e.replay).opt("evaluated_at", e.evaluatedAt)
       .opt("node", e.node).opt("gpu", e.gpu).opt("slurm", e.slurm);
   e.ok = status == "OK";

@@ -34,6 +34,7 @@ Evaluation configTwin(const Evaluation &twin, const Evaluation &e) {
   copy.buildMs = copy.measureMs = 0;
   copy.evaluatedAt = nowIso8601();
   copy.slurm = nullptr;
+  copy.runsSaved = 0;   // saved once, by the twin
   return copy;
 }
 
@@ -47,12 +48,15 @@ void shareDeviceResult(Evaluation &e, const Evaluation &d, bool runtime) {
   e.scores = d.scores;
   e.runs = d.runs;
   e.cvPercent = d.cvPercent;
+  e.noisePercent = d.noisePercent;
+  e.stoppedBy = d.stoppedBy;
   e.measureMs = 0;
   e.gpu = d.gpu;
   // The compile metrics are this candidate's own (identical device code).
 }
 
-void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const std::string &)> &note) {
+void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const std::string &)> &note,
+                      const RaceAgainst *race) {
   if (!w.bench)
     return;
   std::string err;
@@ -73,12 +77,14 @@ void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const s
   // framework cache of its own, and send receipts like the build's.
   w.bench->setEnv(w.builder->runtimeEnv(e, /*freshCache=*/true));
   w.builder->beginRuntime(e);
-  auto m = w.bench->measure(e.log);
+  auto m = w.bench->measure(e.log, -1, race);
   w.builder->endRuntime(e);
-  if (w.phase)
-    for (const auto &p : w.phase->end())
+  if (w.phase) { // kept with the candidate: a source of its noise (NoiseSource.h)
+    e.gpuProblems = w.phase->end();
+    for (const auto &p : e.gpuProblems)
       if (note)
         note("GPU: " + p + " while measuring: figures measured now are not trustworthy");
+  }
   e.measureMs = m.wallMs;
   // Where a GPU exists: its clocks and throttle state, with the result.
   std::string visible = w.gpu;
@@ -104,6 +110,9 @@ void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const s
     return;
   e.runs = m.values;
   e.cvPercent = m.cvPercent;
+  e.noisePercent = m.noisePercent;
+  e.stoppedBy = m.stoppedBy;
+  e.runsSaved = m.runsSaved;
   for (const auto &o : w.cfg.objectives)
     if (!isCompileMetric(o.metric))
       e.scores[o.metric] = m.median;
@@ -162,7 +171,7 @@ void evaluateCandidate(Worker &w, Evaluation &e, const PipelineOptions &o) {
     else {
       if (o.onMeasuring)
         o.onMeasuring();
-      measureCandidate(w, e, o.note);
+      measureCandidate(w, e, o.note, o.race);
     }
   }
   e.evaluatedAt = nowIso8601();

@@ -25,6 +25,8 @@ struct PipelineOptions {
   std::function<void()> onMeasuring;   // progress: the build is done
   // Progress notes: a crashed compiler retried, GPU problems while measuring.
   std::function<void(const std::string &)> note;
+  // Racing: the incumbent the candidate's runs are tested against, or null.
+  const RaceAgainst *race = nullptr;
 };
 
 // Fills e (id, generation, point, rendered and hash set by the caller). A
@@ -33,7 +35,8 @@ void evaluateCandidate(Worker &w, Evaluation &e, const PipelineOptions &o);
 
 // The correctness check and benchmark of w's current build into e, holding
 // w's GPU alone (w.phase) and recording its state with the result.
-void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const std::string &)> &note = {});
+void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const std::string &)> &note = {},
+                      const RaceAgainst *race = nullptr);
 
 // e was built and has the device code of d: marked as d's duplicate; with a
 // benchmark, d's runtime result stands for it.

@@ -63,6 +63,12 @@ static std::string scoreText(const TuneConfig &cfg, const Evaluation &e) {
     snprintf(buf, sizeof buf, " cv=%.1f%%", e.cvPercent);
     s += buf;
   }
+  if (!e.stoppedBy.empty() && e.duplicateKind.empty()) {
+    char buf[96];
+    snprintf(buf, sizeof buf, " runs=%zu noise=%.2f%%%s", e.runs.size(), e.noisePercent,
+             e.stoppedBy == "racing" ? " (raced: worse than the best)" : "");
+    s += buf;
+  }
   return s;
 }
 

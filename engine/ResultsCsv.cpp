@@ -29,7 +29,8 @@ std::vector<std::string> resultsCsvHeader(const TuneConfig &cfg) {
   std::vector<std::string> h = {"candidate_id", "generation", "status", "reason", "baseline", "pareto",
                                 "duplicate_of", "duplicate_kind", "score", "score_unit", "cv_percent",
                                 "candidate_hash", "device_code_sha256", "controls", "rendered", "build_ms",
-                                "measure_ms", "evaluated_at", "log"};
+                                "measure_ms", "evaluated_at", "log", "runs", "noise_percent", "stopped_by",
+                                "runs_saved"};
   for (const auto &o : cfg.objectives)
     h.push_back(o.metric);
   return h;
@@ -51,7 +52,8 @@ bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::
         e.ok && e.scores.count(primary) ? num(e.scores.at(primary)) : "", cfg.objectives.front().unit,
         e.cvPercent >= 0 ? num(e.cvPercent) : "", e.candidateHash, e.deviceCodeSha256,
         e.rendered.controls.dump(), e.generation == 0 ? "" : e.rendered.summary(), num(e.buildMs),
-        num(e.measureMs), e.evaluatedAt, e.log};
+        num(e.measureMs), e.evaluatedAt, e.log, e.stoppedBy.empty() ? "" : std::to_string(e.runs.size()),
+        e.noisePercent >= 0 ? num(e.noisePercent) : "", e.stoppedBy, std::to_string(e.runsSaved)};
     for (const auto &o : cfg.objectives)
       row.push_back(e.ok && e.scores.count(o.metric) ? num(e.scores.at(o.metric)) : "");
     for (size_t i = 0; i < row.size(); ++i)

@@ -1,4 +1,5 @@
 #include "Summary.h"
+#include "NoiseSource.h"
 #include "Objectives.h"
 #include "Search.h"
 
@@ -71,6 +72,45 @@ std::string shorten(const std::string &s, size_t n) { return s.size() <= n ? s :
 
 } // namespace
 
+// How many benchmark runs the search spent, what adaptive repeats reached,
+// what racing saved, and for candidates whose noise stayed above the target,
+// its likely source (NoiseSource.h) and the next step.
+static void printMeasurement(const TuneConfig &cfg, const std::vector<Evaluation> &evals, FILE *out) {
+  const BenchmarkConfig &b = cfg.benchmark;
+  size_t runs = 0, measured = 0, reached = 0, raced = 0, saved = 0;
+  std::map<std::string, std::pair<const Evaluation *, NoiseSource>> sources;   // kind -> first example
+  std::map<std::string, int> perSource;
+  for (const auto &e : evals) {
+    if (e.stoppedBy.empty() || !e.duplicateKind.empty())
+      continue;
+    ++measured;
+    runs += e.runs.size();
+    reached += e.stoppedBy == "target";
+    raced += e.stoppedBy == "racing";
+    saved += e.runsSaved;
+    if (b.adaptive && (e.stoppedBy == "max_repeats" || e.stoppedBy == "max_measure_s"))
+      if (auto src = noiseSource(e.runs, b.targetNoisePercent, e.gpuProblems)) {
+        sources.emplace(src->kind, std::make_pair(&e, *src));
+        ++perSource[src->kind];
+      }
+  }
+  if (!measured)
+    return;
+  fprintf(out, "benchmark runs: %zu over %zu measured candidate(s)", runs, measured);
+  if (b.adaptive)
+    fprintf(out, "; adaptive repeats: %zu reached the %.3g%% noise target, %zu spent their budget (%d runs, %.0f s)",
+            reached, b.targetNoisePercent, measured - reached - raced, b.maxRepeats, b.maxMeasureSeconds);
+  fprintf(out, "\n");
+  if (b.racing)
+    fprintf(out, "racing: %zu candidate(s) stopped early as significantly worse than the best so far, %zu run(s) saved\n",
+            raced, saved);
+  for (const auto &[kind, ex] : sources)
+    fprintf(out, "noise: %d candidate(s) stayed above the %.3g%% target, looks like %s; e.g. %s (noise %.2f%%): %s; "
+                 "next: %s\n",
+            perSource[kind], b.targetNoisePercent, kind.c_str(), ex.first->candidateId.c_str(),
+            ex.first->noisePercent, ex.second.evidence.c_str(), ex.second.next.c_str());
+}
+
 void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out,
                   const Verdicts &verdicts) {
   if (evals.empty())
@@ -123,6 +163,7 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
   std::string invalidLine = invalidSummary(invalid);
   fprintf(out, "evaluations: %zu (%s, %d reused an earlier result: same configuration or build), results: %s/results.csv\n",
           evals.size(), invalidLine.empty() ? "0 INVALID" : invalidLine.c_str(), dups, cfg.runDir.c_str());
+  printMeasurement(cfg, evals, out);
   for (const auto &p : verdicts.gpuProblems)
     fprintf(out, "GPU: %s while measuring\n", p.c_str());
   for (const auto &m : verdicts.minimization)

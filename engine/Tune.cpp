@@ -15,6 +15,7 @@
 #include "Objectives.h"
 #include "Paths.h"
 #include "Pipeline.h"
+#include "RunLock.h"
 #include "Progress.h"
 #include "ResultsCsv.h"
 #include "Search.h"
@@ -43,6 +44,20 @@ std::string candidateName(size_t index) {
   return buf;
 }
 
+// How candidates are measured (issue 21), for `ciq diagnose` and readers.
+nlohmann::json measurementLine(const BenchmarkConfig &b) {
+  if (!b.enabled)
+    return nullptr;
+  nlohmann::json m = {{"repeats", b.adaptive ? nlohmann::json("adaptive") : nlohmann::json(b.repeats)},
+                      {"warmup", b.warmup}, {"racing", b.racing}};
+  if (b.adaptive)
+    m.update({{"target_noise_percent", b.targetNoisePercent}, {"min_repeats", b.minRepeats},
+              {"max_repeats", b.maxRepeats}, {"max_measure_s", b.maxMeasureSeconds}});
+  if (b.racing)
+    m["race_alpha"] = b.raceAlpha;
+  return m;
+}
+
 nlohmann::json startLine(const TuneConfig &cfg) {
   nlohmann::json objectives = nlohmann::json::array();
   for (const auto &o : cfg.objectives)
@@ -53,7 +68,8 @@ nlohmann::json startLine(const TuneConfig &cfg) {
           {"search", {{"strategy", cfg.search.strategy}, {"pool_size", cfg.search.poolSize},
                       {"generations", cfg.search.generations}, {"mutate_rate", cfg.search.mutateRate},
                       {"cull_size", cfg.search.cullSize}, {"elitism", cfg.search.elitism}, {"seed", cfg.search.seed}}},
-          {"target", cfg.target}, {"objectives", objectives}, {"started_at", nowIso8601()}};
+          {"target", cfg.target}, {"objectives", objectives}, {"started_at", nowIso8601()},
+          {"measurement", measurementLine(cfg.benchmark)}};
 }
 
 std::string startConfigPath(const nlohmann::json &start) {
@@ -86,7 +102,28 @@ private:
   int minimize(WinnerChoice &w);
   int attribute(WinnerChoice &w);
   bool runtimeObjective() const { return bench() && !isCompileMetric(cfg_.objectives.front().metric); }
-  int rounds() const { return std::max(cfg_.benchmark.repeats, 5); }
+  // Interleaved re-measurements (finalists, minimization, attribution): a
+  // fixed count, or with adaptive repeats up to max_repeats rounds until
+  // every build's median is within the noise target (enoughRounds).
+  int rounds() const {
+    return std::max(cfg_.benchmark.adaptive ? cfg_.benchmark.maxRepeats : cfg_.benchmark.repeats, 5);
+  }
+  // The CV gate of the verdicts (judge, Interleave.h) guards small fixed
+  // samples; adaptive repeats size the sample to the noise, and Welch's
+  // test alone decides.
+  double maxCvPercent() const { return cfg_.benchmark.adaptive ? 1e300 : 10; }
+  EnoughRounds enoughRounds() const {
+    if (!cfg_.benchmark.adaptive)
+      return nullptr;
+    return [b = cfg_.benchmark](const std::vector<std::vector<double>> &values) {
+      for (const auto &v : values) {
+        double noise = medianCiHalfWidthPercent(v);
+        if ((int)v.size() < std::max(b.minRepeats, 5) || noise < 0 || noise > b.targetNoisePercent)
+          return false;
+      }
+      return true;
+    };
+  }
   bool beginPhase(Worker &w);
   void endPhase(Worker &w);
   void notePhaseProblems(const std::vector<std::string> &problems);
@@ -95,6 +132,8 @@ private:
     MeasureOptions m;
     m.warmupRounds = cfg_.benchmark.warmup;
     m.phase = workers_[0]->phase.get();
+    m.enough = enoughRounds();
+    m.maxCvPercent = maxCvPercent();
     m.problems = problems;
     m.snapshots = &snapshots_;
     m.known = [this](const std::string &h) { return knownBuild(h); };
@@ -139,6 +178,7 @@ private:
   std::vector<std::unique_ptr<Worker>> workers_;   // [0] builds in the user's own build tree
   CandidateBuilder &builder() { return *workers_[0]->builder; }
   BenchmarkRunner *bench() const { return workers_[0]->bench.get(); }
+  RunLock runLock_;   // held for the whole search (RunLock.h)
   Journal journal_;
   Progress progress_;
   std::unique_ptr<Strategy> strategy_;
@@ -225,6 +265,10 @@ bool TuneRun::openJournal() {
     if (!opts_.canaryOnly)
       progress_.note(kept);
   }
+  // The baseline's output (benchmark.correctness.compare) belongs to this
+  // search: a new one measures its own.
+  if (!opts_.resume)
+    llvm::sys::fs::remove(cfg_.runDir + "/reference-output.json");
   std::string err;
   if (!journal_.open(jpath, err))
     return reportError(err), false;
@@ -239,6 +283,10 @@ bool TuneRun::openJournal() {
 }
 
 bool TuneRun::prepare() {
+  // Before anything in the run directory is read or moved.
+  std::string lockErr;
+  if (!runLock_.acquire(cfg_.runDir, cfg_.target.empty() ? cfg_.path : cfg_.target, lockErr))
+    return reportError(lockErr), false;
   if (opts_.canaryOnly)
     cfg_.runDir += "/canary";
   if (cfg_.benchmark.enabled) {
@@ -322,6 +370,7 @@ bool TuneRun::startWorkers() {
       if (n > 1)
         env["CUDA_VISIBLE_DEVICES"] = w->gpu = k < (int)gpus.size() ? gpus[k] : std::to_string(k);
       w->bench = std::make_unique<BenchmarkRunner>(w->cfg, env);
+      w->bench->setReferenceFile(cfg_.runDir + "/reference-output.json");
       std::string visible = env.count("CUDA_VISIBLE_DEVICES") ? env["CUDA_VISIBLE_DEVICES"] : "";
       w->phase = std::make_unique<MeasuredPhase>(visible, "ciq tune " + cfg_.target + " (" + cfg_.path + ")",
                                                  [this](const std::string &l) { progress_.note(l); });
@@ -391,6 +440,16 @@ Evaluation TuneRun::evaluate(const Point &p, int generation, const std::string &
   if (!parallel)
     o.onMeasuring = [&] { progress_.measuring(e.candidateId); };
   o.note = [this](const std::string &l) { progress_.note(l); };
+  // Racing (benchmark.racing): against the best candidate measured so far.
+  RaceAgainst race;
+  if (runtimeObjective() && cfg_.benchmark.racing && generation > 0) {
+    WinnerChoice best = chooseWinner(cfg_, evals_);
+    if (best.index >= 0 && evals_[best.index].runs.size() >= 2) {
+      race.runs = evals_[best.index].runs;
+      race.minimize = cfg_.objectives.front().direction == "minimize";
+      o.race = &race;
+    }
+  }
   evaluateCandidate(w, e, o);
   return e;
 }
@@ -739,11 +798,14 @@ int TuneRun::runFinalists(WinnerChoice &w) {
   if (!beginPhase(*workers_[0]))
     return 1;
   // Programs that compile at run time: each run gets its build's candidate
-  // and the framework cache its evaluation filled.
+  // and the framework cache its evaluation filled. Adaptive repeats: the
+  // finalists get the runs racing saved, up to max_repeats rounds, until
+  // every build's median is within the target.
   BeforeRun serve;
   if (compilesAtRunTime())
     serve = [&](size_t k) { serveRuntime(evals_[order[k]]); };
-  auto res = runInterleaved(*bench(), commands, rounds(), logPath("finalists"), cfg_.benchmark.warmup, serve);
+  auto res = runInterleaved(*bench(), commands, rounds(), logPath("finalists"), cfg_.benchmark.warmup, serve,
+                            enoughRounds());
   if (serve)
     builder().daemon().clearCandidate();
   endPhase(*workers_[0]);
@@ -756,13 +818,14 @@ int TuneRun::runFinalists(WinnerChoice &w) {
   for (size_t k = 0; k < order.size(); ++k) {
     Summary s = summarize(res.values[k]);
     rows.push_back({{"candidate_id", evals_[order[k]].candidateId}, {"median", s.median}, {"cv_percent", s.cvPercent},
+                    {"noise_percent", medianCiHalfWidthPercent(res.values[k])},
                     {"values", res.values[k]}});
     double bestMedian = median(res.values[best]);
     if (k > 0 && (best == 0 || (minimize ? s.median < bestMedian : s.median > bestMedian)))
       best = k;
   }
   journal_.append({{"op", "finalists"}, {"rows", rows}});
-  Verdict v = judge(res.values[0], res.values[best], minimize);
+  Verdict v = judge(res.values[0], res.values[best], minimize, maxCvPercent());
   progress_.note("finalists: best " + evals_[order[best]].candidateId + " median " + std::to_string(v.winner.median) +
                  " vs baseline " + std::to_string(v.baseline.median) + " " + o.unit +
                  (v.significant ? "" : " (not significant: " + v.reason + ")"));

@@ -1,6 +1,7 @@
 #include "JsonRead.h"
 #include "Diagnose.h"
 #include "InvalidReason.h"
+#include "NoiseSource.h"
 
 #include "Stats.h"
 
@@ -444,6 +445,51 @@ std::optional<Finding> checkLowDiversity(const RunData &run, const DiagnoseThres
   return f;
 }
 
+// Adaptive repeats that spent their budget above the noise target (issue
+// 21): the likely source per candidate, read off its runs in the journal.
+std::optional<Finding> checkNoiseSource(const RunData &run) {
+  double target = 1.0;
+  if (run.start.is_object() && run.start.contains("measurement"))
+    JsonFields(run.start["measurement"], "").opt("target_noise_percent", target);
+  std::map<std::string, std::vector<std::string>> byKind;   // source -> "c0003 (noise 2.1%): evidence"
+  std::map<std::string, NoiseSource> example;
+  for (const auto &e : run.evals) {
+    std::string stopped;
+    std::vector<double> runs;
+    std::vector<std::string> gpu;
+    if (!e.duplicateKind.empty() ||
+        !JsonFields(e.journal, "").opt("stopped_by", stopped).opt("runs", runs).opt("gpu_problems", gpu).ok() ||
+        (stopped != "max_repeats" && stopped != "max_measure_s"))
+      continue;
+    auto src = noiseSource(runs, target, gpu);
+    if (!src)
+      continue;
+    byKind[src->kind].push_back(e.id + " (noise " + (e.noisePercent ? fmt(*e.noisePercent) : "?") + "%): " +
+                                src->evidence);
+    example.emplace(src->kind, *src);
+  }
+  if (byKind.empty())
+    return std::nullopt;
+  // The source most candidates share leads; the others are listed.
+  auto top = std::max_element(byKind.begin(), byKind.end(),
+                              [](const auto &a, const auto &b) { return a.second.size() < b.second.size(); });
+  Finding f;
+  f.kind = "noise_source";
+  size_t total = 0;
+  for (const auto &[k, v] : byKind)
+    total += v.size();
+  f.title = std::to_string(total) + " candidate(s) spent their adaptive budget above the " + fmt(target) +
+            "% noise target; most look like " + top->first;
+  f.threshold = "stopped_by max_repeats or max_measure_s; sources checked in order gpu_state, first_run_outlier, bimodal, "
+                "drift, random (docs/config.md, \"Adaptive repeats and racing\")";
+  for (const auto &[k, v] : byKind)
+    for (const auto &d : v)
+      f.details.push_back(k + ": " + d);
+  f.cause = example[top->first].evidence;
+  f.next = example[top->first].next;
+  return f;
+}
+
 } // namespace
 
 // The search stops when the baseline itself fails: nothing else ran.
@@ -485,6 +531,7 @@ std::vector<Finding> diagnose(const RunData &run, const DiagnoseThresholds &t) {
     add(checkRisingInvalid(run, t));
     add(checkStalled(run, t));
     add(checkHighCv(run, t));
+    add(checkNoiseSource(run));
     add(checkLowDiversity(run, t));
   }
   return out;
@@ -501,7 +548,7 @@ void printFindings(const RunData &run, const std::vector<Finding> &findings,
     os << "note: no journal start line: assuming the primary objective is minimized\n";
   if (findings.empty()) {
     os << "no pathology found (checked: all INVALID, identical scores/device code, rising "
-          "invalid rate, stalled best, high CV%, low diversity)\n";
+          "invalid rate, stalled best, high CV%, noise source, low diversity)\n";
     return;
   }
   for (const auto &f : findings) {

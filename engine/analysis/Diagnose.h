@@ -24,7 +24,7 @@ struct DiagnoseThresholds {
 
 struct Finding {
   std::string kind;        // baseline_invalid | compiler_crash | identical_scores | identical_device_code | all_invalid |
-                           // rising_invalid | stalled_best | high_cv | low_diversity
+                           // rising_invalid | stalled_best | high_cv | noise_source | low_diversity
   std::string title;       // what was seen, with the numbers
   std::string threshold;   // the rule that fired
   std::string cause;

@@ -12,6 +12,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
+#include <algorithm>
 #include <sstream>
 
 namespace ciq {
@@ -20,7 +21,8 @@ const std::vector<std::string> &resultsCsvFixedColumns() {
   static const std::vector<std::string> cols = {
       "candidate_id", "generation", "status", "reason", "baseline", "pareto", "duplicate_of",
       "duplicate_kind", "score", "score_unit", "cv_percent", "candidate_hash",
-      "device_code_sha256", "controls", "rendered", "build_ms", "measure_ms", "evaluated_at", "log"};
+      "device_code_sha256", "controls", "rendered", "build_ms", "measure_ms", "evaluated_at", "log",
+      "runs", "noise_percent", "stopped_by", "runs_saved"};
   return cols;
 }
 
@@ -208,7 +210,10 @@ bool loadResults(const std::string &path, RunData &run, std::string &error) {
               "' in the header; this is not a results.csv of ciq (docs/results-csv.md)";
       return false;
     }
-  int logCol = table->column("log");
+  // Objective columns follow the last fixed column (older files end at "log").
+  int logCol = -1;
+  for (const auto &fixed : resultsCsvFixedColumns())
+    logCol = std::max(logCol, table->column(fixed));
   if (logCol >= 0)
     for (size_t c = size_t(logCol) + 1; c < table->header.size(); ++c)
       run.objectiveNames.push_back(table->header[c]);
@@ -217,12 +222,15 @@ bool loadResults(const std::string &path, RunData &run, std::string &error) {
     auto cell = [&](const char *name) -> const std::string & { return table->cell(r, name); };
     RecordedEval e;
     e.id = cell("candidate_id");
-    std::optional<double> gen, build, measure;
+    std::optional<double> gen, build, measure, saved;
     if (!parseOptionalNumber(cell("generation"), gen, error, where + ": generation") ||
         !parseOptionalNumber(cell("score"), e.score, error, where + ": score") ||
         !parseOptionalNumber(cell("cv_percent"), e.cvPercent, error, where + ": cv_percent") ||
         !parseOptionalNumber(cell("build_ms"), build, error, where + ": build_ms") ||
-        !parseOptionalNumber(cell("measure_ms"), measure, error, where + ": measure_ms"))
+        !parseOptionalNumber(cell("measure_ms"), measure, error, where + ": measure_ms") ||
+        !parseOptionalNumber(cell("runs"), e.runs, error, where + ": runs") ||
+        !parseOptionalNumber(cell("noise_percent"), e.noisePercent, error, where + ": noise_percent") ||
+        !parseOptionalNumber(cell("runs_saved"), saved, error, where + ": runs_saved"))
       return false;
     e.generation = int(gen.value_or(0));
     e.buildMs = build.value_or(0);
@@ -239,6 +247,8 @@ bool loadResults(const std::string &path, RunData &run, std::string &error) {
     e.controls = cell("controls");
     e.rendered = cell("rendered");
     e.log = cell("log");
+    e.stoppedBy = cell("stopped_by");
+    e.runsSaved = saved.value_or(0);
     for (const auto &name : run.objectiveNames) {
       std::optional<double> v;
       if (!parseOptionalNumber(table->cell(r, name), v, error, where + ": " + name))
@@ -339,7 +349,8 @@ std::string writeResultsCsv(const RunData &run) {
         e.id, std::to_string(e.generation), e.ok ? "OK" : "INVALID", e.reason,
         e.baseline ? "1" : "0", e.pareto ? "1" : "0", e.duplicateOf, e.duplicateKind,
         num(e.score), e.unit, num(e.cvPercent), e.candidateHash, e.deviceCodeSha256, e.controls,
-        e.rendered, num(e.buildMs), num(e.measureMs), "", e.log};
+        e.rendered, num(e.buildMs), num(e.measureMs), "", e.log, num(e.runs), num(e.noisePercent), e.stoppedBy,
+        num(e.runsSaved)};
     for (const auto &name : run.objectiveNames) {
       auto it = e.objectives.find(name);
       row.push_back(it == e.objectives.end() ? "" : num(it->second));

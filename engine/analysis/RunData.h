@@ -26,6 +26,9 @@ struct RecordedEval {
   std::string rendered;           // command-line additions
   double buildMs = 0, measureMs = 0;
   std::string log;
+  std::optional<double> runs, noisePercent;   // measured runs, achieved noise (%)
+  std::string stoppedBy;          // why measuring stopped (docs/results-csv.md)
+  double runsSaved = 0;           // by racing
   std::map<std::string, double> objectives;   // objective metric -> value
   nlohmann::json journal;         // the journal's evaluation line, or null
 };

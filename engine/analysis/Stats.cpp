@@ -75,4 +75,29 @@ WelchResult welchTTest(const std::vector<double> &a, const std::vector<double> &
   return r;
 }
 
+double medianCiHalfWidthPercent(std::vector<double> values) {
+  size_t n = values.size();
+  if (n < 2)
+    return -1;
+  std::sort(values.begin(), values.end());
+  double m = median(values);
+  if (m == 0)
+    return -1;
+  // 1-based ranks of the 95% interval's ends: n/2 -+ 1.96 sqrt(n)/2 (+1 above).
+  double half = 1.96 * std::sqrt(double(n)) / 2;
+  long lo = (long)std::floor(double(n) / 2 - half), hi = (long)std::ceil(double(n) / 2 + half + 1);
+  lo = std::clamp(lo, 1L, (long)n);
+  hi = std::clamp(hi, 1L, (long)n);
+  return 100.0 * (values[hi - 1] - values[lo - 1]) / 2 / std::fabs(m);
+}
+
+double pWorse(const std::vector<double> &candidate, const std::vector<double> &incumbent, bool minimize) {
+  WelchResult w = welchTTest(candidate, incumbent);
+  if (w.df == 0 && w.pValue == 1)
+    return 1;
+  // t > 0: the candidate's mean is higher. Worse is higher when minimizing.
+  bool worseSide = minimize ? w.t > 0 : w.t < 0;
+  return worseSide ? w.pValue / 2 : 1 - w.pValue / 2;
+}
+
 } // namespace ciq

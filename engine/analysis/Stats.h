@@ -30,4 +30,17 @@ WelchResult welchTTest(const std::vector<double> &a, const std::vector<double> &
 // Median of the values (mean of the two middle ones for even n); 0 when empty.
 double median(std::vector<double> values);
 
+// The noise figure adaptive repeats drive down: the half-width of the
+// distribution-free 95% confidence interval of the median (order statistics
+// at ranks n/2 -+ 0.98 sqrt(n), normal approximation of the binomial, clamped
+// to the sample), relative to the median, in %. It assumes nothing about the
+// shape of the run-time distribution, and one outlier moves it little.
+// Fewer than 2 values, or a median of 0: -1 (unknown).
+double medianCiHalfWidthPercent(std::vector<double> values);
+
+// One-sided Welch test that `candidate` is worse than `incumbent` (higher
+// mean when minimizing, lower when maximizing): the p-value of that
+// direction (1 when fewer than 2 samples on either side).
+double pWorse(const std::vector<double> &candidate, const std::vector<double> &incumbent, bool minimize);
+
 } // namespace ciq

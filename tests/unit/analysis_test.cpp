@@ -5,11 +5,13 @@
 #include "Diagnose.h"
 #include "Explain.h"
 #include "MetricParser.h"
+#include "NoiseSource.h"
 #include "Occupancy.h"
 #include "RunData.h"
 #include "Stats.h"
 
 #include <gtest/gtest.h>
+#include <random>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -408,4 +410,77 @@ TEST(Ncu, ComparisonShowsRelativeChangeAndOnlyStallsThatMoved) {
   EXPECT_NE(out.find("+25.0%"), std::string::npos) << out;
   EXPECT_NE(out.find("achieved occupancy (%)"), std::string::npos);
   EXPECT_EQ(out.find("stall: wait"), std::string::npos) << out;
+}
+
+// --- Issue 21: noise of the median, racing test, noise sources -------------
+
+TEST(Stats, MedianCiHalfWidth) {
+  EXPECT_DOUBLE_EQ(medianCiHalfWidthPercent({1}), -1);
+  EXPECT_DOUBLE_EQ(medianCiHalfWidthPercent({0, 0, 0}), -1);
+  // n = 5: ranks clamp to the sample, half the range over the median.
+  EXPECT_NEAR(medianCiHalfWidthPercent({9, 10, 10, 10, 11}), 10.0, 1e-12);
+  // n = 100, values 1..100: ranks floor(50 - 9.8) = 40 and ceil(50 + 9.8 + 1) = 61.
+  std::vector<double> v;
+  for (int i = 100; i >= 1; --i)
+    v.push_back(i);
+  EXPECT_NEAR(medianCiHalfWidthPercent(v), 100.0 * (61 - 40) / 2 / 50.5, 1e-9);
+  // One wild outlier in 30 runs barely moves it (the CV explodes).
+  std::vector<double> w(30, 10.0);
+  for (int i = 0; i < 30; ++i)
+    w[i] += 0.01 * (i % 5);
+  double before = medianCiHalfWidthPercent(w);
+  w[7] = 1000;
+  EXPECT_NEAR(medianCiHalfWidthPercent(w), before, 0.06);
+}
+
+TEST(Stats, PWorseIsOneSided) {
+  std::vector<double> fast = {10, 10.1, 9.9, 10.05}, slow = {11, 11.1, 10.9, 11.05};
+  EXPECT_LT(pWorse(slow, fast, true), 0.001);
+  EXPECT_GT(pWorse(fast, slow, true), 0.99);
+  EXPECT_LT(pWorse(fast, slow, false), 0.001);   // maximizing: lower is worse
+  EXPECT_DOUBLE_EQ(pWorse({11}, fast, true), 1); // too few runs: no evidence
+}
+
+namespace {
+std::vector<double> seededRuns(int n, unsigned seed, double sdPercent) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<double> noise(0, sdPercent / 100);
+  std::vector<double> v;
+  for (int i = 0; i < n; ++i)
+    v.push_back(10 * (1 + noise(gen)));
+  return v;
+}
+} // namespace
+
+TEST(NoiseSource, EachSourceFromSeededRuns) {
+  for (unsigned seed = 1; seed <= 20; ++seed) {
+    auto random = seededRuns(20, seed, 2);
+    auto src = noiseSource(random, 1);
+    ASSERT_TRUE(src);
+    EXPECT_EQ(src->kind, "random") << "seed " << seed << ": " << src->evidence;
+
+    auto drift = seededRuns(20, seed, 0.3);
+    for (size_t i = 0; i < drift.size(); ++i)
+      drift[i] *= 1 + 0.004 * i;   // 7.6% over the runs
+    EXPECT_EQ(noiseSource(drift, 1)->kind, "drift") << "seed " << seed;
+
+    auto first = seededRuns(20, seed, 0.5);
+    first[0] *= 1.3;
+    EXPECT_EQ(noiseSource(first, 1)->kind, "first_run_outlier") << "seed " << seed;
+
+    auto bimodal = seededRuns(20, seed, 0.2);
+    std::mt19937 coin(seed + 100);
+    for (auto &x : bimodal)
+      x *= coin() % 2 ? 1.05 : 1.0;
+    EXPECT_EQ(noiseSource(bimodal, 1)->kind, "bimodal") << "seed " << seed;
+  }
+  EXPECT_FALSE(noiseSource({1, 2, 3, 4}, 1));
+}
+
+TEST(NoiseSource, GpuStateComesFirst) {
+  std::vector<double> drift = {10, 10.1, 10.2, 10.3, 10.4, 10.5, 10.6};
+  EXPECT_EQ(noiseSource(drift, 1)->kind, "drift");
+  auto s = noiseSource(drift, 1, {"GPU 0 throttled (sw_power_cap)"});
+  EXPECT_EQ(s->kind, "gpu_state");
+  EXPECT_NE(s->evidence.find("GPU 0 throttled (sw_power_cap)"), std::string::npos);
 }

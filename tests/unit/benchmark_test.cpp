@@ -3,6 +3,7 @@
 #include "Benchmark.h"
 #include "Interleave.h"
 
+#include <cmath>
 #include <fstream>
 #include <gtest/gtest.h>
 #include <llvm/Support/FileSystem.h>
@@ -145,4 +146,77 @@ TEST(Benchmark, StaleResultFileIsNoFreshResult) {
   EXPECT_FALSE(second.ok);
   EXPECT_EQ(second.reason, "no_fresh_result") << second.message;
   llvm::sys::fs::remove_directories(dir);
+}
+
+// Counts this test's runs in $n (a file beside the log).
+const std::string kCounter = "f=/tmp/ciq-benchmark-test.count; n=$(cat $f 2>/dev/null || echo 0); "
+                             "echo $((n + 1)) > $f; ";
+
+// Issue 21: adaptive repeats stop at the noise target, or at the budget;
+// racing stops a candidate that is clearly worse than the incumbent.
+TEST(Benchmark, AdaptiveStopsAtTheTargetOrTheBudget) {
+  auto quiet = shellBenchmark("echo time_ms=2.5");
+  quiet.benchmark.adaptive = true;
+  quiet.benchmark.minRepeats = 4;
+  quiet.benchmark.maxRepeats = 9;
+  auto m = BenchmarkRunner(quiet).measure(kLog);
+  ASSERT_TRUE(m.ok) << m.message;
+  EXPECT_EQ(m.values.size(), 4u);
+  EXPECT_EQ(m.stoppedBy, "target");
+  EXPECT_DOUBLE_EQ(m.noisePercent, 0);
+  // 1 and 3 ms, alternating (a run counter): never within 1%.
+  auto noisy = quiet;
+  noisy.benchmark.command = {"sh", "-c", kCounter + "echo time_ms=$(( n % 2 * 2 + 1 ))"};
+  auto n = BenchmarkRunner(noisy).measure(kLog);
+  ASSERT_TRUE(n.ok) << n.message;
+  EXPECT_EQ(n.values.size(), 9u);
+  EXPECT_EQ(n.stoppedBy, "max_repeats");
+  EXPECT_GT(n.noisePercent, 1);
+  noisy.benchmark.maxMeasureSeconds = 1e-6;
+  auto t = BenchmarkRunner(noisy).measure(kLog);
+  EXPECT_EQ(t.values.size(), 4u);
+  EXPECT_EQ(t.stoppedBy, "max_measure_s");
+  // An explicit count (the finalists' re-measurements) is never adaptive.
+  EXPECT_EQ(BenchmarkRunner(quiet).measure(kLog, 2).values.size(), 2u);
+}
+
+TEST(Benchmark, RacingStopsAClearlyWorseCandidate) {
+  auto cfg = shellBenchmark(kCounter + "echo time_ms=$(( n % 7 + 200 ))");
+  cfg.benchmark.repeats = 10;
+  cfg.benchmark.racing = true;
+  RaceAgainst faster{{100, 101, 102, 103, 104, 105}, true};
+  auto m = BenchmarkRunner(cfg).measure(kLog, -1, &faster);
+  ASSERT_TRUE(m.ok) << m.message;
+  EXPECT_EQ(m.stoppedBy, "racing");
+  EXPECT_EQ(m.values.size(), (size_t)BenchmarkConfig::minRaceRuns);
+  EXPECT_EQ(m.runsSaved, 10 - BenchmarkConfig::minRaceRuns);
+  // Against a slower incumbent it is not worse: all 10 runs.
+  RaceAgainst slower{{300, 301, 302, 303, 304}, true};
+  auto s = BenchmarkRunner(cfg).measure(kLog, -1, &slower);
+  EXPECT_EQ(s.values.size(), 10u);
+  EXPECT_EQ(s.stoppedBy, "repeats");
+  // Maximized metric: 200 is worse than 300.
+  slower.minimize = false;
+  EXPECT_EQ(BenchmarkRunner(cfg).measure(kLog, -1, &slower).stoppedBy, "racing");
+  // Racing off: no early stop whatever the incumbent.
+  cfg.benchmark.racing = false;
+  EXPECT_EQ(BenchmarkRunner(cfg).measure(kLog, -1, &faster).values.size(), 10u);
+}
+
+// Issue 21: output comparison reads every number and checks each within
+// atol + rtol |ref|.
+TEST(OutputCompare, NumbersAndTolerances) {
+  EXPECT_EQ(numbersIn("checksum = 1.5e+03, rows 4096; err -2.5E-7 .5 info banana"),
+            (std::vector<double>{1500, 4096, -2.5e-7, 0.5}));
+  auto special = numbersIn("a nan b -inf");
+  ASSERT_EQ(special.size(), 2u);
+  EXPECT_TRUE(std::isnan(special[0]));
+  EXPECT_TRUE(std::isinf(special[1]) && special[1] < 0);
+  EXPECT_EQ(compareNumbers({1000.005}, {1000}, 1e-5, 0), "");
+  EXPECT_NE(compareNumbers({1000.02}, {1000}, 1e-5, 0).find("number 1 is 1000.02 against the baseline's 1000"),
+            std::string::npos);
+  EXPECT_EQ(compareNumbers({1e-9}, {0}, 0, 1e-8), "");
+  EXPECT_NE(compareNumbers({1, 2}, {1}, 1, 1).find("2 numbers against the baseline's 1"), std::string::npos);
+  EXPECT_EQ(compareNumbers({NAN}, {NAN}, 0, 0), "");
+  EXPECT_NE(compareNumbers({1}, {NAN}, 1, 1), "");
 }

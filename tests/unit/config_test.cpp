@@ -405,3 +405,26 @@ TEST(Config, ControlNamesAreUniqueAcrossIncludedSpaces) {
   p.loadOk("target: app\nspace:\n  include: [ptxas-13.0-default]\n  controls:\n    - name: opt-level\n"
            "      ptxas: \"--opt-level={}\"\n      choice: [1]\n");
 }
+
+// Issue 21: repeats: adaptive and its budget keys.
+TEST(Config, AdaptiveRepeatsAndRacing) {
+  TempProject p;
+  TuneConfig fixed = p.loadOk("target: app\nbenchmark: {command: [./b], repeats: 7}\n");
+  EXPECT_FALSE(fixed.benchmark.adaptive);
+  EXPECT_FALSE(fixed.benchmark.racing);
+  EXPECT_EQ(fixed.benchmark.repeats, 7);
+  TuneConfig a = p.loadOk("target: app\nbenchmark: {command: [./b], repeats: adaptive, "
+                          "target_noise_percent: 0.5, max_repeats: 3, max_measure_s: 9}\n");
+  EXPECT_TRUE(a.benchmark.adaptive);
+  EXPECT_TRUE(a.benchmark.racing);
+  EXPECT_DOUBLE_EQ(a.benchmark.targetNoisePercent, 0.5);
+  EXPECT_EQ(a.benchmark.maxRepeats, 3);
+  EXPECT_EQ(a.benchmark.minRepeats, 3);   // the default 5 shrinks to the maximum
+  EXPECT_DOUBLE_EQ(a.benchmark.maxMeasureSeconds, 9);
+  std::string err = p.loadError("target: app\nbenchmark: {command: [./b], max_repeats: 3}\n");
+  EXPECT_NE(err.find("benchmark.max_repeats: applies to adaptive repeats only"), std::string::npos) << err;
+  err = p.loadError("target: app\nbenchmark: {command: [./b], repeats: adaptive, min_repeats: 8, max_repeats: 4}\n");
+  EXPECT_NE(err.find("must be at least min_repeats (8)"), std::string::npos) << err;
+  err = p.loadError("target: app\nbenchmark: {command: [./b], repeats: often}\n");
+  EXPECT_NE(err.find("benchmark.repeats"), std::string::npos) << err;
+}

@@ -2,6 +2,7 @@
 // argv[1]: a file it appends one line to per run (the noise seed).
 #include <cstdint>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <fstream>
 #include <iterator>
@@ -48,8 +49,14 @@ int main(int argc, char **argv) {
   option.assign(option.rbegin(), option.rend());
   if (searchRun && self.find(option) != std::string::npos)
     t -= 0.1;
+  // STANDIN_SEED shifts the noise's seed; STANDIN_JITTER_PERCENT=P adds
+  // uniform jitter of +-P% (bench/adaptive_gpu.sh: issue 21's noisy stand-in).
+  if (const char *v = std::getenv("STANDIN_SEED"))
+    seed += 1000003u * (unsigned)std::atoi(v);
   std::mt19937 gen(seed);
   t += std::normal_distribution<double>(0, 0.01)(gen);
+  if (const char *v = std::getenv("STANDIN_JITTER_PERCENT"))
+    t *= 1 + std::uniform_real_distribution<double>(-1, 1)(gen) * std::atof(v) / 100;
   std::printf("time_ms=%.5f (registers %u)\n", t, maxRegisters(self));
   return 0;
 }
