@@ -40,22 +40,25 @@ std::string slug(const std::string &name) {
   return s;
 }
 
+} // namespace
+
 void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact, double maxCvPercent) {
+  row.reference = ref.median;
   if (exact) {
     double b = ref.median, x = row.median;
-    row.speedup = minimize ? (x != 0 ? b / x : 0) : (b != 0 ? x / b : 0);
+    if (minimize ? x != 0 : b != 0)
+      row.speedup = minimize ? b / x : x / b;
     row.significant = minimize ? x < b : x > b;
     row.verdict = row.significant ? "better" : x == b ? "equal" : "worse";
     return;
   }
   Verdict v = judge(ref.values, row.values, minimize, maxCvPercent);
-  row.speedup = v.speedup;
+  if (v.speedup > 0) // 0: a median of 0 to divide by
+    row.speedup = v.speedup;
   row.pValue = v.welch.pValue;
   row.significant = v.significant;
   row.verdict = v.significant ? "significantly better" : v.reason;
 }
-
-} // namespace
 
 std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &builder, BenchmarkRunner *bench,
                                                           const TuneConfig &cfg, const std::vector<Variant> &variants,
@@ -159,7 +162,7 @@ nlohmann::json variantsToJson(const std::vector<VariantResult> &rows) {
     nlohmann::json j = {{"name", r.name}, {"controls", r.controls}, {"median", r.median},
                         {"cv_percent", r.cvPercent}, {"runs", r.values.size()}};
     if (&r != &rows.front()) {
-      j["speedup"] = r.speedup;
+      j["speedup"] = r.speedup ? nlohmann::json(*r.speedup) : nlohmann::json(); // null: undefined
       j["p_value"] = r.pValue >= 0 ? nlohmann::json(r.pValue) : nlohmann::json();
       j["significant"] = r.significant;
       j["verdict"] = r.verdict;
@@ -169,6 +172,15 @@ nlohmann::json variantsToJson(const std::vector<VariantResult> &rows) {
   return out;
 }
 
+std::string speedupText(const VariantResult &r, const std::string &unit, int decimals) {
+  char buf[128];
+  if (r.speedup)
+    snprintf(buf, sizeof buf, "%.*fx", decimals, *r.speedup);
+  else
+    snprintf(buf, sizeof buf, "n/a (%.6g -> %.6g %s)", r.reference, r.median, unit.c_str());
+  return buf;
+}
+
 std::string formatVariant(const VariantResult &r, const std::string &unit) {
   char buf[512];
   if (r.verdict.empty()) // the reference row
@@ -176,11 +188,11 @@ std::string formatVariant(const VariantResult &r, const std::string &unit) {
     snprintf(buf, sizeof buf, "  %-24s %s%.6g %s  (reference)  %s", r.name.c_str(),
              r.values.size() > 1 ? "median " : "", r.median, unit.c_str(), r.controls.c_str());
   else if (r.pValue < 0)
-    snprintf(buf, sizeof buf, "  %-24s %.6g %s  %.3fx  %s  %s", r.name.c_str(), r.median, unit.c_str(), r.speedup,
-             r.verdict.c_str(), r.controls.c_str());
+    snprintf(buf, sizeof buf, "  %-24s %.6g %s  %s  %s  %s", r.name.c_str(), r.median, unit.c_str(),
+             speedupText(r, unit, 3).c_str(), r.verdict.c_str(), r.controls.c_str());
   else
-    snprintf(buf, sizeof buf, "  %-24s median %.6g %s  %.4fx  p = %.3g  %s  %s", r.name.c_str(), r.median,
-             unit.c_str(), r.speedup, r.pValue, r.verdict.c_str(), r.controls.c_str());
+    snprintf(buf, sizeof buf, "  %-24s median %.6g %s  %s  p = %.3g  %s  %s", r.name.c_str(), r.median,
+             unit.c_str(), speedupText(r, unit, 4).c_str(), r.pValue, r.verdict.c_str(), r.controls.c_str());
   return buf;
 }
 

@@ -30,7 +30,10 @@ struct VariantResult {
   std::vector<double> values;   // runs (runtime) or the one exact value (compile-only)
   std::vector<double> warmup;   // warm-up runs, not counted
   double median = 0, cvPercent = 0;
-  double speedup = 0;           // baseline / variant for minimized metrics, variant / baseline else
+  // baseline / variant for minimized metrics, variant / baseline else; none
+  // when the divisor is 0 (spill_bytes 888 -> 0 is better, not a 0x speedup).
+  std::optional<double> speedup;
+  double reference = 0;         // the reference row's median, to print "888 -> 0" without a speedup
   double pValue = -1;           // <0: exact comparison (compile-only)
   bool significant = false;     // better than the baseline (significantly, for runtime metrics)
   std::string verdict;          // "significantly better", or why not
@@ -75,6 +78,13 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
                                                           const TuneConfig &cfg, const std::vector<Variant> &variants,
                                                           int rounds, const std::string &tag, std::string &error,
                                                           const MeasureOptions &opts = {});
+
+// Judges `row` against the reference row `ref` (exact: compile metrics, one
+// value each; else the runs, too noisy above maxCvPercent).
+void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact, double maxCvPercent = 10);
+
+// "1.250x", or "n/a (888 -> 0 bytes)" when the speedup is undefined.
+std::string speedupText(const VariantResult &r, const std::string &unit, int decimals);
 
 nlohmann::json variantsToJson(const std::vector<VariantResult> &rows);
 // "  parameters only           median 1.234 ms  1.250x  p = 1e-06  significantly better  (-DTILE=8)"

@@ -69,7 +69,7 @@ Verdict judge(const std::vector<double> &baseline, const std::vector<double> &wi
   v.baseline = summarize(baseline);
   v.winner = summarize(winner);
   v.welch = welchTTest(baseline, winner);
-  if (v.winner.median != 0)
+  if (minimize ? v.winner.median != 0 : v.baseline.median != 0) // else undefined: stays 0
     v.speedup = minimize ? v.baseline.median / v.winner.median : v.winner.median / v.baseline.median;
   char buf[200];
   bool better = minimize ? v.winner.median < v.baseline.median : v.winner.median > v.baseline.median;

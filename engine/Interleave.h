@@ -48,7 +48,7 @@ InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std:
 
 struct Verdict {
   Summary baseline, winner;
-  double speedup = 0;        // baseline median / winner median (time metrics)
+  double speedup = 0;        // baseline median / winner median (time metrics); 0: undefined (a median of 0)
   WelchResult welch;
   bool significant = false;  // CV% <= maxCv for both and p < alpha and winner faster
   std::string reason;        // why not, when not

@@ -116,6 +116,25 @@ void acfDomain(Control &c, const YAML::Node &n, const YamlReader &r, const std::
     r.fail(n["files"], key + ".files", "no ACF file matched");
 }
 
+// nvcc passes -D values and options on through a shell, which would run a
+// "$(...)" in them; spaces can come from fetched packs, so a value a shell
+// would interpret is refused before anything runs.
+void rejectShellCharacters(const Control &c, const YAML::Node &n, const YamlReader &r, const std::string &k) {
+  if (c.render == RenderKind::Acf)
+    return;
+  static const char kShell[] = "$`\"'\\;|&<>\n";
+  std::vector<std::pair<std::string, YAML::Node>> texts = {{c.option, n[c.render == RenderKind::Define ? "define"
+                                                                   : c.render == RenderKind::Ptxas ? "ptxas" : "nvcc"]}};
+  YAML::Node domain = n["choice"] ? n["choice"] : n["literal"] ? n["literal"] : n;
+  for (const auto &v : c.values)
+    texts.push_back({v, domain});
+  for (const auto &[text, at] : texts)
+    if (size_t i = text.find_first_of(kShell); i != std::string::npos)
+      r.fail(at, k, "control '" + c.name + "': '" + text + "' contains " +
+                        (text[i] == '\n' ? std::string("a newline") : "'" + std::string(1, text[i]) + "'") +
+                        ", which the shell nvcc runs through would interpret; remove it from the space file");
+}
+
 Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string &key,
                      const std::string &baseDir) {
   r.onlyKeys(n, key, {"name", "ptxas", "nvcc", "define", "acf", "choice", "range", "literal",
@@ -150,6 +169,7 @@ Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string
     r.fail(n, k, "needs exactly one domain: choice, range, literal or log_sampling");
   if (c.values.empty())
     r.fail(n, k, "the domain is empty");
+  rejectShellCharacters(c, n, r, k);
   bool templ = c.option.find("{}") != std::string::npos;
   if ((c.render == RenderKind::Ptxas || c.render == RenderKind::Nvcc) && !templ &&
       c.domain != DomainKind::Literal)
@@ -167,21 +187,26 @@ Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string
   return c;
 }
 
-void addControl(SearchSpace &space, Control c, const YamlReader &r, const YAML::Node &at) {
+void addControl(SearchSpace &space, Control c, const YamlReader &r, const YAML::Node &at, const std::string &key) {
   int existing = space.find(c.name);
+  // Included controls carry their space's name; this file's own do not yet (fromFile).
+  if (existing >= 0 && space.controls[existing].spaceName.empty())
+    r.fail(at["name"], key, "control '" + c.name + "' is defined twice (first at " +
+                                space.controls[existing].origin + "); rename or remove one");
   if (existing >= 0) // a user's control replaces an included one of the same name
     space.controls[existing] = std::move(c);
   else
     space.controls.push_back(std::move(c));
 }
 
-void merge(SearchSpace &into, const SearchSpace &from) {
+// Two included spaces defining one name: neither silently wins.
+void merge(SearchSpace &into, const SearchSpace &from, const YamlReader &r, const YAML::Node &at,
+           const std::string &key) {
   for (const auto &c : from.controls) {
-    int i = into.find(c.name);
-    if (i >= 0)
-      into.controls[i] = c;
-    else
-      into.controls.push_back(c);
+    if (int i = into.find(c.name); i >= 0)
+      r.fail(at, key, "control '" + c.name + "' (" + c.origin + ") is already defined by " + into.controls[i].origin +
+                          "; exclude: it in an entry before this include, or rename one");
+    into.controls.push_back(c);
   }
   into.sources.insert(into.sources.end(), from.sources.begin(), from.sources.end());
 }
@@ -197,14 +222,15 @@ void loadOne(SearchSpace &space, const YAML::Node &n, const YamlReader &r, const
   r.onlyKeys(n, key, {"include", "controls", "exclude", "provider", "version", "variant", "tag",
                       "file", "name", "description", "compiler", "compiler_version"});
   if (n["provider"] || n["file"])
-    merge(space, includeEntry(n, r, key, baseDir));
+    merge(space, includeEntry(n, r, key, baseDir), r, n, key);
   if (n["include"]) {
     YAML::Node inc = n["include"];
     if (inc.IsScalar() || inc.IsMap())
-      merge(space, includeEntry(inc, r, child(key, "include"), baseDir));
+      merge(space, includeEntry(inc, r, child(key, "include"), baseDir), r, inc, child(key, "include"));
     else if (inc.IsSequence())
       for (size_t i = 0; i < inc.size(); ++i)
-        merge(space, includeEntry(inc[i], r, child(key, "include[" + std::to_string(i) + "]"), baseDir));
+        merge(space, includeEntry(inc[i], r, child(key, "include[" + std::to_string(i) + "]"), baseDir), r, inc[i],
+              child(key, "include[" + std::to_string(i) + "]"));
     else
       r.fail(inc, child(key, "include"), "expected a space name, a file or a list of them");
   }
@@ -213,7 +239,8 @@ void loadOne(SearchSpace &space, const YAML::Node &n, const YamlReader &r, const
     if (!cs.IsSequence())
       r.fail(cs, child(key, "controls"), "expected a list of controls (lines starting with '- name:')");
     for (size_t i = 0; i < cs.size(); ++i)
-      addControl(space, parseControl(cs[i], r, child(key, "controls[" + std::to_string(i) + "]"), baseDir), r, cs[i]);
+      addControl(space, parseControl(cs[i], r, child(key, "controls[" + std::to_string(i) + "]"), baseDir), r, cs[i],
+                 child(key, "controls[" + std::to_string(i) + "]"));
   }
   if (n["exclude"]) {
     for (const auto &name : r.strings(n["exclude"], child(key, "exclude"))) {
@@ -315,12 +342,13 @@ SearchSpace loadSpace(const YAML::Node &node, const YamlReader &r, const std::st
   else if (node.IsSequence()) {
     for (size_t i = 0; i < node.size(); ++i) {
       if (node[i].IsScalar())
-        merge(space, includeEntry(node[i], r, "space[" + std::to_string(i) + "]", baseDir));
+        merge(space, includeEntry(node[i], r, "space[" + std::to_string(i) + "]", baseDir), r, node[i],
+              "space[" + std::to_string(i) + "]");
       else
         loadOne(space, node[i], r, "space[" + std::to_string(i) + "]", baseDir);
     }
   } else if (node.IsScalar())
-    merge(space, includeEntry(node, r, "space", baseDir));
+    merge(space, includeEntry(node, r, "space", baseDir), r, node, "space");
   else
     r.fail(node, "space", "expected a mapping with include/controls, or a list of them");
   return space;

@@ -222,7 +222,12 @@ bool TuneRun::openJournal() {
   bool unfinished = !prior.evaluations.empty() && !prior.done;
   if (opts_.resume) {
     if (prior.start.is_null()) {
-      reportError("nothing to resume in " + cfg_.runDir + " (no journal.jsonl); start with `ciq tune`");
+      // An existing journal without a start line (empty: killed before it was written) is not a missing one.
+      uint64_t size = 0;
+      std::string why = llvm::sys::fs::file_size(jpath, size) ? "no journal.jsonl"
+                        : size == 0                            ? "journal.jsonl is empty"
+                                                               : "journal.jsonl has no start line";
+      reportError("nothing to resume in " + cfg_.runDir + " (" + why + "); start with `ciq tune`");
       return false;
     }
     std::string identity, strategy;
@@ -250,7 +255,8 @@ bool TuneRun::openJournal() {
   } else if (std::string priorConfig = startConfigPath(prior.start);
              !prior.start.is_null() && priorConfig != cfg_.path && !opts_.fresh && !opts_.canaryOnly) {
     reportError(cfg_.runDir + " holds the search of " + priorConfig + "; give " + cfg_.path +
-                " its own run_dir:, or pass --fresh to replace that search (its journal is kept as journal.jsonl.previous)");
+                " its own run_dir:, or pass --fresh to replace that search (its journal and results.csv are kept as journal.jsonl.previous "
+                "and results.csv.previous)");
     return false;
   } else if (unfinished && !opts_.fresh && !opts_.canaryOnly) {
     reportError(cfg_.runDir + " holds an unfinished search (" + std::to_string(prior.evaluations.size()) +
@@ -258,10 +264,14 @@ bool TuneRun::openJournal() {
                 "`, or start over with `ciq tune --fresh`");
     return false;
   } else if (llvm::sys::fs::exists(jpath)) {
-    // A finished or discarded search is kept beside, never overwritten.
+    // A finished or discarded search is kept beside, never overwritten: its
+    // journal and its results.csv (this search writes a new one).
     llvm::sys::fs::rename(jpath, jpath + ".previous");
+    std::string csv = cfg_.runDir + "/results.csv", kept = "the earlier search's journal is kept as " + jpath + ".previous";
+    if (llvm::sys::fs::exists(csv) && !llvm::sys::fs::rename(csv, csv + ".previous"))
+      kept += " and its results as " + csv + ".previous";
     if (!opts_.canaryOnly)
-      progress_.note("the earlier search's journal is kept as " + jpath + ".previous");
+      progress_.note(kept);
   }
   // The baseline's output (benchmark.correctness.compare) belongs to this
   // search: a new one measures its own.
@@ -873,8 +883,8 @@ int TuneRun::minimize(WinnerChoice &w) {
       // The reference is the reduced build: is the current winner significantly better?
       const VariantResult &r = (*rows)[1];
       char buf[160];
-      snprintf(buf, sizeof buf, "without it %.6g %s, with it %.6g %s: %.4fx, p = %.3g", (*rows)[0].median,
-               o.unit.c_str(), r.median, o.unit.c_str(), r.speedup, r.pValue);
+      snprintf(buf, sizeof buf, "without it %.6g %s, with it %.6g %s: %s, p = %.3g", (*rows)[0].median,
+               o.unit.c_str(), r.median, o.unit.c_str(), speedupText(r, o.unit, 4).c_str(), r.pValue);
       detail = buf;
       return r.significant;
     }
@@ -949,7 +959,7 @@ int TuneRun::attribute(WinnerChoice &w) {
     evals_[0].scores[metric] = rows->front().median;
     win.scores[metric] = both.median;
     win.cvPercent = both.cvPercent;
-    verdicts_.speedup = both.speedup;
+    verdicts_.speedup = both.speedup.value_or(0); // 0: not printed
     verdicts_.pValue = both.pValue;
     if (!both.significant) {
       w.improved = false;

@@ -272,7 +272,11 @@ std::string attributionHtml(const RunData &run) {
         return std::string("-");
       return r[k].is_number() ? num(r[k].get<double>()) : r[k].is_string() ? r[k].get<std::string>() : r[k].dump();
     };
-    o << "<tr><td>" << htmlEscape(cell("name")) << "</td><td>" << cell("median") << "</td><td>" << cell("speedup")
+    // A null speedup is undefined (a median of 0 to divide by), not missing: the baseline row has none.
+    std::string speedup = r.contains("speedup") && r["speedup"].is_null()
+                              ? std::string(r.value("median", 0.0) == 0 ? "n/a (winner 0)" : "n/a (baseline 0)")
+                              : cell("speedup");
+    o << "<tr><td>" << htmlEscape(cell("name")) << "</td><td>" << cell("median") << "</td><td>" << speedup
       << "</td><td>" << cell("p_value") << "</td><td>" << htmlEscape(cell("verdict")) << "</td><td>"
       << htmlEscape(cell("controls")) << "</td></tr>\n";
   }

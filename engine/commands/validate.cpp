@@ -139,7 +139,14 @@ int run() {
   printf("  baseline (default compile): median %.6g %s  CV %.2f%%\n", v.baseline.median, unit.c_str(), v.baseline.cvPercent);
   printf("  winner %-19s median %.6g %s  CV %.2f%%\n", (lock->candidateId + ":").c_str(), v.winner.median, unit.c_str(),
          v.winner.cvPercent);
-  printf("  speedup %.4fx  Welch t = %.3f, df = %.1f, p = %.3g\n", v.speedup, v.welch.t, v.welch.df, v.welch.pValue);
+  // 0: undefined (a median of 0 to divide by), shown as n/a and stored as null.
+  char speedupText[96];
+  if (v.speedup > 0)
+    snprintf(speedupText, sizeof speedupText, "%.4fx", v.speedup);
+  else
+    snprintf(speedupText, sizeof speedupText, "n/a (%.6g -> %.6g %s)", v.baseline.median, v.winner.median, unit.c_str());
+  nlohmann::json speedup = v.speedup > 0 ? nlohmann::json(v.speedup) : nlohmann::json();
+  printf("  speedup %s  Welch t = %.3f, df = %.1f, p = %.3g\n", speedupText, v.welch.t, v.welch.df, v.welch.pValue);
   printf("  attribution (each against the baseline):\n");
   for (const auto &r : *rows)
     printf("  %s\n", ciq::formatVariant(r, unit).c_str());
@@ -158,7 +165,7 @@ int run() {
                                {"baseline_median", v.baseline.median},
                                {"winner_median", v.winner.median},
                                {"unit", unit},
-                               {"speedup", v.speedup},
+                               {"speedup", speedup},
                                {"baseline_cv_percent", v.baseline.cvPercent},
                                {"winner_cv_percent", v.winner.cvPercent},
                                {"t", v.welch.t},
@@ -171,7 +178,7 @@ int run() {
                                {"gpu_before", measurement["gpu_before"]},
                                {"gpu_after", measurement["gpu_after"]},
                                {"validated_at", ciq::nowIso8601()}};
-  lock->score["speedup"] = v.speedup;
+  lock->score["speedup"] = speedup;
   lock->score["p_value"] = v.welch.pValue;
   lock->score["cv_percent"] = v.winner.cvPercent;
   lock->gpu = measurement["gpu_before"];

@@ -168,6 +168,27 @@ const ErrorCase kErrorCases[] = {
      "search:\n  seed: 2\n",
      1, "target",
      "missing; name the CMake target to tune, a build: command, or a benchmark:"},
+    // nvcc passes -D values and options through a shell: "$(...)" would run.
+    {"DefineValueWithShellSubstitution",
+     "target: app\nspace:\n  controls:\n    - name: t\n      define: T\n"
+     "      choice: [\"$(touch /tmp/PWNED)\"]\n",
+     6, "space.controls[0](t)",
+     "control 't': '$(touch /tmp/PWNED)' contains '$', which the shell nvcc runs through would interpret"},
+    {"PtxasValueWithSemicolon",
+     "target: app\nspace:\n  controls:\n    - name: m\n      ptxas: \"--maxrregcount={}\"\n"
+     "      choice: [\"32;id\"]\n",
+     6, "space.controls[0](m)",
+     "control 'm': '32;id' contains ';'"},
+    {"NvccOptionWithBacktick",
+     "target: app\nspace:\n  controls:\n    - name: f\n      nvcc: \"--ftz=`id`{}\"\n"
+     "      choice: [\"true\"]\n",
+     5, "space.controls[0](f)",
+     "control 'f': '--ftz=`id`{}' contains '`'"},
+    {"TwoControlsOfOneName",
+     "target: app\nspace:\n  controls:\n    - name: t\n      define: T\n      choice: [1]\n"
+     "    - name: t\n      define: U\n      choice: [2]\n",
+     7, "space.controls[1]",
+     "control 't' is defined twice (first at ", "ciq.yaml:4: space.controls[0](t)); rename or remove one"},
     {"UnknownBuiltinSpace",
      "target: app\nspace:\n  include: [ptxas-13.0-defualt]\n",
      3, "space.include[0]",
@@ -366,6 +387,23 @@ TEST(Config, ExhaustiveOverTheLimitIsRefusedWithTheSize) {
   EXPECT_THAT(e, HasSubstr("exhaustive search over a space of 4 points, over search.exhaustive_limit 3"));
   TuneConfig c = p.loadOk("target: app\nsearch:\n  strategy: exhaustive\n  exhaustive_limit: 4\n" + std::string(kSpace));
   EXPECT_EQ(c.search.strategy, "exhaustive");
+}
+
+// Two included spaces defining one control name: the error names the
+// include and both definitions instead of dropping one of them.
+TEST(Config, ControlNamesAreUniqueAcrossIncludedSpaces) {
+  TempProject p;
+  p.write("mine.yaml", "name: mine\ncontrols:\n  - name: opt-level\n    ptxas: \"--opt-level={}\"\n    choice: [1]\n");
+  std::string e = p.loadError("target: app\nspace:\n  include: [ptxas-13.0-default, mine.yaml]\n");
+  EXPECT_THAT(e, HasSubstr(p.dir() + "/ciq.yaml:3: space.include[1]: control 'opt-level' (" + p.dir() +
+                           "/mine.yaml:4: controls[0](opt-level).ptxas) is already defined by "));
+  EXPECT_THAT(e, HasSubstr("ptxas-13.0-default.yaml"));
+  EXPECT_THAT(e, HasSubstr("exclude: it in an entry before this include"));
+  // Excluding it first is the way to take one's own.
+  p.loadOk("target: app\nspace:\n  - ptxas-13.0-default\n  - exclude: [opt-level]\n  - mine.yaml\n");
+  // A control of one's own still replaces an included one of its name (docs/search-space.md).
+  p.loadOk("target: app\nspace:\n  include: [ptxas-13.0-default]\n  controls:\n    - name: opt-level\n"
+           "      ptxas: \"--opt-level={}\"\n      choice: [1]\n");
 }
 
 // Issue 21: repeats: adaptive and its budget keys.

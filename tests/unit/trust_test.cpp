@@ -233,6 +233,36 @@ TEST(Attribution, SplitsParametersFromCompilerControls) {
   EXPECT_EQ(attributionVariants(onlyPtxas).size(), 2u);
 }
 
+// spill_bytes 888 -> 0 is better, and its speedup is undefined, not 0x:
+// null in the lock, "n/a (888 -> 0 bytes)" in the summary.
+TEST(Attribution, WinnerOfZeroHasNoSpeedup) {
+  VariantResult base, both;
+  base.name = "baseline";
+  base.median = 888;
+  both.name = "both";
+  both.median = 0;
+  judgeAgainst(both, base, /*minimize=*/true, /*exact=*/true);
+  EXPECT_FALSE(both.speedup.has_value());
+  EXPECT_TRUE(both.significant);
+  std::string line = formatVariant(both, "bytes");
+  EXPECT_NE(line.find("n/a (888 -> 0 bytes)  better"), std::string::npos) << line;
+  EXPECT_EQ(line.find("0.000x"), std::string::npos) << line;
+  nlohmann::json j = variantsToJson({base, both});
+  EXPECT_TRUE(j[1]["speedup"].is_null()) << j.dump();
+  // Maximized: a baseline of 0 has nothing to divide by either.
+  VariantResult zero, some;
+  some.median = 5;
+  judgeAgainst(some, zero, /*minimize=*/false, /*exact=*/true);
+  EXPECT_FALSE(some.speedup.has_value());
+  // A defined one stays.
+  VariantResult half;
+  half.median = 444;
+  judgeAgainst(half, base, true, true);
+  ASSERT_TRUE(half.speedup.has_value());
+  EXPECT_DOUBLE_EQ(*half.speedup, 2.0);
+  EXPECT_NE(formatVariant(half, "bytes").find("2.000x"), std::string::npos);
+}
+
 namespace {
 
 Evaluation timed(const std::string &id, double ms, nlohmann::json controls) {
