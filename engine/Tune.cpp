@@ -305,18 +305,19 @@ bool TuneRun::prepare() {
     if (!program && !benchmarkProgramIsBuilt(cfg_, absolutePath(cfg_.benchmark.command[0], benchmarkWorkDir(cfg_))))
       return reportError(err), false;
   }
-  llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
-  if (!openJournal())
-    return false;
   budget_ = opts_.maxEvaluations > 0        ? opts_.maxEvaluations
             : cfg_.search.maxEvaluations > 0 ? cfg_.search.maxEvaluations
                                              : 1 + cfg_.search.poolSize * cfg_.search.generations;
   // A budget (BUDGET, max_evaluations, --max-evaluations) is what the user
   // asked to spend: without generations of their own, enough generations to
-  // spend it; with them, the header says where the search will stop.
+  // spend it; with them, the header says where the search will stop. Before
+  // the journal's start line, which records the generations.
   int byGenerations = 1 + cfg_.search.poolSize * cfg_.search.generations;
   if (budget_ > byGenerations && !cfg_.search.generationsSet)
     cfg_.search.generations = (budget_ - 1 + cfg_.search.poolSize - 1) / cfg_.search.poolSize;
+  llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
+  if (!openJournal())
+    return false;
   try {
     strategy_ = makeStrategy(cfg_.search, cfg_.space, cfg_.pareto);
   } catch (const std::exception &e) {

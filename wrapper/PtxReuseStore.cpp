@@ -129,30 +129,30 @@ std::optional<KeptEntry> loadEntry(const std::string &dir, std::string &stale) {
   if (text.empty())
     return std::nullopt;
   json j = json::parse(text, nullptr, /*allow_exceptions=*/false);
-  if (!j.is_object() || j.value("format", "") != kFormat)
-    return std::nullopt;
+  // Any field of the wrong type (another version's manifest, a damaged
+  // file) is a miss, never an abort of the compile.
   KeptEntry e;
   e.dir = dir;
   try {
-    for (const auto &step : j.value("front_end_steps", json::array()))
-      e.frontEndSteps.push_back(bytesFromJson(step));
-    e.fatbinSection = bytesFromJson(j.value("fatbin_section", json("")));
-  } catch (const json::exception &) {
-    return std::nullopt; // a manifest this version cannot read is a miss, not an error
-  }
-  for (const auto &d : j.value("deps", json::array())) {
-    KeptEntry::Dep dep;
-    try {
-      dep = {bytesFromJson(d.at("path")), d.value("sha256", "")};
-    } catch (const json::exception &) {
+    if (!j.is_object() || j.value("format", "") != kFormat)
       return std::nullopt;
-    }
+    const json &steps = j.at("front_end_steps"), &deps = j.at("deps");
+    if (!steps.is_array() || !deps.is_array() || deps.empty()) // commitEntry writes both, deps never empty
+      return std::nullopt;
+    for (const auto &step : steps)
+      e.frontEndSteps.push_back(bytesFromJson(step));
+    e.fatbinSection = bytesFromJson(j.at("fatbin_section"));
+    for (const auto &d : deps)
+      e.deps.push_back({bytesFromJson(d.at("path")), d.at("sha256").get<std::string>()});
+  } catch (const json::exception &) {
+    return std::nullopt;
+  }
+  for (const auto &dep : e.deps) {
     auto now = sha256File(dep.path);
     if (!now || *now != dep.sha256) {
       stale = dep.path;
       return std::nullopt;
     }
-    e.deps.push_back(dep);
   }
   return e;
 }

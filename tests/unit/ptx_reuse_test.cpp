@@ -4,7 +4,9 @@
 #include "PtxReuse.h"
 #include "PtxReuseStore.h"
 
+#include <fstream>
 #include <gtest/gtest.h>
+#include <llvm/Support/FileSystem.h>
 
 using namespace ciq;
 using namespace ciq::wrapper;
@@ -61,3 +63,19 @@ TEST(PtxReuse, ReadsDepfilePrerequisites) {
 }
 
 } // namespace
+
+// A kept entry whose manifest has a field of the wrong type (another version,
+// a damaged file) is a miss: the compile goes on in full, nothing aborts.
+TEST(PtxReuse, WrongTypedManifestIsAMiss) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ciq-ptx-manifest", dir));
+  std::string d = dir.str().str();
+  for (const char *text : {R"({"format": 5})", R"({"format": "ciq-ptx-reuse-1", "deps": 7})",
+                           R"({"format": "ciq-ptx-reuse-1", "deps": [{"path": "/x", "sha256": 3}]})",
+                           R"({"format": "ciq-ptx-reuse-1", "front_end_steps": "a"})", R"([1, 2])"}) {
+    std::ofstream(d + "/manifest.json") << text;
+    std::string stale;
+    EXPECT_NO_THROW(EXPECT_FALSE(loadEntry(d, stale).has_value()) << text);
+  }
+  llvm::sys::fs::remove_directories(d);
+}
