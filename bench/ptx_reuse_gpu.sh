@@ -11,6 +11,7 @@
 #   bench/ptx_reuse_gpu.sh [BUILD_DIR [OUT_DIR]]      (BUILD_DIR: a built ciq tree, default build)
 #
 # Needs a GPU, CUDA 13.0, CMake and Ninja; no network. EVALUATIONS=n changes 30;
+# WORKERS=n the 4; GPUS=a,b spreads the searches over two GPUs (see below);
 # FINALISTS=n re-measures the best n at the end (default 0 here).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -53,11 +54,20 @@ PY
 
 echo "ptx_reuse_gpu: bench/heavy, $n evaluations each, outputs in $out"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader || true
-# One GPU for all three: the workers of the third search share it.
-export CUDA_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES:-0}"
+# One GPU per search: the workers of the third share theirs. On a host with
+# two GPUs, GPUS=a,b runs the full-rebuild search on GPU a while the two
+# others run one after the other on GPU b (less wall time; the same machine
+# load for both sides).
 w="${WORKERS:-4}"
-tune full-rebuild "CIQ_PTX_REUSE=0 CIQ_WORKERS=1"
+if [ -n "${GPUS:-}" ]; then
+  CUDA_VISIBLE_DEVICES="${GPUS%%,*}" tune full-rebuild "CIQ_PTX_REUSE=0 CIQ_WORKERS=1" &
+  export CUDA_VISIBLE_DEVICES="${GPUS#*,}"
+else
+  export CUDA_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES:-0}"
+  tune full-rebuild "CIQ_PTX_REUSE=0 CIQ_WORKERS=1"
+fi
 tune ptx-reuse "CIQ_PTX_REUSE=1 CIQ_WORKERS=1"
 tune "ptx-reuse-w$w" "CIQ_PTX_REUSE=1 CIQ_WORKERS=$w"
+wait
 wall() { cat "$(find "$out/$1/ciq" -name journal.jsonl.wall)"; }
 python3 -c "import sys; f,r,p=map(float,sys.argv[1:4]); print('ratio end to end, full rebuild / PTX reuse: %.2fx' % (f/r)); print('ratio end to end, full rebuild / PTX reuse with %s workers on one GPU: %.2fx (goal: at least 3x)' % (sys.argv[4], f/p))" "$(wall full-rebuild)" "$(wall ptx-reuse)" "$(wall "ptx-reuse-w$w")" "$w"
