@@ -57,17 +57,20 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader || true
 # One GPU per search: the workers of the third share theirs. On a host with
 # two GPUs, GPUS=a,b runs the full-rebuild search on GPU a while the two
 # others run one after the other on GPU b (less wall time; the same machine
-# load for both sides).
+# load for both sides). ARMS="..." runs some of the three searches into OUT_DIR
+# (another call, ARMS=none, then prints the ratios of what OUT_DIR holds).
 w="${WORKERS:-4}"
+arms="${ARMS:-full-rebuild ptx-reuse ptx-reuse-w$w}"
+arm() { case " $arms " in *" $1 "*) return 0;; *) return 1;; esac; }
 if [ -n "${GPUS:-}" ]; then
-  CUDA_VISIBLE_DEVICES="${GPUS%%,*}" tune full-rebuild "CIQ_PTX_REUSE=0 CIQ_WORKERS=1" &
+  if arm full-rebuild; then CUDA_VISIBLE_DEVICES="${GPUS%%,*}" tune full-rebuild "CIQ_PTX_REUSE=0 CIQ_WORKERS=1" & fi
   export CUDA_VISIBLE_DEVICES="${GPUS#*,}"
 else
   export CUDA_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES:-0}"
-  tune full-rebuild "CIQ_PTX_REUSE=0 CIQ_WORKERS=1"
+  if arm full-rebuild; then tune full-rebuild "CIQ_PTX_REUSE=0 CIQ_WORKERS=1"; fi
 fi
-tune ptx-reuse "CIQ_PTX_REUSE=1 CIQ_WORKERS=1"
-tune "ptx-reuse-w$w" "CIQ_PTX_REUSE=1 CIQ_WORKERS=$w"
+if arm ptx-reuse; then tune ptx-reuse "CIQ_PTX_REUSE=1 CIQ_WORKERS=1"; fi
+if arm "ptx-reuse-w$w"; then tune "ptx-reuse-w$w" "CIQ_PTX_REUSE=1 CIQ_WORKERS=$w"; fi
 wait
-wall() { cat "$(find "$out/$1/ciq" -name journal.jsonl.wall)"; }
+wall() { cat "$(find "$out/$1/ciq" -name journal.jsonl.wall 2>/dev/null)" 2>/dev/null || echo nan; }
 python3 -c "import sys; f,r,p=map(float,sys.argv[1:4]); print('ratio end to end, full rebuild / PTX reuse: %.2fx' % (f/r)); print('ratio end to end, full rebuild / PTX reuse with %s workers on one GPU: %.2fx (goal: at least 3x)' % (sys.argv[4], f/p))" "$(wall full-rebuild)" "$(wall ptx-reuse)" "$(wall "ptx-reuse-w$w")" "$w"
