@@ -10,7 +10,7 @@
 #    right verdict is "c0001 beats the default compile". The adaptive mode
 #    uses max_repeats NOISY_MAX_REPEATS (default 200): at +-10% jitter a 3%
 #    difference needs about 130 runs per side for p < 0.01.
-# 2. examples: gemm, stencil, reduce (examples/), EVALUATIONS evaluations
+# 2. examples: gemm, stencil, reduce (examples/; EXAMPLES="..." picks some), EVALUATIONS evaluations
 #    each (default 12, seed 1), once with the examples' REPEATS 5 and once
 #    with repeats: adaptive (racing on, max_repeats 20, target 1%).
 # Per tune it prints the benchmark runs made, from the tune's run directory
@@ -102,7 +102,7 @@ YAML
 }
 
 examples() {
-  for ex in gemm stencil reduce; do
+  for ex in ${EXAMPLES:-gemm stencil reduce}; do
     local bench=${ex}_bench
     for mode in fixed5 adaptive; do
       local b="$out/$ex-$mode"
