@@ -30,6 +30,12 @@ public:
   // at once, and fills it from its result record. false: `ciq stop` came
   // first (the jobs were cancelled; nothing is filled).
   bool evaluate(const std::vector<Evaluation *> &todo, bool keepInvalid);
+  // The finalists' job (SlurmFinalists.h): `ciq worker --finalists` with e
+  // as its header (id "finalists", a hash of the finalists) and `finalists`
+  // in its spec; submitted, requeued after a node fault and read back like
+  // an evaluation. e is filled from the record, `record` gets all of it.
+  // false: `ciq stop` came first.
+  bool runFinalistsJob(Evaluation &e, const nlohmann::json &finalists, nlohmann::json &record);
   // scancel of every job of the table.
   void cancelAll();
 
@@ -42,7 +48,11 @@ private:
     std::string firstFailure;            // "NODE_FAIL on n1": what the requeue followed
     double submittedAt = 0, endedAt = 0;
     bool done = false;
+    nlohmann::json finalists;            // the finalists' job: its list (else null)
+    nlohmann::json *record = nullptr;    // the finalists' job: where its whole record goes
   };
+  Job attach(Evaluation *e, const nlohmann::json &finalists = nullptr, nlohmann::json *record = nullptr);
+  bool run(std::vector<Job> &jobs, bool keepInvalid);
   std::string dir() const { return cfg_.runDir + "/slurm"; }
   std::string resultPath(const Job &j) const;
   bool submit(Job &j, bool keepInvalid);

@@ -1,7 +1,7 @@
 """Compile-only searches through the two-node test cluster (cluster.py),
 compared with the same search on the local executor.
 
-usage: scenarios.py <ciq> <work dir holding search.yaml and build/> same|faults|gpu
+usage: scenarios.py <ciq> <work dir holding search.yaml and build/> same|faults|gpu|finalists
 
 same:   the local search; then the Slurm search, its engine killed with
         SIGKILL while a job runs (`ciq resume` must reattach to that job, not
@@ -16,6 +16,11 @@ faults: one job at a time; the node running c0001 dies (its slurmd and the
 gpu:    each node's GPU (gres gpu:1) is not there for nvidia-smi: the
         baseline's job is requeued once on the other node, then the baseline
         is INVALID (gpu_lost) and the search stops with that reason.
+finalists: a runtime search (finalists.yaml, on the stand-in benchmark):
+        its finalists are re-measured interleaved by one Slurm job, and the
+        significantly faster candidate gets the lock. Then the same search
+        whose finalists' job loses its node twice (requeued once, like an
+        evaluation): no lock, and the reason.
 Prints one line per check, for FileCheck.
 """
 import json
@@ -40,8 +45,8 @@ run_dir: run-%s
 """
 
 
-def config(name, slurm_jobs=0, extra=""):
-    text = open(os.path.join(work, "search.yaml")).read() + extra
+def config(name, slurm_jobs=0, extra="", base="search.yaml"):
+    text = open(os.path.join(work, base)).read() + extra
     text += SLURM % (slurm_jobs, name) if slurm_jobs else "run_dir: run-%s\n" % name
     path = os.path.join(work, name + ".yaml")
     with open(path, "w") as f:
@@ -237,6 +242,47 @@ def gpu(cluster):
     print(open(os.path.join(work, "gpu.log")).read().strip().splitlines()[-1])
 
 
+def finalists_row(run_dir):
+    rows = [j for j in journal(run_dir) if j.get("op") == "finalists"]
+    return rows[-1] if rows else {}
+
+
+def finalists(cluster):
+    cfg, run_dir = config("fin", slurm_jobs=2, extra="lockfile: fin.lock\n", base="finalists.yaml")
+    log = os.path.join(work, "fin.log")
+    rc = finish(run(cluster, ["tune", "--config", cfg], log), "the runtime search")
+    row = finalists_row(run_dir)
+    print("runtime search: exit %d, lock written: %s" % (rc, os.path.exists(os.path.join(work, "fin.lock"))))
+    print("finalists row: %s, measured on %s by job %s" %
+          (" ".join("%s:%d" % (r["candidate_id"], len(r["values"])) for r in row.get("rows", [])),
+           row.get("node"), row.get("slurm", {}).get("job_id")))
+    medians = [r["median"] for r in row.get("rows", [])]
+    print("finalist faster than the baseline by about 1 ms: %s" %
+          (len(medians) == 2 and 0.9 < medians[0] - medians[1] < 1.1))
+    lock = json.load(open(os.path.join(work, "fin.lock"))) if os.path.exists(os.path.join(work, "fin.lock")) else {}
+    m = lock.get("score", {}).get("finalists_measurement", {})
+    print("lock: winner %s, finalists measured in %s phase(s) on the node of the row: %s" %
+          (lock.get("winner", {}).get("candidate_id"), m.get("phases"), m.get("node") == row.get("node")))
+
+    # The finalists' job loses its node, then its requeued job loses its node too.
+    cfg, run_dir = config("finfault", slurm_jobs=2, extra="lockfile: finfault.lock\n", base="finalists.yaml")
+    p = run(cluster, ["tune", "--config", cfg], os.path.join(work, "finfault.log"))
+    _, job, node = wait_for("the finalists' job running", lambda: running_job(cluster, run_dir, "finalists", 1), p)
+    cluster.kill_node(node, [job])
+    _, job, node2 = wait_for("the finalists' job requeued and running",
+                             lambda: running_job(cluster, run_dir, "finalists", 2), p)
+    print("finalists' job: node %s killed, requeued on %s" % ("the other" if node2 != node else "THE SAME",
+                                                              "another node"))
+    cluster.kill_node(node2, [job])
+    rc = finish(p, "the runtime search whose finalists' job failed")
+    for n in (node, node2):
+        cluster.start_node(n)
+    row = finalists_row(run_dir)
+    print("fault search: exit %d, lock written: %s" % (rc, os.path.exists(os.path.join(work, "finfault.lock"))))
+    print("finalists row: %s: %s" % (row.get("reason"), row.get("message")))
+    print([l for l in open(os.path.join(work, "finfault.log")).read().splitlines() if "no lock" in l][-1].strip())
+
+
 # A runtime objective: its jobs ask for a GPU (gres gpu:1).
 GPU_BENCHMARK = """benchmark:
   command: [python3, -c, "print('time_ms=1')"]
@@ -245,4 +291,4 @@ GPU_BENCHMARK = """benchmark:
 """
 
 with Cluster(os.path.join(work, "cluster"), fake_gpu=scenario == "gpu") as c:
-    {"same": same, "faults": faults, "gpu": gpu}[scenario](c)
+    {"same": same, "faults": faults, "gpu": gpu, "finalists": finalists}[scenario](c)
