@@ -133,7 +133,7 @@ json measureFinalistsInWorkspace(Worker &w, const TuneConfig &main, const json &
   }
   if (!res.ok) {
     e.reason = res.reason;
-    e.message = "finalists: " + res.reason + ": " + res.message + " (log: " + main.runDir + "/logs/finalists.log)";
+    e.message = "finalists: " + res.message + " (log: " + main.runDir + "/logs/finalists.log)";
     return nullptr;
   }
   e.ok = true;

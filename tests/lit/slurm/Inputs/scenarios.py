@@ -20,7 +20,8 @@ finalists: a runtime search (finalists.yaml, on the stand-in benchmark):
         its finalists are re-measured interleaved by one Slurm job, and the
         significantly faster candidate gets the lock. Then the same search
         whose finalists' job loses its node twice (requeued once, like an
-        evaluation): no lock, and the reason.
+        evaluation): no lock, and the reason. And one whose benchmark fails
+        once its finalists' job is submitted: no lock, and the reason.
 Prints one line per check, for FileCheck.
 """
 import json
@@ -281,6 +282,22 @@ def finalists(cluster):
     print("fault search: exit %d, lock written: %s" % (rc, os.path.exists(os.path.join(work, "finfault.lock"))))
     print("finalists row: %s: %s" % (row.get("reason"), row.get("message")))
     print([l for l in open(os.path.join(work, "finfault.log")).read().splitlines() if "no lock" in l][-1].strip())
+
+    # The benchmark fails from the moment the finalists' job is submitted
+    # (the search's runs are over by then): the job's own failure, not its node's.
+    marker = os.path.join(work, "benchmark-broken")
+    gate = "import os, sys; os.path.exists(%r) and sys.exit('the benchmark broke'); os.execvp('./app', ['./app', 'runs.txt'])"
+    cfg, run_dir = config("finbench", slurm_jobs=2, extra="lockfile: finbench.lock\n", base="finalists.yaml")
+    text = open(cfg).read().replace("command: [./app, runs.txt]", "command: [python3, -c, %s]" % json.dumps(gate % marker))
+    with open(cfg, "w") as f:
+        f.write(text)
+    p = run(cluster, ["tune", "--config", cfg], os.path.join(work, "finbench.log"))
+    wait_for("the finalists' job submitted", lambda: "finalists" in jobs_table(run_dir), p)
+    open(marker, "w").close()
+    rc = finish(p, "the runtime search whose benchmark broke")
+    row = finalists_row(run_dir)
+    print("broken benchmark: exit %d, lock written: %s" % (rc, os.path.exists(os.path.join(work, "finbench.lock"))))
+    print("finalists row: %s: %s, on %s" % (row.get("reason"), row.get("message"), row.get("node")))
 
 
 # A runtime objective: its jobs ask for a GPU (gres gpu:1).
