@@ -4,6 +4,7 @@
 #include "Sha256.h"
 
 #include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/FileSystem.h>
 
 namespace ciq {
 using nlohmann::json;
@@ -65,6 +66,8 @@ std::optional<std::vector<std::string>> buildFinalist(Worker &w, const TuneConfi
   f.kernels.clear();
   f.objects.clear();
   f.ok = false;
+  // The job may be the first to log into the run directory (as a worker's evaluation may).
+  llvm::sys::fs::create_directories(main.runDir + "/logs");
   w.builder->build(f, main.runDir + "/logs/" + f.candidateId + ".final.log");
   if (!f.ok) {
     e.reason = f.reason.empty() ? reason::WorkerFailed : f.reason;
