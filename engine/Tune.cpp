@@ -101,8 +101,8 @@ private:
   bool runCanary();
   int runFinalists(WinnerChoice &w);
   int measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values);
-  bool measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
-                              std::vector<std::vector<double>> &values, nlohmann::json &where);
+  int measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
+                             std::vector<std::vector<double>> &values, nlohmann::json &where);
   void judgeFinalists(WinnerChoice &w, const std::vector<size_t> &order, const std::vector<std::vector<double>> &values,
                       const nlohmann::json &where);
   int minimize(WinnerChoice &w);
@@ -781,8 +781,8 @@ int TuneRun::runFinalists(WinnerChoice &w) {
   if (!slurm_) {
     if (int rc = measureFinalistsHere(order, values))
       return rc;
-  } else if (!measureFinalistsOnNode(w, order, values, where)) {
-    return 0;
+  } else if (int rc = measureFinalistsOnNode(w, order, values, where)) {
+    return rc < 0 ? 0 : rc;
   }
   judgeFinalists(w, order, values, where);
   return 0;
@@ -829,14 +829,19 @@ int TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector<
 
 // executor: slurm: one job measures the finalists on one node
 // (SlurmFinalists.h). A job that fails, after the executor's one requeue
-// on a node fault, writes no lock and says why.
-bool TuneRun::measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
-                                     std::vector<std::vector<double>> &values, nlohmann::json &where) {
+// on a node fault, writes no lock and says why (-1); `ciq stop` cancels it
+// (3, as during the search: `ciq resume` measures the finalists again).
+int TuneRun::measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
+                                    std::vector<std::vector<double>> &values, nlohmann::json &where) {
   std::vector<const Evaluation *> evals;
   for (size_t i : order)
     evals.push_back(&evals_[i]);
   NodeFinalists m = measureFinalistsOnSlurm(cfg_, *slurm_, evals);
   where = m.where;
+  if (m.stopped) {
+    progress_.note("stopped while the finalists were measured; continue with `ciq resume --config " + cfg_.path + "`");
+    return 3;
+  }
   if (!m.ok) {
     w.improved = false;
     w.why = "the finalists' Slurm job failed (" + m.reason + ": " + m.message + "), so no lock is written";
@@ -845,14 +850,15 @@ bool TuneRun::measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> 
                            {"message", m.message}};
     line.update(where);
     journal_.append(line);
-    return false;
+    return -1;
   }
   values = m.values;
+  progress_.note("finalists measured interleaved on " + m.where.value("node", std::string("?")) + " by one Slurm job");
   // The node's GPU state while measuring goes into the lock, and a GPU that
   // throttled or was shared there withholds it (finish()).
   lockExtra_["finalists_measurement"] = m.measurement;
   verdicts_.gpuProblems.insert(verdicts_.gpuProblems.end(), m.gpuProblems.begin(), m.gpuProblems.end());
-  return true;
+  return 0;
 }
 
 // The verdict on the finalists' interleaved values, wherever they were

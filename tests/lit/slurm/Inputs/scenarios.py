@@ -18,7 +18,9 @@ gpu:    each node's GPU (gres gpu:1) is not there for nvidia-smi: the
         is INVALID (gpu_lost) and the search stops with that reason.
 finalists: a runtime search (finalists.yaml, on the stand-in benchmark):
         its finalists are re-measured interleaved by one Slurm job, and the
-        significantly faster candidate gets the lock. Then the same search
+        significantly faster candidate gets the lock; its engine is killed
+        with SIGKILL while that job runs, and `ciq resume` reattaches to it.
+        `ciq stop` while that job runs cancels it; `ciq resume` measures again. Then the same search
         whose finalists' job loses its node twice (requeued once, like an
         evaluation): no lock, and the reason. And one whose benchmark fails
         once its finalists' job is submitted: no lock, and the reason.
@@ -251,8 +253,15 @@ def finalists_row(run_dir):
 def finalists(cluster):
     cfg, run_dir = config("fin", slurm_jobs=2, extra="lockfile: fin.lock\n", base="finalists.yaml")
     log = os.path.join(work, "fin.log")
-    rc = finish(run(cluster, ["tune", "--config", cfg], log), "the runtime search")
+    # kill -9 of the engine while the finalists' job runs; `ciq resume` reattaches to that job.
+    p = run(cluster, ["tune", "--config", cfg], log)
+    _, job, _ = wait_for("the finalists' job running", lambda: running_job(cluster, run_dir, "finalists", 1), p)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    rc = finish(run(cluster, ["resume", "--config", cfg], log), "the resumed runtime search")
     row = finalists_row(run_dir)
+    print("resume after kill -9 during the finalists' job: read back from that job: %s" %
+          (row.get("slurm", {}).get("job_id") == job))
     print("runtime search: exit %d, lock written: %s" % (rc, os.path.exists(os.path.join(work, "fin.lock"))))
     print("finalists row: %s, measured on %s by job %s" %
           (" ".join("%s:%d" % (r["candidate_id"], len(r["values"])) for r in row.get("rows", [])),
@@ -264,6 +273,24 @@ def finalists(cluster):
     m = lock.get("score", {}).get("finalists_measurement", {})
     print("lock: winner %s, finalists measured in %s phase(s) on the node of the row: %s" %
           (lock.get("winner", {}).get("candidate_id"), m.get("phases"), m.get("node") == row.get("node")))
+
+    # `ciq stop` while the finalists' job runs cancels it; `ciq resume` measures the finalists again.
+    cfg, run_dir = config("finstop", slurm_jobs=2, extra="lockfile: finstop.lock\n", base="finalists.yaml")
+    log = os.path.join(work, "finstop.log")
+    p = run(cluster, ["tune", "--config", cfg], log)
+    _, job, _ = wait_for("the finalists' job running", lambda: running_job(cluster, run_dir, "finalists", 1), p)
+    stop = subprocess.run([ciq, "stop", "--config", cfg], cwd=work, env=cluster.env(), stdout=subprocess.DEVNULL,
+                          stderr=subprocess.STDOUT)
+    rc = finish(p, "ciq stop during the finalists")
+    state = wait_for("the cancelled job to end",
+                     lambda: job_state(cluster, job)[0] if job_state(cluster, job)[0] not in
+                     ("RUNNING", "PENDING", "COMPLETING") else None)
+    print("ciq stop while the finalists' job runs: stop exit %d, engine exit %d, its job %s, lock written: %s" %
+          (stop.returncode, rc, state, os.path.exists(os.path.join(work, "finstop.lock"))))
+    rc = finish(run(cluster, ["resume", "--config", cfg], log), "the resume after ciq stop")
+    print("resume: exit %d, lock written: %s, finalists measured by a new job: %s" %
+          (rc, os.path.exists(os.path.join(work, "finstop.lock")),
+           finalists_row(run_dir).get("slurm", {}).get("job_id") not in (None, job)))
 
     # The finalists' job loses its node, then its requeued job loses its node too.
     cfg, run_dir = config("finfault", slurm_jobs=2, extra="lockfile: finfault.lock\n", base="finalists.yaml")
