@@ -8,7 +8,8 @@
 // gone) is submitted once more, excluding that node; a second such end makes
 // the candidate INVALID with its own reason. <run dir>/slurm/jobs.json lists
 // the jobs in flight, so a killed engine's `ciq resume` reattaches to them
-// (or resubmits) and `ciq stop` can cancel them.
+// (or resubmits) and `ciq stop` can cancel them. The finalists of a runtime
+// search are one more such job (SlurmFinalists.h).
 #pragma once
 #include "Config.h"
 #include "Daemon.h"

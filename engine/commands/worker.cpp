@@ -105,18 +105,18 @@ int run() {
   Record rec;
   if (Candidate.empty() == Finalists.empty())
     return ciq::reportError("ciq worker: give one of --candidate FILE and --finalists FILE (written by the engine)");
-  const std::string &Spec = Candidate.empty() ? Finalists : Candidate;
-  auto spec = ciq::readJsonFile(Spec);
+  const std::string &specPath = Candidate.empty() ? Finalists : Candidate;
+  auto spec = ciq::readJsonFile(specPath);
   if (!spec)
-    return ciq::reportError("cannot read the candidate " + Spec + " (JSON written by the engine)");
+    return ciq::reportError("cannot read the candidate " + specPath + " (JSON written by the engine)");
   rec.spec = *spec;
   ciq::Evaluation e;
   std::string err, narrowTo, workspace = "scratch", log, artifacts;
   bool gpuExpected = false;
-  ciq::JsonFields f(*spec, Spec);
+  ciq::JsonFields f(*spec, specPath);
   f.opt("narrow_to", narrowTo).opt("gpu_expected", gpuExpected).opt("workspace", workspace).opt("log", log)
       .opt("artifacts_dir", artifacts);
-  if (!f.ok() || !ciq::evaluationFromJson(*spec, e, err, Spec))
+  if (!f.ok() || !ciq::evaluationFromJson(*spec, e, err, specPath))
     return ciq::reportError((f.ok() ? err : f.error()) + " (not a candidate record as the engine writes it)");
   e.ok = false;
   auto cfg = ciq::loadConfig(Config, err);

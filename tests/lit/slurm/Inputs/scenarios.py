@@ -250,6 +250,20 @@ def finalists_row(run_dir):
     return rows[-1] if rows else {}
 
 
+def finalists_worker(run_dir, attempt):
+    """The finalists' job's `ciq worker` runs (not just its job: a node
+    killed before the job's step started the worker could leave the worker
+    to be started, orphaned, and finish)."""
+    want = ("%s/slurm/finalists.%d.result.json" % (run_dir, attempt)).encode()
+    for p in os.listdir("/proc"):
+        try:
+            if p.isdigit() and want in open("/proc/%s/cmdline" % p, "rb").read().split(b"\0"):
+                return True
+        except OSError:
+            pass
+    return False
+
+
 def finalists(cluster):
     cfg, run_dir = config("fin", slurm_jobs=2, extra="lockfile: fin.lock\n", base="finalists.yaml")
     log = os.path.join(work, "fin.log")
@@ -296,9 +310,11 @@ def finalists(cluster):
     cfg, run_dir = config("finfault", slurm_jobs=2, extra="lockfile: finfault.lock\n", base="finalists.yaml")
     p = run(cluster, ["tune", "--config", cfg], os.path.join(work, "finfault.log"))
     _, job, node = wait_for("the finalists' job running", lambda: running_job(cluster, run_dir, "finalists", 1), p)
+    wait_for("the finalists' worker running", lambda: finalists_worker(run_dir, 1), p)
     cluster.kill_node(node, [job])
     _, job, node2 = wait_for("the finalists' job requeued and running",
                              lambda: running_job(cluster, run_dir, "finalists", 2), p)
+    wait_for("the requeued finalists' worker running", lambda: finalists_worker(run_dir, 2), p)
     print("finalists' job: node %s killed, requeued on %s" % ("the other" if node2 != node else "THE SAME",
                                                               "another node"))
     cluster.kill_node(node2, [job])
