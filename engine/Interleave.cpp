@@ -87,4 +87,21 @@ Verdict judge(const std::vector<double> &baseline, const std::vector<double> &wi
   return v;
 }
 
+int interleavedRounds(const BenchmarkConfig &b) { return std::max(b.adaptive ? b.maxRepeats : b.repeats, 5); }
+
+EnoughRounds enoughRoundsFor(const BenchmarkConfig &b) {
+  if (!b.adaptive)
+    return nullptr;
+  return [b](const std::vector<std::vector<double>> &values) {
+    for (const auto &v : values) {
+      double noise = medianCiHalfWidthPercent(v);
+      if ((int)v.size() < std::max(b.minRepeats, 5) || noise < 0 || noise > b.targetNoisePercent)
+        return false;
+    }
+    return true;
+  };
+}
+
+double verdictMaxCvPercent(const BenchmarkConfig &b) { return b.adaptive ? 1e300 : 10; }
+
 } // namespace ciq

@@ -46,6 +46,16 @@ InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std:
                                  int rounds, const std::string &logPath, int warmupRounds = 0,
                                  const BeforeRun &beforeRun = {}, const EnoughRounds &enough = nullptr);
 
+// The interleaved re-measurements' settings (finalists, minimization,
+// attribution), the same in `ciq tune` and in a Slurm finalists job: a fixed
+// count of rounds (at least 5), or with adaptive repeats up to max_repeats
+// rounds until every build's median is within the noise target.
+int interleavedRounds(const BenchmarkConfig &b);
+EnoughRounds enoughRoundsFor(const BenchmarkConfig &b);   // null for fixed repeats
+// The CV gate of the verdicts (judge) guards small fixed samples; adaptive
+// repeats size the sample to the noise, and Welch's test alone decides.
+double verdictMaxCvPercent(const BenchmarkConfig &b);
+
 struct Verdict {
   Summary baseline, winner;
   double speedup = 0;        // baseline median / winner median (time metrics); 0: undefined (a median of 0)

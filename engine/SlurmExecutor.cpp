@@ -102,13 +102,16 @@ bool SlurmExecutor::submit(Job &j, bool keepInvalid) {
   // worker's compiles are narrowed alike, or its device code would differ.
   cand["narrow_to"] = cfg_.narrowTo;
   cand["gpu_expected"] = s.gres.find("gpu") != std::string::npos && cfg_.benchmark.enabled;
+  if (!j.finalists.is_null())
+    cand["finalists"] = j.finalists;
   std::string err;
   if (!writeJsonDurably(spec, cand, err)) {
     fail(j, reason::WorkerFailed, err);
     return false;
   }
-  std::vector<std::string> worker = {executablePath(), "worker",  "--config",    cfg_.path, "--candidate",
-                                     spec,             "--result", resultPath(j), "--workspace", workspaceBase(cfg_)};
+  std::vector<std::string> worker = {executablePath(), "worker", "--config", cfg_.path,
+                                     j.finalists.is_null() ? "--candidate" : "--finalists", spec,
+                                     "--result", resultPath(j), "--workspace", workspaceBase(cfg_)};
   std::string out = dir() + "/" + e.candidateId + "." + std::to_string(j.attempt) + ".out";
   std::vector<std::string> argv = {sbatch_, "--parsable", "--no-requeue", "--job-name=" + jobName(cfg_),
                                    "--output=" + out, "--chdir=" + cfg_.runDir,
@@ -192,6 +195,8 @@ bool SlurmExecutor::takeResult(Job &j) {
   got.point = j.e->point;
   got.replay = j.e->replay;
   *j.e = got;
+  if (j.record)
+    *j.record = *r;
   j.done = true;
   table_.erase(got.candidateId);
   return true;
@@ -260,37 +265,55 @@ void SlurmExecutor::jobEnded(Job &j, bool keepInvalid) {
            (j.reason.empty() || j.reason == "None" ? "" : " (" + j.reason + ")") + "; output: " + out);
 }
 
+// A job for e: the killed engine's job still in the table (reattached), a
+// result it read but did not journal, or a new one to submit.
+SlurmExecutor::Job SlurmExecutor::attach(Evaluation *e, const nlohmann::json &finalists, nlohmann::json *record) {
+  Job j;
+  j.e = e;
+  j.finalists = finalists;
+  j.record = record;
+  auto t = table_.find(e->candidateId);
+  std::string hash;
+  if (t != table_.end() && t->is_object()) {
+    // A job of the engine that was killed: reattach to it (a damaged entry
+    // is no job: the candidate is submitted afresh).
+    JsonFields f(*t, dir() + "/jobs.json: \"" + e->candidateId + "\"");
+    f.opt("candidate_hash", hash).opt("job_id", j.id).opt("attempt", j.attempt).opt("excluded", j.excluded)
+        .opt("submitted_at", j.submittedAt).opt("first_failure", j.firstFailure);
+    if (!f.ok() || hash != e->candidateHash || j.id.empty()) {
+      if (!f.ok())
+        reportWarning(f.error() + "; the candidate is submitted again");
+      j = Job{};
+      j.e = e;
+      j.finalists = finalists;
+      j.record = record;
+      hash.clear();
+    }
+  }
+  if (!hash.empty()) {
+    j.state = "PENDING";
+  } else {
+    // A result read by the killed engine but not yet journaled.
+    for (j.attempt = 2; j.attempt >= 1 && !takeResult(j); --j.attempt)
+      ;
+    j.attempt = std::max(j.attempt, 1);
+  }
+  return j;
+}
+
 bool SlurmExecutor::evaluate(const std::vector<Evaluation *> &todo, bool keepInvalid) {
   std::vector<Job> jobs;
-  for (Evaluation *e : todo) {
-    Job j;
-    j.e = e;
-    auto t = table_.find(e->candidateId);
-    std::string hash;
-    if (t != table_.end() && t->is_object()) {
-      // A job of the engine that was killed: reattach to it (a damaged entry
-      // is no job: the candidate is submitted afresh).
-      JsonFields f(*t, dir() + "/jobs.json: \"" + e->candidateId + "\"");
-      f.opt("candidate_hash", hash).opt("job_id", j.id).opt("attempt", j.attempt).opt("excluded", j.excluded)
-          .opt("submitted_at", j.submittedAt).opt("first_failure", j.firstFailure);
-      if (!f.ok() || hash != e->candidateHash || j.id.empty()) {
-        if (!f.ok())
-          reportWarning(f.error() + "; the candidate is submitted again");
-        j = Job{};
-        j.e = e;
-        hash.clear();
-      }
-    }
-    if (!hash.empty()) {
-      j.state = "PENDING";
-    } else {
-      // A result read by the killed engine but not yet journaled.
-      for (j.attempt = 2; j.attempt >= 1 && !takeResult(j); --j.attempt)
-        ;
-      j.attempt = std::max(j.attempt, 1);
-    }
-    jobs.push_back(j);
-  }
+  for (Evaluation *e : todo)
+    jobs.push_back(attach(e));
+  return run(jobs, keepInvalid);
+}
+
+bool SlurmExecutor::runFinalistsJob(Evaluation &e, const nlohmann::json &finalists, nlohmann::json &record) {
+  std::vector<Job> jobs = {attach(&e, finalists, &record)};
+  return run(jobs, false);
+}
+
+bool SlurmExecutor::run(std::vector<Job> &jobs, bool keepInvalid) {
   const SlurmConfig &s = cfg_.executor.slurm;
   auto lastQuery = std::chrono::steady_clock::now() - std::chrono::hours(1);
   for (;;) {

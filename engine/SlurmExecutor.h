@@ -8,7 +8,8 @@
 // gone) is submitted once more, excluding that node; a second such end makes
 // the candidate INVALID with its own reason. <run dir>/slurm/jobs.json lists
 // the jobs in flight, so a killed engine's `ciq resume` reattaches to them
-// (or resubmits) and `ciq stop` can cancel them.
+// (or resubmits) and `ciq stop` can cancel them. The finalists of a runtime
+// search are one more such job (SlurmFinalists.h).
 #pragma once
 #include "Config.h"
 #include "Daemon.h"
@@ -30,6 +31,12 @@ public:
   // at once, and fills it from its result record. false: `ciq stop` came
   // first (the jobs were cancelled; nothing is filled).
   bool evaluate(const std::vector<Evaluation *> &todo, bool keepInvalid);
+  // The finalists' job (SlurmFinalists.h): `ciq worker --finalists` with e
+  // as its header (id "finalists", a hash of the finalists) and `finalists`
+  // in its spec; submitted, requeued after a node fault and read back like
+  // an evaluation. e is filled from the record, `record` gets all of it.
+  // false: `ciq stop` came first.
+  bool runFinalistsJob(Evaluation &e, const nlohmann::json &finalists, nlohmann::json &record);
   // scancel of every job of the table.
   void cancelAll();
 
@@ -42,7 +49,11 @@ private:
     std::string firstFailure;            // "NODE_FAIL on n1": what the requeue followed
     double submittedAt = 0, endedAt = 0;
     bool done = false;
+    nlohmann::json finalists;            // the finalists' job: its list (else null)
+    nlohmann::json *record = nullptr;    // the finalists' job: where its whole record goes
   };
+  Job attach(Evaluation *e, const nlohmann::json &finalists = nullptr, nlohmann::json *record = nullptr);
+  bool run(std::vector<Job> &jobs, bool keepInvalid);
   std::string dir() const { return cfg_.runDir + "/slurm"; }
   std::string resultPath(const Job &j) const;
   bool submit(Job &j, bool keepInvalid);

@@ -21,6 +21,7 @@
 #include "Search.h"
 #include "Sha256.h"
 #include "SlurmExecutor.h"
+#include "SlurmFinalists.h"
 #include "Stats.h"
 #include "Summary.h"
 #include "Version.h"
@@ -99,31 +100,19 @@ private:
   void record(Evaluation &e);
   bool runCanary();
   int runFinalists(WinnerChoice &w);
+  int measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values);
+  int measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
+                             std::vector<std::vector<double>> &values, nlohmann::json &where);
+  void judgeFinalists(WinnerChoice &w, const std::vector<size_t> &order, const std::vector<std::vector<double>> &values,
+                      const nlohmann::json &where);
   int minimize(WinnerChoice &w);
   int attribute(WinnerChoice &w);
   bool runtimeObjective() const { return bench() && !isCompileMetric(cfg_.objectives.front().metric); }
-  // Interleaved re-measurements (finalists, minimization, attribution): a
-  // fixed count, or with adaptive repeats up to max_repeats rounds until
-  // every build's median is within the noise target (enoughRounds).
-  int rounds() const {
-    return std::max(cfg_.benchmark.adaptive ? cfg_.benchmark.maxRepeats : cfg_.benchmark.repeats, 5);
-  }
-  // The CV gate of the verdicts (judge, Interleave.h) guards small fixed
-  // samples; adaptive repeats size the sample to the noise, and Welch's
-  // test alone decides.
-  double maxCvPercent() const { return cfg_.benchmark.adaptive ? 1e300 : 10; }
-  EnoughRounds enoughRounds() const {
-    if (!cfg_.benchmark.adaptive)
-      return nullptr;
-    return [b = cfg_.benchmark](const std::vector<std::vector<double>> &values) {
-      for (const auto &v : values) {
-        double noise = medianCiHalfWidthPercent(v);
-        if ((int)v.size() < std::max(b.minRepeats, 5) || noise < 0 || noise > b.targetNoisePercent)
-          return false;
-      }
-      return true;
-    };
-  }
+  // Interleaved re-measurements (finalists, minimization, attribution): the
+  // settings a Slurm finalists job uses too (Interleave.h).
+  int rounds() const { return interleavedRounds(cfg_.benchmark); }
+  double maxCvPercent() const { return verdictMaxCvPercent(cfg_.benchmark); }
+  EnoughRounds enoughRounds() const { return enoughRoundsFor(cfg_.benchmark); }
   bool beginPhase(Worker &w);
   void endPhase(Worker &w);
   void notePhaseProblems(const std::vector<std::string> &problems);
@@ -762,13 +751,6 @@ int TuneRun::searchGenerations() {
 int TuneRun::runFinalists(WinnerChoice &w) {
   if (!runtimeObjective() || w.index < 0)
     return 0;
-  if (slurm_) { // the finalists' interleaved runs would need one node for all of them
-    w.improved = false;
-    w.why = "executor: slurm does not re-measure the finalists interleaved with the baseline yet, so no lock is "
-            "written (docs/cluster.md); results.csv has the candidates";
-    progress_.note("finalists are not re-measured with executor: slurm (docs/cluster.md)");
-    return 0;
-  }
   if (w.index == 0) {
     w.improved = false;
     w.why = "no candidate scored better than the baseline";
@@ -789,9 +771,24 @@ int TuneRun::runFinalists(WinnerChoice &w) {
                  (cfg_.benchmark.finalists <= 0 ? " (benchmark.finalists: 0 still tests the winner: no lock without "
                                                   "a significant gain)"
                                                 : ""));
-  std::vector<std::vector<std::string>> commands;
   std::vector<size_t> order = {0};
   order.insert(order.end(), finalists.begin(), finalists.end());
+  std::vector<std::vector<double>> values;
+  nlohmann::json where;   // Slurm: the node, job and GPU state of the measurement (journaled)
+  if (!slurm_) {
+    if (int rc = measureFinalistsHere(order, values))
+      return rc;
+  } else if (int rc = measureFinalistsOnNode(w, order, values, where)) {
+    return rc < 0 ? 0 : rc;
+  }
+  judgeFinalists(w, order, values, where);
+  return 0;
+}
+
+// The finalists rebuilt in the main build tree, snapshotted, and measured
+// interleaved on this host's GPU.
+int TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values) {
+  std::vector<std::vector<std::string>> commands;
   std::string err;
   for (size_t i : order) {
     Evaluation e = evals_[i];
@@ -823,21 +820,67 @@ int TuneRun::runFinalists(WinnerChoice &w) {
   endPhase(*workers_[0]);
   if (!res.ok)
     return reportError("finalists: " + res.reason + ": " + res.message);
+  values = res.values;
+  return 0;
+}
+
+// executor: slurm: one job measures the finalists on one node
+// (SlurmFinalists.h). A job that fails, after the executor's one requeue
+// on a node fault, writes no lock and says why (-1); `ciq stop` cancels it
+// (3, as during the search: `ciq resume` measures the finalists again).
+int TuneRun::measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
+                                    std::vector<std::vector<double>> &values, nlohmann::json &where) {
+  std::vector<const Evaluation *> evals;
+  for (size_t i : order)
+    evals.push_back(&evals_[i]);
+  NodeFinalists m = measureFinalistsOnSlurm(cfg_, *slurm_, evals);
+  where = m.where;
+  if (m.stopped) {
+    progress_.note("stopped while the finalists were measured; continue with `ciq resume --config " + cfg_.path + "`");
+    return 3;
+  }
+  if (!m.ok) {
+    w.improved = false;
+    w.why = "the finalists' Slurm job failed (" + m.reason + ": " + m.message + "), so no lock is written";
+    progress_.note("finalists: " + w.why);
+    nlohmann::json line = {{"op", "finalists"}, {"rows", nlohmann::json::array()}, {"reason", m.reason},
+                           {"message", m.message}};
+    line.update(where);
+    journal_.append(line);
+    return -1;
+  }
+  values = m.values;
+  progress_.note("finalists measured interleaved on " + m.where.value("node", std::string("?")) + " by one Slurm job");
+  // The node's GPU state while measuring goes into the lock, and a GPU that
+  // throttled or was shared there withholds it (finish()).
+  lockExtra_["finalists_measurement"] = m.measurement;
+  verdicts_.gpuProblems.insert(verdicts_.gpuProblems.end(), m.gpuProblems.begin(), m.gpuProblems.end());
+  return 0;
+}
+
+// The verdict on the finalists' interleaved values, wherever they were
+// measured: the journal's finalists row, the best against the baseline, the
+// winner only if significantly better.
+void TuneRun::judgeFinalists(WinnerChoice &w, const std::vector<size_t> &order,
+                             const std::vector<std::vector<double>> &values, const nlohmann::json &where) {
   const Objective &o = cfg_.objectives.front();
   bool minimize = o.direction == "minimize";
   nlohmann::json rows = nlohmann::json::array();
   size_t best = 0;
   for (size_t k = 0; k < order.size(); ++k) {
-    Summary s = summarize(res.values[k]);
+    Summary s = summarize(values[k]);
     rows.push_back({{"candidate_id", evals_[order[k]].candidateId}, {"median", s.median}, {"cv_percent", s.cvPercent},
-                    {"noise_percent", medianCiHalfWidthPercent(res.values[k])},
-                    {"values", res.values[k]}});
-    double bestMedian = median(res.values[best]);
+                    {"noise_percent", medianCiHalfWidthPercent(values[k])},
+                    {"values", values[k]}});
+    double bestMedian = median(values[best]);
     if (k > 0 && (best == 0 || (minimize ? s.median < bestMedian : s.median > bestMedian)))
       best = k;
   }
-  journal_.append({{"op", "finalists"}, {"rows", rows}});
-  Verdict v = judge(res.values[0], res.values[best], minimize, maxCvPercent());
+  nlohmann::json line = {{"op", "finalists"}, {"rows", rows}};
+  if (where.is_object())
+    line.update(where);
+  journal_.append(line);
+  Verdict v = judge(values[0], values[best], minimize, maxCvPercent());
   progress_.note("finalists: best " + evals_[order[best]].candidateId + " median " + std::to_string(v.winner.median) +
                  " vs baseline " + std::to_string(v.baseline.median) + " " + o.unit +
                  (v.significant ? "" : " (not significant: " + v.reason + ")"));
@@ -850,7 +893,6 @@ int TuneRun::runFinalists(WinnerChoice &w) {
   win.scores[o.metric] = v.winner.median;
   win.cvPercent = v.winner.cvPercent;
   evals_[0].scores[o.metric] = v.baseline.median;
-  return 0;
 }
 
 const Evaluation *TuneRun::knownBuild(const std::string &candidateHash) const {

@@ -3,12 +3,15 @@
 // check, benchmark), its result record written atomically for the engine to
 // read back. The Slurm executor runs one per job (docs/cluster.md); the
 // pipeline is the one `ciq tune`'s local workers run (engine/Pipeline.h).
+// With --finalists instead of --candidate, the job re-measures a runtime
+// search's finalists interleaved on this one node (engine/SlurmFinalists.h).
 #include "Command.h"
 #include "Config.h"
 #include "GpuState.h"
 #include "JsonRead.h"
 #include "Pipeline.h"
 #include "ResultRecord.h"
+#include "SlurmFinalists.h"
 
 #include <unistd.h>
 
@@ -22,7 +25,12 @@ namespace {
 cl::SubCommand WorkerCmd("worker", "Evaluate one candidate in a workspace of its own and write its result record "
                                    "(run by the Slurm executor; docs/cluster.md)");
 cl::opt<std::string> Config("config", cl::desc("ciq.yaml of the search"), cl::init("ciq.yaml"), cl::sub(WorkerCmd));
-cl::opt<std::string> Candidate("candidate", cl::desc("the candidate (JSON, as the engine writes it)"), cl::Required,
+cl::opt<std::string> Candidate("candidate", cl::desc("the candidate (JSON, as the engine writes it)"),
+                               cl::sub(WorkerCmd));
+cl::opt<std::string> Finalists("finalists",
+                               cl::desc("instead of --candidate: the finalists of a runtime search (JSON, as the "
+                                        "engine writes it, the baseline first), rebuilt here and measured "
+                                        "interleaved"),
                                cl::sub(WorkerCmd));
 cl::opt<std::string> Result("result", cl::desc("where the result record goes (written atomically)"), cl::Required,
                             cl::sub(WorkerCmd));
@@ -64,7 +72,7 @@ struct Record {
   nlohmann::json spec;
   double startedAt = ciq::nowEpochSeconds();
 
-  int write(ciq::Evaluation e, const std::string &fault = "") {
+  int write(ciq::Evaluation e, const std::string &fault = "", const nlohmann::json &finalists = nullptr) {
     e.node = ciq::nodeName();
     nlohmann::json slurm = {{"node", e.node}, {"started_at", startedAt}, {"finished_at", ciq::nowEpochSeconds()}};
     if (const char *id = getenv("SLURM_JOB_ID"))
@@ -73,6 +81,8 @@ struct Record {
     nlohmann::json j = ciq::evaluationToJson(e);
     if (!fault.empty())
       j["fault"] = fault;
+    if (!finalists.is_null())
+      j["finalists"] = finalists;
     std::string err;
     if (!ciq::writeJsonDurably(Result, j, err))
       return ciq::reportError(err);
@@ -93,17 +103,20 @@ struct Record {
 
 int run() {
   Record rec;
-  auto spec = ciq::readJsonFile(Candidate);
+  if (Candidate.empty() == Finalists.empty())
+    return ciq::reportError("ciq worker: give one of --candidate FILE and --finalists FILE (written by the engine)");
+  const std::string &specPath = Candidate.empty() ? Finalists : Candidate;
+  auto spec = ciq::readJsonFile(specPath);
   if (!spec)
-    return ciq::reportError("cannot read the candidate " + Candidate + " (JSON written by the engine)");
+    return ciq::reportError("cannot read the candidate " + specPath + " (JSON written by the engine)");
   rec.spec = *spec;
   ciq::Evaluation e;
   std::string err, narrowTo, workspace = "scratch", log, artifacts;
   bool gpuExpected = false;
-  ciq::JsonFields f(*spec, Candidate);
+  ciq::JsonFields f(*spec, specPath);
   f.opt("narrow_to", narrowTo).opt("gpu_expected", gpuExpected).opt("workspace", workspace).opt("log", log)
       .opt("artifacts_dir", artifacts);
-  if (!f.ok() || !ciq::evaluationFromJson(*spec, e, err, Candidate))
+  if (!f.ok() || !ciq::evaluationFromJson(*spec, e, err, specPath))
     return ciq::reportError((f.ok() ? err : f.error()) + " (not a candidate record as the engine writes it)");
   e.ok = false;
   auto cfg = ciq::loadConfig(Config, err);
@@ -132,16 +145,24 @@ int run() {
     w.phase = std::make_unique<ciq::MeasuredPhase>("", "ciq worker " + e.candidateId + " (" + Config + ")",
                                                    [](const std::string &l) { ciq::reportNote(l); });
   }
-  ciq::PipelineOptions o;
-  o.logPath = log.empty() ? cfg->runDir + "/logs/" + e.candidateId + ".log" : log;
-  o.artifactsDir = artifacts;
-  o.note = [](const std::string &l) { ciq::reportNote(l); };
-  ciq::evaluateCandidate(w, e, o);
+  nlohmann::json finalists;
+  if (!Finalists.empty()) {
+    finalists = ciq::measureFinalistsInWorkspace(w, *cfg, spec->value("finalists", nlohmann::json()), e);
+    e.evaluatedAt = ciq::nowIso8601();
+    if (!e.ok) // the record says it; the job's output too
+      ciq::reportNote("finalists not measured: " + e.reason + ": " + e.message);
+  } else {
+    ciq::PipelineOptions o;
+    o.logPath = log.empty() ? cfg->runDir + "/logs/" + e.candidateId + ".log" : log;
+    o.artifactsDir = artifacts;
+    o.note = [](const std::string &l) { ciq::reportNote(l); };
+    ciq::evaluateCandidate(w, e, o);
+  }
   if (gpuExpected && !e.ok && ciq::queryGpuState()["gpus"].empty()) {
     e.message = "the GPU vanished during the evaluation on " + ciq::nodeName() + " (" + e.message + ")";
     return rec.write(e, ciq::reason::GpuLost);
   }
-  return rec.write(e);
+  return rec.write(e, "", finalists);
 }
 
 ciq::RegisterCommand regWorker(WorkerCmd, run);

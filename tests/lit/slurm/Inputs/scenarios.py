@@ -1,7 +1,7 @@
 """Compile-only searches through the two-node test cluster (cluster.py),
 compared with the same search on the local executor.
 
-usage: scenarios.py <ciq> <work dir holding search.yaml and build/> same|faults|gpu
+usage: scenarios.py <ciq> <work dir holding search.yaml and build/> same|faults|gpu|finalists
 
 same:   the local search; then the Slurm search, its engine killed with
         SIGKILL while a job runs (`ciq resume` must reattach to that job, not
@@ -16,6 +16,14 @@ faults: one job at a time; the node running c0001 dies (its slurmd and the
 gpu:    each node's GPU (gres gpu:1) is not there for nvidia-smi: the
         baseline's job is requeued once on the other node, then the baseline
         is INVALID (gpu_lost) and the search stops with that reason.
+finalists: a runtime search (finalists.yaml, on the stand-in benchmark):
+        its finalists are re-measured interleaved by one Slurm job, and the
+        significantly faster candidate gets the lock; its engine is killed
+        with SIGKILL while that job runs, and `ciq resume` reattaches to it.
+        `ciq stop` while that job runs cancels it; `ciq resume` measures again. Then the same search
+        whose finalists' job loses its node twice (requeued once, like an
+        evaluation): no lock, and the reason. And one whose benchmark fails
+        once its finalists' job is submitted: no lock, and the reason.
 Prints one line per check, for FileCheck.
 """
 import json
@@ -40,8 +48,8 @@ run_dir: run-%s
 """
 
 
-def config(name, slurm_jobs=0, extra=""):
-    text = open(os.path.join(work, "search.yaml")).read() + extra
+def config(name, slurm_jobs=0, extra="", base="search.yaml"):
+    text = open(os.path.join(work, base)).read() + extra
     text += SLURM % (slurm_jobs, name) if slurm_jobs else "run_dir: run-%s\n" % name
     path = os.path.join(work, name + ".yaml")
     with open(path, "w") as f:
@@ -237,6 +245,104 @@ def gpu(cluster):
     print(open(os.path.join(work, "gpu.log")).read().strip().splitlines()[-1])
 
 
+def finalists_row(run_dir):
+    rows = [j for j in journal(run_dir) if j.get("op") == "finalists"]
+    return rows[-1] if rows else {}
+
+
+def finalists_worker(run_dir, attempt):
+    """The finalists' job's `ciq worker` runs (not just its job: a node
+    killed before the job's step started the worker could leave the worker
+    to be started, orphaned, and finish)."""
+    want = ("%s/slurm/finalists.%d.result.json" % (run_dir, attempt)).encode()
+    for p in os.listdir("/proc"):
+        try:
+            if p.isdigit() and want in open("/proc/%s/cmdline" % p, "rb").read().split(b"\0"):
+                return True
+        except OSError:
+            pass
+    return False
+
+
+def finalists(cluster):
+    cfg, run_dir = config("fin", slurm_jobs=2, extra="lockfile: fin.lock\n", base="finalists.yaml")
+    log = os.path.join(work, "fin.log")
+    # kill -9 of the engine while the finalists' job runs; `ciq resume` reattaches to that job.
+    p = run(cluster, ["tune", "--config", cfg], log)
+    _, job, _ = wait_for("the finalists' job running", lambda: running_job(cluster, run_dir, "finalists", 1), p)
+    p.send_signal(signal.SIGKILL)
+    p.wait()
+    rc = finish(run(cluster, ["resume", "--config", cfg], log), "the resumed runtime search")
+    row = finalists_row(run_dir)
+    print("resume after kill -9 during the finalists' job: read back from that job: %s" %
+          (row.get("slurm", {}).get("job_id") == job))
+    print("runtime search: exit %d, lock written: %s" % (rc, os.path.exists(os.path.join(work, "fin.lock"))))
+    print("finalists row: %s, measured on %s by job %s" %
+          (" ".join("%s:%d" % (r["candidate_id"], len(r["values"])) for r in row.get("rows", [])),
+           row.get("node"), row.get("slurm", {}).get("job_id")))
+    medians = [r["median"] for r in row.get("rows", [])]
+    print("finalist faster than the baseline by about 1 ms: %s" %
+          (len(medians) == 2 and 0.9 < medians[0] - medians[1] < 1.1))
+    lock = json.load(open(os.path.join(work, "fin.lock"))) if os.path.exists(os.path.join(work, "fin.lock")) else {}
+    m = lock.get("score", {}).get("finalists_measurement", {})
+    print("lock: winner %s, finalists measured in %s phase(s) on the node of the row: %s" %
+          (lock.get("winner", {}).get("candidate_id"), m.get("phases"), m.get("node") == row.get("node")))
+
+    # `ciq stop` while the finalists' job runs cancels it; `ciq resume` measures the finalists again.
+    cfg, run_dir = config("finstop", slurm_jobs=2, extra="lockfile: finstop.lock\n", base="finalists.yaml")
+    log = os.path.join(work, "finstop.log")
+    p = run(cluster, ["tune", "--config", cfg], log)
+    _, job, _ = wait_for("the finalists' job running", lambda: running_job(cluster, run_dir, "finalists", 1), p)
+    stop = subprocess.run([ciq, "stop", "--config", cfg], cwd=work, env=cluster.env(), stdout=subprocess.DEVNULL,
+                          stderr=subprocess.STDOUT)
+    rc = finish(p, "ciq stop during the finalists")
+    state = wait_for("the cancelled job to end",
+                     lambda: job_state(cluster, job)[0] if job_state(cluster, job)[0] not in
+                     ("RUNNING", "PENDING", "COMPLETING") else None)
+    print("ciq stop while the finalists' job runs: stop exit %d, engine exit %d, its job %s, lock written: %s" %
+          (stop.returncode, rc, state, os.path.exists(os.path.join(work, "finstop.lock"))))
+    rc = finish(run(cluster, ["resume", "--config", cfg], log), "the resume after ciq stop")
+    print("resume: exit %d, lock written: %s, finalists measured by a new job: %s" %
+          (rc, os.path.exists(os.path.join(work, "finstop.lock")),
+           finalists_row(run_dir).get("slurm", {}).get("job_id") not in (None, job)))
+
+    # The finalists' job loses its node, then its requeued job loses its node too.
+    cfg, run_dir = config("finfault", slurm_jobs=2, extra="lockfile: finfault.lock\n", base="finalists.yaml")
+    p = run(cluster, ["tune", "--config", cfg], os.path.join(work, "finfault.log"))
+    _, job, node = wait_for("the finalists' job running", lambda: running_job(cluster, run_dir, "finalists", 1), p)
+    wait_for("the finalists' worker running", lambda: finalists_worker(run_dir, 1), p)
+    cluster.kill_node(node, [job])
+    _, job, node2 = wait_for("the finalists' job requeued and running",
+                             lambda: running_job(cluster, run_dir, "finalists", 2), p)
+    wait_for("the requeued finalists' worker running", lambda: finalists_worker(run_dir, 2), p)
+    print("finalists' job: node %s killed, requeued on %s" % ("the other" if node2 != node else "THE SAME",
+                                                              "another node"))
+    cluster.kill_node(node2, [job])
+    rc = finish(p, "the runtime search whose finalists' job failed")
+    for n in (node, node2):
+        cluster.start_node(n)
+    row = finalists_row(run_dir)
+    print("fault search: exit %d, lock written: %s" % (rc, os.path.exists(os.path.join(work, "finfault.lock"))))
+    print("finalists row: %s: %s" % (row.get("reason"), row.get("message")))
+    print([l for l in open(os.path.join(work, "finfault.log")).read().splitlines() if "no lock" in l][-1].strip())
+
+    # The benchmark fails from the moment the finalists' job is submitted
+    # (the search's runs are over by then): the job's own failure, not its node's.
+    marker = os.path.join(work, "benchmark-broken")
+    gate = "import os, sys; os.path.exists(%r) and sys.exit('the benchmark broke'); os.execvp('./app', ['./app', 'runs.txt'])"
+    cfg, run_dir = config("finbench", slurm_jobs=2, extra="lockfile: finbench.lock\n", base="finalists.yaml")
+    text = open(cfg).read().replace("command: [./app, runs.txt]", "command: [python3, -c, %s]" % json.dumps(gate % marker))
+    with open(cfg, "w") as f:
+        f.write(text)
+    p = run(cluster, ["tune", "--config", cfg], os.path.join(work, "finbench.log"))
+    wait_for("the finalists' job submitted", lambda: "finalists" in jobs_table(run_dir), p)
+    open(marker, "w").close()
+    rc = finish(p, "the runtime search whose benchmark broke")
+    row = finalists_row(run_dir)
+    print("broken benchmark: exit %d, lock written: %s" % (rc, os.path.exists(os.path.join(work, "finbench.lock"))))
+    print("finalists row: %s: %s, on %s" % (row.get("reason"), row.get("message"), row.get("node")))
+
+
 # A runtime objective: its jobs ask for a GPU (gres gpu:1).
 GPU_BENCHMARK = """benchmark:
   command: [python3, -c, "print('time_ms=1')"]
@@ -245,4 +351,4 @@ GPU_BENCHMARK = """benchmark:
 """
 
 with Cluster(os.path.join(work, "cluster"), fake_gpu=scenario == "gpu") as c:
-    {"same": same, "faults": faults, "gpu": gpu}[scenario](c)
+    {"same": same, "faults": faults, "gpu": gpu, "finalists": finalists}[scenario](c)
