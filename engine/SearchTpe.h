@@ -17,10 +17,15 @@ std::unique_ptr<Strategy> makeTpeStrategy(const SearchConfig &cfg, const SearchS
 // INVALID. None while the baseline is unknown or INVALID.
 std::vector<bool> harmfulControls(const SearchSpace &space, const std::vector<ScoredPoint> &history, bool pareto);
 
-// Generation 1 of `tpe`: points near the default. Half of the pool sets one
-// control each (every control in turn, its values in seeded order), so a
-// small budget learns what each control does alone; the other half leaves
-// each control unset with probability 1/2.
+// Per control, its values the strategy stops sampling: set in at least two
+// evaluations, every one of them worse than the baseline or INVALID.
+std::vector<std::vector<bool>> harmfulValues(const SearchSpace &space, const std::vector<ScoredPoint> &history,
+                                             bool pareto);
+
+// Generation 1 of `tpe`: points near the default. A quarter of the pool sets
+// one control each (every control in turn, its values in seeded order), so a
+// small budget learns what a control does alone; the rest leaves each control
+// unset with probability 1/2.
 std::vector<Point> nearDefaultPool(const SearchSpace &space, size_t want, std::set<Point> &taken, SearchRng &rng);
 
 } // namespace ciq
