@@ -48,8 +48,11 @@ constexpr double kSingles = 0.25;
 // neighbours (a local step, chosen by the same acquisition as the rest): TPE's
 // independent per-control draws rarely make the one change left to the optimum.
 constexpr double kLocal = 0.5;
-// A value set in this many evaluations, every one worse than the baseline or
-// INVALID, is not sampled again (issue 19's "small budgets").
+// A control or value set in this many evaluations, every one worse than the
+// baseline or INVALID, one of them a single-control change, is not sampled
+// again (issue 19's "small budgets"). Without the single-control witness a
+// control tried twice beside a harmful one was banned for good and the
+// search lost optima that need it (bench: template p90 53 -> 36 with it).
 constexpr int kHarmfulAfter = 2;
 
 bool numeric(const std::string &s, double &v) {
@@ -331,30 +334,33 @@ std::vector<bool> harmfulControls(const SearchSpace &space, const std::vector<Sc
   const ScoredPoint *base = baselineOf(space, history);
   if (!base || !base->ok)
     return harmful;
-  std::vector<int> set(harmful.size(), 0), worse(harmful.size(), 0);
+  std::vector<int> set(harmful.size(), 0), worse(harmful.size(), 0), alone(harmful.size(), 0);
   for (const auto &h : history) {
     if (&h == base)
       continue;
     bool w = worseThanBaseline(h, *base, pareto);
+    int nset = (int)std::count_if(h.point.begin(), h.point.end(), [](int v) { return v != kUnset; });
     for (size_t c = 0; c < harmful.size(); ++c)
       if (h.point[c] != kUnset) {
         ++set[c];
         worse[c] += w;
+        alone[c] += nset == 1;
       }
   }
   for (size_t c = 0; c < harmful.size(); ++c)
-    harmful[c] = space.controls[c].canUnset && set[c] >= 2 && worse[c] == set[c];
+    harmful[c] = space.controls[c].canUnset && set[c] >= kHarmfulAfter && worse[c] == set[c] && alone[c] > 0;
   return harmful;
 }
 
 std::vector<std::vector<bool>> harmfulValues(const SearchSpace &space, const std::vector<ScoredPoint> &history,
                                              bool pareto) {
   std::vector<std::vector<bool>> harmful(space.controls.size());
-  std::vector<std::vector<int>> set(harmful.size()), worse(harmful.size());
+  std::vector<std::vector<int>> set(harmful.size()), worse(harmful.size()), alone(harmful.size());
   for (size_t c = 0; c < harmful.size(); ++c) {
     harmful[c].assign(space.controls[c].values.size(), false);
     set[c].assign(harmful[c].size(), 0);
     worse[c].assign(harmful[c].size(), 0);
+    alone[c].assign(harmful[c].size(), 0);
   }
   const ScoredPoint *base = baselineOf(space, history);
   if (!base || !base->ok)
@@ -363,15 +369,18 @@ std::vector<std::vector<bool>> harmfulValues(const SearchSpace &space, const std
     if (&h == base)
       continue;
     bool w = worseThanBaseline(h, *base, pareto);
+    int nset = (int)std::count_if(h.point.begin(), h.point.end(), [](int v) { return v != kUnset; });
     for (size_t c = 0; c < harmful.size(); ++c)
       if (h.point[c] != kUnset) {
         ++set[c][h.point[c]];
         worse[c][h.point[c]] += w;
+        alone[c][h.point[c]] += nset == 1;
       }
   }
   for (size_t c = 0; c < harmful.size(); ++c)
     for (size_t v = 0; v < harmful[c].size(); ++v)
-      harmful[c][v] = space.controls[c].canUnset && set[c][v] >= kHarmfulAfter && worse[c][v] == set[c][v];
+      harmful[c][v] = space.controls[c].canUnset && set[c][v] >= kHarmfulAfter && worse[c][v] == set[c][v] &&
+                      alone[c][v] > 0;
   return harmful;
 }
 

@@ -230,8 +230,7 @@ TEST(Tpe, StopsSamplingAControlThatOnlyMadeThingsWorse) {
 }
 
 TEST(Tpe, StopsSamplingAValueThatOnlyMadeThingsWorse) {
-  // regs=32 always adds spills; the other values of regs help. After 32 has
-  // been tried twice no pool proposes it, while other regs values stay in use.
+  // regs=32 always adds 100; the other values of regs help.
   SearchSpace s = mixedSpace();
   auto f = [](const Point &p, int g) -> ScoredPoint {
     ScoredPoint sp = smooth(p, g);
@@ -239,24 +238,29 @@ TEST(Tpe, StopsSamplingAValueThatOnlyMadeThingsWorse) {
       sp.objectives[0] += 100;
     return sp;
   };
-  auto st = strategy(s, "tpe", 3, 8);
+  auto at = [&](std::vector<int> v) { return Point(v.begin(), v.end()); };
   std::vector<ScoredPoint> h = {f(s.baseline(), 0)};
-  int proposedAfterBan = 0, otherRegs = 0;
-  bool banned = false;
-  for (int g = 1; g <= 10; ++g) {
-    banned = harmfulValues(s, h, false)[1][0];
+  // Tried twice, never alone: another control could be to blame; not banned.
+  h.push_back(f(at({0, 0, -1, -1, -1}), 1));
+  h.push_back(f(at({-1, 0, 1, -1, -1}), 1));
+  EXPECT_FALSE(harmfulValues(s, h, false)[1][0]);
+  // Once alone too: banned. regs=128 alone helped: neither it nor regs is banned.
+  h.push_back(f(at({-1, 0, -1, -1, -1}), 1));
+  h.push_back(f(at({-1, 3, -1, -1, -1}), 1));
+  EXPECT_TRUE(harmfulValues(s, h, false)[1][0]);
+  EXPECT_FALSE(harmfulValues(s, h, false)[1][3]);
+  EXPECT_FALSE(harmfulControls(s, h, false)[1]);
+  // No later pool proposes regs=32; other values of regs stay in use.
+  auto st = strategy(s, "tpe", 3, 8);
+  int proposed = 0, otherRegs = 0;
+  for (int g = 2; g <= 8; ++g)
     for (const auto &p : st->pool(g, h)) {
-      proposedAfterBan += banned && p[1] == 0;
-      otherRegs += banned && p[1] > 0;
+      proposed += p[1] == 0;
+      otherRegs += p[1] > 0;
       h.push_back(f(p, g));
     }
-  }
-  EXPECT_TRUE(banned);
-  EXPECT_EQ(proposedAfterBan, 0);
+  EXPECT_EQ(proposed, 0);
   EXPECT_GT(otherRegs, 0);
-  // Neither the control as a whole nor its good values are harmful.
-  EXPECT_FALSE(harmfulControls(s, h, false)[1]);
-  EXPECT_FALSE(harmfulValues(s, h, false)[1][3]);
 }
 
 TEST(Tpe, HalfOfALaterPoolStepsOneControlFromTheBestPoint) {
