@@ -12,7 +12,7 @@
 // classifier of OK against INVALID evaluations (the constraint a -D value
 // that hits #error, or a register cap ptxas refuses, imposes). A generation
 // takes the pool_size best candidates one at a time, each taken one counted
-// as "bad" before the next is chosen (a pessimistic believer), so the batch
+// as half a "bad" observation before the next is chosen (a believer), so the batch
 // spreads out instead of proposing near-copies; half of the batch is taken
 // from the best point's one-control neighbours (a local step). Controls, and
 // single values of a control, that so far only made things worse than the
@@ -54,6 +54,11 @@ constexpr double kLocal = 0.5;
 // control tried twice beside a harmful one was banned for good and the
 // search lost optima that need it (bench: template p90 53 -> 36 with it).
 constexpr int kHarmfulAfter = 2;
+// Weight of a chosen, not yet measured point in g(x) (the believer step). A
+// full observation's weight pushed the rest of the batch too far from the
+// good region; none at all lets near-copies in (bench, seeds 1..30, 31..60 and
+// 300 more: 1 was behind 0.5, 0 and 0.25 about even with it).
+constexpr double kBelieverWeight = 0.5;
 
 bool numeric(const std::string &s, double &v) {
   char *end = nullptr;
@@ -279,7 +284,7 @@ private:
       pool.push_back(cands[best]);
       taken.insert(cands[best]);
       // The believer step: until measured, the chosen point counts as bad.
-      bad.add(cands[best], 1);
+      bad.add(cands[best], kBelieverWeight);
       for (size_t i = 0; i < cands.size(); ++i)
         if (!used[i])
           badLog[i] = bad.logp(cands[i]);
