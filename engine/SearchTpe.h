@@ -13,14 +13,22 @@ namespace ciq {
 std::unique_ptr<Strategy> makeTpeStrategy(const SearchConfig &cfg, const SearchSpace &space, bool pareto);
 
 // Controls the strategy stops sampling (left unset): set in at least two
-// evaluations, and every one of them scored worse than the baseline or was
-// INVALID. None while the baseline is unknown or INVALID.
+// evaluations, every one of them scored worse than the baseline or was
+// INVALID, and at least one of them set this control alone (so the blame is
+// certain: a control only ever tried beside a harmful one is not banned).
+// None while the baseline is unknown or INVALID.
 std::vector<bool> harmfulControls(const SearchSpace &space, const std::vector<ScoredPoint> &history, bool pareto);
 
-// Generation 1 of `tpe`: points near the default. Half of the pool sets one
-// control each (every control in turn, its values in seeded order), so a
-// small budget learns what each control does alone; the other half leaves
-// each control unset with probability 1/2.
+// Per control, its values the strategy stops sampling: the same rule for a
+// single value (set in at least two evaluations, all worse than the baseline
+// or INVALID, at least one of them with this value alone).
+std::vector<std::vector<bool>> harmfulValues(const SearchSpace &space, const std::vector<ScoredPoint> &history,
+                                             bool pareto);
+
+// Generation 1 of `tpe`: points near the default. A quarter of the pool sets
+// one control each (every control in turn, its values in seeded order), so a
+// small budget learns what a control does alone; the rest leaves each control
+// unset with probability 1/2.
 std::vector<Point> nearDefaultPool(const SearchSpace &space, size_t want, std::set<Point> &taken, SearchRng &rng);
 
 } // namespace ciq
