@@ -1,8 +1,9 @@
 #include "ResultsCsv.h"
 
+#include "FileIO.h"
+
 #include <cstdio>
-#include <fstream>
-#include <unistd.h>
+#include <sstream>
 
 namespace ciq {
 namespace {
@@ -38,8 +39,7 @@ std::vector<std::string> resultsCsvHeader(const TuneConfig &cfg) {
 
 bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::vector<Evaluation> &evals,
                      std::string &error) {
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  std::ofstream out(tmp);
+  std::ostringstream out;
   auto header = resultsCsvHeader(cfg);
   for (size_t i = 0; i < header.size(); ++i)
     out << (i ? "," : "") << header[i];
@@ -60,9 +60,9 @@ bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::
       out << (i ? "," : "") << field(row[i]);
     out << "\n";
   }
-  out.close();
-  if (!out || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot write " + path;
+  std::string why;
+  if (!writeFileAtomically(path, out.str(), why)) {
+    error = "cannot write " + path + " (" + why + ")";
     return false;
   }
   return true;

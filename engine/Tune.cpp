@@ -22,7 +22,7 @@
 #include "Sha256.h"
 #include "SlurmExecutor.h"
 #include "Stats.h"
-#include "Summary.h"
+#include "Winner.h"
 #include "Version.h"
 #include "Workers.h"
 
