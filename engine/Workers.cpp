@@ -4,16 +4,26 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringRef.h>
 #include <llvm/Support/FileSystem.h>
 
 namespace ciq {
 
+std::optional<std::vector<std::string>> cudaVisibleDevices() {
+  const char *v = getenv("CUDA_VISIBLE_DEVICES");
+  if (!v)
+    return std::nullopt;
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  llvm::StringRef(v).split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/true);
+  return std::vector<std::string>(parts.begin(), parts.end());
+}
+
 int visibleGpuCount() {
-  if (const char *v = getenv("CUDA_VISIBLE_DEVICES"); v) {
-    std::string s = v;
-    if (s.empty() || s == "-1" || s == "none")
+  if (auto devices = cudaVisibleDevices()) {
+    if (devices->size() == 1 && (devices->front().empty() || devices->front() == "-1" || devices->front() == "none"))
       return 0;
-    return 1 + (int)std::count(s.begin(), s.end(), ',');
+    return (int)devices->size();
   }
   auto smi = findExecutable("nvidia-smi");
   if (!smi)

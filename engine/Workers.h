@@ -9,6 +9,7 @@
 #include "Config.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -23,7 +24,13 @@ struct Worker {
   std::string gpu;                           // its CUDA_VISIBLE_DEVICES entry; empty: all visible
 };
 
-// GPUs this process may use: CUDA_VISIBLE_DEVICES when set, else `nvidia-smi -L`.
+// CUDA_VISIBLE_DEVICES split at its commas, entries as given (indices or
+// UUIDs); nullopt when it is unset. The one reading of the variable for the
+// worker count and for each worker's GPU.
+std::optional<std::vector<std::string>> cudaVisibleDevices();
+
+// GPUs this process may use: CUDA_VISIBLE_DEVICES when set ("", "-1" and
+// "none" hide every GPU), else `nvidia-smi -L`.
 int visibleGpuCount();
 
 // How many workers: $CIQ_WORKERS, else cfg.workers, else one per visible GPU; always 1 without a
