@@ -318,29 +318,4 @@ std::optional<RunData> loadRun(const std::string &path, std::string &error) {
   return run;
 }
 
-namespace {
-std::string num(const std::optional<double> &v) { return v ? resultsCsvNumber(*v) : ""; }
-} // namespace
-
-std::string writeResultsCsv(const RunData &run) {
-  std::string out;
-  std::vector<std::string> header = resultsCsvFixedColumns();
-  header.insert(header.end(), run.objectiveNames.begin(), run.objectiveNames.end());
-  out += resultsCsvRow(header);
-  for (const auto &e : run.evals) {
-    std::vector<std::string> row = {
-        e.id, std::to_string(e.generation), e.ok ? "OK" : "INVALID", e.reason,
-        e.baseline ? "1" : "0", e.pareto ? "1" : "0", e.duplicateOf, e.duplicateKind,
-        num(e.score), e.unit, num(e.cvPercent), e.candidateHash, e.deviceCodeSha256, e.controls,
-        e.rendered, num(e.buildMs), num(e.measureMs), "", e.log, num(e.runs), num(e.noisePercent), e.stoppedBy,
-        num(e.runsSaved)};
-    for (const auto &name : run.objectiveNames) {
-      auto it = e.objectives.find(name);
-      row.push_back(it == e.objectives.end() ? "" : num(it->second));
-    }
-    out += resultsCsvRow(row);
-  }
-  return out;
-}
-
 } // namespace ciq

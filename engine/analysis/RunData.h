@@ -57,8 +57,5 @@ struct RunData {
 // nullopt with a one-line error (which file, which line, what to do).
 std::optional<RunData> loadRun(const std::string &path, std::string &error);
 
-// results.csv of a run held in memory (the diagnose self-test's synthetic
-// runs), in the schema and format of the engine's writer (RunSchema.h).
-std::string writeResultsCsv(const RunData &run);
 
 } // namespace ciq
