@@ -4,27 +4,36 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/FileSystem.h>
 
 namespace ciq {
 
-std::optional<std::vector<std::string>> cudaVisibleDevices() {
+namespace {
+
+// CUDA_VISIBLE_DEVICES' entries; nullopt when it is not set.
+std::optional<std::vector<std::string>> visibleDeviceList() {
   const char *v = getenv("CUDA_VISIBLE_DEVICES");
   if (!v)
     return std::nullopt;
+  std::vector<std::string> list;
+  llvm::StringRef s(v);
+  if (s.empty() || s == "-1" || s == "none")
+    return list;
   llvm::SmallVector<llvm::StringRef, 8> parts;
-  llvm::StringRef(v).split(parts, ',', /*MaxSplit=*/-1, /*KeepEmpty=*/true);
-  return std::vector<std::string>(parts.begin(), parts.end());
+  s.split(parts, ',');
+  for (auto p : parts)
+    list.push_back(p.trim().str());
+  return list;
 }
 
+} // namespace
+
 int visibleGpuCount() {
-  if (auto devices = cudaVisibleDevices()) {
-    if (devices->size() == 1 && (devices->front().empty() || devices->front() == "-1" || devices->front() == "none"))
-      return 0;
-    return (int)devices->size();
-  }
+  if (auto list = visibleDeviceList())
+    return (int)list->size();
   auto smi = findExecutable("nvidia-smi");
   if (!smi)
     return 0;
@@ -32,6 +41,19 @@ int visibleGpuCount() {
   if (r.exitCode != 0)
     return 0;
   return (int)std::count(r.out.begin(), r.out.end(), '\n');
+}
+
+std::vector<std::string> workerGpus(int n) {
+  std::vector<std::string> gpus;
+  if (auto list = visibleDeviceList())
+    gpus = *list;
+  else
+    for (int k = 0, count = visibleGpuCount(); k < count; ++k)
+      gpus.push_back(std::to_string(k));
+  std::vector<std::string> out;
+  for (int k = 0; k < n; ++k)
+    out.push_back(gpus.empty() ? std::to_string(k) : gpus[k % gpus.size()]);
+  return out;
 }
 
 int workerCount(const TuneConfig &cfg) {
