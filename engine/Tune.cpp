@@ -248,7 +248,7 @@ bool TuneRun::openJournal() {
     JsonFields start(prior.start, jpath + ": start line");
     start.opt("space_identity", identity).opt("seed", seed).opt("strategy", strategy);
     if (!start.ok())
-      return fail(start.error() + "; start over with `ciq tune --fresh`"), false;
+      return fail(start.error() + "; start over with `ciq tune --fresh`");
     if (identity != cfg_.space.identity() || seed != cfg_.search.seed || strategy != cfg_.search.strategy) {
       fail(jpath + ": the search space, seed or strategy changed since this search started; "
                           "resume needs the same ciq.yaml (or start over with `ciq tune --fresh`)");
@@ -257,8 +257,7 @@ bool TuneRun::openJournal() {
     if (!prior.inputs.is_null())
       if (std::string changed = changedInput(prior.inputs, cfg_); !changed.empty())
         return fail(jpath + ": " + changed + "; results of the old and new inputs must not mix: start over "
-                                   "with `ciq tune --fresh --config " + cfg_.path + "`"),
-               false;
+                                   "with `ciq tune --fresh --config " + cfg_.path + "`");
     for (const auto &d : prior.damaged)
       warn(d + "; that line is skipped (its evaluation, if it was one, is measured again under a new id)");
     evals_ = prior.evaluations;
@@ -292,7 +291,7 @@ bool TuneRun::openJournal() {
     llvm::sys::fs::remove(cfg_.runDir + "/reference-output.json");
   std::string err;
   if (!journal_.open(jpath, err))
-    return fail(err), false;
+    return fail(err);
   if (!opts_.resume)
     journal_.append(startLine(cfg_));
   for (size_t i = 0; i < evals_.size(); ++i) {
@@ -307,7 +306,7 @@ bool TuneRun::prepare() {
   // Before anything in the run directory is read or moved.
   std::string lockErr;
   if (!runLock_.acquire(cfg_.runDir, cfg_.target.empty() ? cfg_.path : cfg_.target, lockErr))
-    return fail(lockErr), false;
+    return fail(lockErr);
   if (opts_.canaryOnly)
     cfg_.runDir += "/canary";
   if (cfg_.benchmark.enabled) {
@@ -316,7 +315,7 @@ bool TuneRun::prepare() {
     std::string err;
     auto program = resolveBenchmarkProgram(cfg_, err);
     if (!program && !benchmarkProgramIsBuilt(cfg_, absolutePath(cfg_.benchmark.command[0], benchmarkWorkDir(cfg_))))
-      return fail(err), false;
+      return fail(err);
   }
   budget_ = opts_.maxEvaluations > 0        ? opts_.maxEvaluations
             : cfg_.search.maxEvaluations > 0 ? cfg_.search.maxEvaluations
@@ -334,7 +333,7 @@ bool TuneRun::prepare() {
   try {
     strategy_ = makeStrategy(cfg_.search, cfg_.space, cfg_.pareto);
   } catch (const std::exception &e) {
-    return fail(cfg_.path + ": search.strategy: " + e.what()), false;
+    return fail(cfg_.path + ": search.strategy: " + e.what());
   }
   checkArchitectures();
   if (!startWorkers())
@@ -380,11 +379,11 @@ bool TuneRun::startWorkers() {
     if (k == 0)
       w->cfg = cfg_;
     else if (!prepareWorkerConfig(cfg_, k, w->cfg, err))
-      return fail(err), false;
+      return fail(err);
     w->builder = std::make_unique<CandidateBuilder>(w->cfg);
     std::string socket;
     if (!socketPathFor(w->cfg.runDir, socket, err) || !w->builder->start(socket, err))
-      return fail(err), false;
+      return fail(err);
     if (cfg_.benchmark.enabled) {
       std::map<std::string, std::string> env;
       if (n > 1)
@@ -409,7 +408,7 @@ bool TuneRun::startWorkers() {
     slurm_ = std::make_unique<SlurmExecutor>(cfg_, builder().daemon());
     std::string err;
     if (!slurm_->start(opts_.resume, err))
-      return fail(err), false;
+      return fail(err);
     progress_.note("evaluating up to " + std::to_string(cfg_.executor.slurm.maxJobs) + " candidates at once as Slurm jobs (" +
                    cfg_.runDir + "/slurm)");
   }
@@ -529,9 +528,9 @@ bool TuneRun::evaluateBaseline() {
   evaluateBatch({cfg_.space.baseline()}, 0);
   expectLikeBaseline();
   if (!interrupted_.empty())
-    return stopInterrupted(), false;
+    return stopInterrupted();
   if (evals_.empty()) // stopped (`ciq stop`) before the baseline's Slurm job ended
-    return fail("stopped before the baseline was evaluated; start again with `ciq tune`"), false;
+    return fail("stopped before the baseline was evaluated; start again with `ciq tune`");
   const Evaluation &b = evals_.front();
   if (b.ok && !inputsRecorded_) { // the build's dependency records exist now
     journal_.append(captureInputs(cfg_, builder().driver().objects()));
@@ -558,7 +557,7 @@ bool TuneRun::runCanary() {
   else {
     auto h = sha256File(opts_.canaryAcf);
     if (!h)
-      return fail("canary: cannot read ACF " + opts_.canaryAcf), false;
+      return fail("canary: cannot read ACF " + opts_.canaryAcf);
     c.rendered.acfs.push_back({opts_.canaryAcfStage, opts_.canaryAcf, *h});
   }
   c.candidateHash = c.rendered.hash();
@@ -575,8 +574,7 @@ bool TuneRun::runCanary() {
         return fail("canary: ptxas did not run when " + o.source +
                            " was compiled (-dlto or no SASS target: ptxas runs at the device link, which "
                            "ciq-ptxas does not wrap), so ptxas controls do not reach the compiler here; compile "
-                           "SASS for the tuned architecture (drop -dlto while tuning)"),
-               false;
+                           "SASS for the tuned architecture (drop -dlto while tuning)");
       }
   // Kernels compiled at run time exist only once the benchmark ran.
   bool measured = c.ok && compilesAtRunTime() && bench();
