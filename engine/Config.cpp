@@ -380,8 +380,12 @@ TuneConfig parse(const std::string &path) {
       c.objectives.push_back({"registers", "minimize", "registers", {}, "sum", {path, 0, "objectives"}});
     }
   }
+  // Without `space:`, a runtime search whose output is compared with the
+  // baseline's also tries nvcc's numerics controls (defaultSpace).
   if (!root["space"])
-    c.space = loadSpaceFile("ptxas-13.0-default", base);
+    c.space = defaultSpace(c.benchmark.enabled && !c.benchmark.compare.empty() &&
+                               !isCompileMetric(c.objectives.front().metric),
+                           base);
   else
     c.space = loadSpace(root["space"], r, base);
   if (c.space.controls.empty())

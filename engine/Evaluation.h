@@ -48,6 +48,7 @@ struct Evaluation {
   std::string stoppedBy;          // why measuring stopped (MeasureOutcome::stoppedBy); "" : not measured
   int runsSaved = 0;              // runs racing spared this candidate
   std::vector<std::string> gpuProblems;   // the GPU's state while its runs ran (MeasuredPhase), when wrong
+  std::vector<double> smClockMhz;   // the GPU's SM clock before and after its runs (MeasuredPhase); empty: unknown
   double buildMs = 0, measureMs = 0;
   std::string log;
   std::string replay;             // shell line that rebuilds this candidate

@@ -65,6 +65,7 @@ json evaluationCoreToJson(const Evaluation &e) {
               {"stopped_by", e.stoppedBy},
               {"runs_saved", e.runsSaved},
               {"gpu_problems", e.gpuProblems},
+              {"sm_clock_mhz", e.smClockMhz},
               {"build_ms", e.buildMs},
               {"measure_ms", e.measureMs},
               {"log", e.log},
@@ -83,7 +84,8 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
       .opt("duplicate_kind", e.duplicateKind).opt("kernels", e.kernels)
       .opt("runtime_kernels", e.runtimeKernels).opt("runs", e.runs)
       .opt("cv_percent", e.cvPercent).opt("noise_percent", e.noisePercent).opt("stopped_by", e.stoppedBy)
-      .opt("runs_saved", e.runsSaved).opt("gpu_problems", e.gpuProblems).opt("build_ms", e.buildMs)
+      .opt("runs_saved", e.runsSaved).opt("gpu_problems", e.gpuProblems).opt("sm_clock_mhz", e.smClockMhz)
+      .opt("build_ms", e.buildMs)
       .opt("measure_ms", e.measureMs).opt("log", e.log)
       .opt("replay", e.replay).opt("evaluated_at", e.evaluatedAt)
       .opt("node", e.node).opt("gpu", e.gpu).opt("slurm", e.slurm);

@@ -45,6 +45,17 @@ std::vector<std::string> MeasuredPhase::end() {
   return found;
 }
 
+std::vector<double> MeasuredPhase::smClocks() const {
+  auto mhz = [](const nlohmann::json &g) {
+    return g.is_object() && g.contains("clocks_sm_mhz") && g["clocks_sm_mhz"].is_number() ? g["clocks_sm_mhz"].get<double>()
+                                                                                         : -1.0;
+  };
+  double b = mhz(before_), a = mhz(after_);
+  if (b < 0 || a < 0)
+    return {};
+  return {b, a};
+}
+
 nlohmann::json MeasuredPhase::record() const {
   return {{"exclusive", true},
           {"gpu_uuid", uuid_},

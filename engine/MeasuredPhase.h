@@ -33,6 +33,9 @@ public:
   // For the lockfile: {"exclusive": true, "gpu_uuid", "lock_file",
   // "phases", "problems": [...], "gpu_before", "gpu_after"}.
   nlohmann::json record() const;
+  // The SM clock (MHz) before and after the last phase: one reading each,
+  // taken with the state; empty where either is unknown (no GPU).
+  std::vector<double> smClocks() const;
   // The GPU's state at the end of the last phase (measuredGpu; null before).
   const nlohmann::json &after() const { return after_; }
 

@@ -81,6 +81,7 @@ void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const s
   w.builder->endRuntime(e);
   if (w.phase) { // kept with the candidate: a source of its noise (NoiseSource.h)
     e.gpuProblems = w.phase->end();
+    e.smClockMhz = w.phase->smClocks();
     for (const auto &p : e.gpuProblems)
       if (note)
         note("GPU: " + p + " while measuring: figures measured now are not trustworthy");

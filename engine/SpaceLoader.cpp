@@ -360,6 +360,22 @@ SearchSpace loadSpaceFile(const std::string &nameOrPath, const std::string &base
   return includeEntry(n, r, "space", baseDir);
 }
 
+SearchSpace defaultSpace(bool withNumerics, const std::string &baseDir) {
+  SearchSpace space = loadSpaceFile("ptxas-13.0-default", baseDir);
+  if (!withNumerics)
+    return space;
+  SearchSpace nvcc = loadSpaceFile("nvcc-13.0-default", baseDir);
+  for (const char *name : {"ftz", "prec-div", "prec-sqrt", "use-fast-math"}) {
+    int i = nvcc.find(name);
+    if (i < 0 || !nvcc.controls[i].changesResults) // the shipped file is ours: a bad edit, not a user error
+      throw ConfigError("built-in space nvcc-13.0-default lacks the changes_results control '" + std::string(name) +
+                        "'; reinstall ciq");
+    space.controls.push_back(nvcc.controls[i]);
+  }
+  space.sources.insert(space.sources.end(), nvcc.sources.begin(), nvcc.sources.end());
+  return space;
+}
+
 namespace {
 
 // What a compiler documents in --help: its option names ("--opt-level",

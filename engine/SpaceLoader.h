@@ -13,6 +13,13 @@ SearchSpace loadSpace(const YAML::Node &node, const YamlReader &reader, const st
 // Loads a space file by built-in name (e.g. "ptxas-13.0-default") or path.
 SearchSpace loadSpaceFile(const std::string &nameOrPath, const std::string &baseDir);
 
+// The space of a config without `space:`: ptxas-13.0-default; with
+// `withNumerics` (a runtime objective whose output is compared with the
+// baseline's), also nvcc-13.0-default's numerics controls (ftz, prec-div,
+// prec-sqrt, use-fast-math, all changes_results): runtime gains often lie
+// there, and the comparison keeps them honest. Throws ConfigError.
+SearchSpace defaultSpace(bool withNumerics, const std::string &baseDir);
+
 // Checks each ptxas/nvcc option template against the installed compiler's
 // own --help, before any build. A space written for another release
 // (compiler_version) gets one warning naming the space and the release found,

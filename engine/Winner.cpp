@@ -89,7 +89,7 @@ static void printMeasurement(const TuneConfig &cfg, const std::vector<Evaluation
     raced += e.stoppedBy == "racing";
     saved += e.runsSaved;
     if (b.adaptive && (e.stoppedBy == "max_repeats" || e.stoppedBy == "max_measure_s"))
-      if (auto src = noiseSource(e.runs, b.targetNoisePercent, e.gpuProblems)) {
+      if (auto src = noiseSource(e.runs, b.targetNoisePercent, e.gpuProblems, e.smClockMhz)) {
         sources.emplace(src->kind, std::make_pair(&e, *src));
         ++perSource[src->kind];
       }

@@ -457,11 +457,13 @@ std::optional<Finding> checkNoiseSource(const RunData &run) {
     std::string stopped;
     std::vector<double> runs;
     std::vector<std::string> gpu;
+    std::vector<double> clocks;
     if (!e.duplicateKind.empty() ||
-        !JsonFields(e.journal, "").opt("stopped_by", stopped).opt("runs", runs).opt("gpu_problems", gpu).ok() ||
+        !JsonFields(e.journal, "").opt("stopped_by", stopped).opt("runs", runs).opt("gpu_problems", gpu)
+             .opt("sm_clock_mhz", clocks).ok() ||
         (stopped != "max_repeats" && stopped != "max_measure_s"))
       continue;
-    auto src = noiseSource(runs, target, gpu);
+    auto src = noiseSource(runs, target, gpu, clocks);
     if (!src)
       continue;
     byKind[src->kind].push_back(e.id + " (noise " + (e.noisePercent ? fmt(*e.noisePercent) : "?") + "%): " +
@@ -480,7 +482,7 @@ std::optional<Finding> checkNoiseSource(const RunData &run) {
     total += v.size();
   f.title = std::to_string(total) + " candidate(s) spent their adaptive budget above the " + fmt(target) +
             "% noise target; most look like " + top->first;
-  f.threshold = "stopped_by max_repeats or max_measure_s; sources checked in order gpu_state, first_run_outlier, bimodal, "
+  f.threshold = "stopped_by max_repeats or max_measure_s; sources checked in order gpu_state, clock_change, first_run_outlier, bimodal, "
                 "drift, random (docs/config.md, \"Adaptive repeats and racing\")";
   for (const auto &[k, v] : byKind)
     for (const auto &d : v)

@@ -94,10 +94,25 @@ std::optional<NoiseSource> bimodal(const std::vector<double> &runs) {
                      "between fast and slow runs"};
 }
 
+std::optional<NoiseSource> clockChange(const std::vector<double> &mhz, double targetPercent) {
+  if (mhz.size() != 2 || mhz[0] <= 0)
+    return std::nullopt;
+  double moved = 100 * (mhz[1] - mhz[0]) / mhz[0];
+  if (std::fabs(moved) <= targetPercent)
+    return std::nullopt;
+  return NoiseSource{"clock_change",
+                     fmt("the GPU's SM clock was %.0f MHz before the runs and ", mhz[0]) +
+                         fmt("%.0f MHz after (%+.1f%%)", mhz[1], moved),
+                     "the GPU changed clocks while measuring (boost, power or temperature): measure at steady "
+                     "clocks (an administrator may lock them: nvidia-smi --lock-gpu-clocks), raise "
+                     "benchmark.warmup so the clocks settle first, or make each run longer"};
+}
+
 } // namespace
 
 std::optional<NoiseSource> noiseSource(const std::vector<double> &runs, double targetPercent,
-                                       const std::vector<std::string> &gpuProblems) {
+                                       const std::vector<std::string> &gpuProblems,
+                                       const std::vector<double> &smClockMhz) {
   if (runs.size() < 5)
     return std::nullopt;
   if (!gpuProblems.empty()) {
@@ -109,6 +124,8 @@ std::optional<NoiseSource> noiseSource(const std::vector<double> &runs, double t
                        "clock state with `ciq doctor` (an administrator may lock clocks: nvidia-smi "
                        "--lock-gpu-clocks)"};
   }
+  if (auto s = clockChange(smClockMhz, targetPercent))
+    return s;
   if (auto s = firstRunOutlier(runs, targetPercent))
     return s;
   if (auto s = bimodal(runs))

@@ -9,7 +9,7 @@
 namespace ciq {
 
 struct NoiseSource {
-  // gpu_state | first_run_outlier | bimodal | drift | random
+  // gpu_state | clock_change | first_run_outlier | bimodal | drift | random
   std::string kind;
   std::string evidence;   // the numbers that named it, one phrase
   std::string next;       // what to change
@@ -31,7 +31,12 @@ struct NoiseSource {
 // gpuProblems: what MeasuredPhase saw wrong with the GPU while the runs ran
 // (throttling, clocks below the application clock, other processes); any
 // makes the source gpu_state, checked before the others.
+// smClockMhz: the SM clock read before and after the runs (MeasuredPhase);
+// when it moved by more than the target (a run's time scales with the
+// clock, so such a move alone can explain the spread), the source is
+// clock_change, checked next.
 std::optional<NoiseSource> noiseSource(const std::vector<double> &runs, double targetPercent,
-                                       const std::vector<std::string> &gpuProblems = {});
+                                       const std::vector<std::string> &gpuProblems = {},
+                                       const std::vector<double> &smClockMhz = {});
 
 } // namespace ciq

@@ -473,3 +473,17 @@ TEST(NoiseSource, GpuStateComesFirst) {
   EXPECT_EQ(s->kind, "gpu_state");
   EXPECT_NE(s->evidence.find("GPU 0 throttled (sw_power_cap)"), std::string::npos);
 }
+
+// The SM clock read before and after the runs: a move over the target names
+// clock_change (before the runs' shape, after the GPU's named problems); a
+// move within the target, or one reading missing, does not.
+TEST(NoiseSource, ClockChangeOverTheTarget) {
+  std::vector<double> drift = {10, 10.1, 10.2, 10.3, 10.4, 10.5, 10.6};
+  auto s = noiseSource(drift, 1, {}, {1980, 1755});
+  ASSERT_TRUE(s);
+  EXPECT_EQ(s->kind, "clock_change");
+  EXPECT_NE(s->evidence.find("1980 MHz before the runs and 1755 MHz after (-11.4%)"), std::string::npos) << s->evidence;
+  EXPECT_EQ(noiseSource(drift, 1, {}, {1980, 1965})->kind, "drift");  // 0.8%: within the 1% target
+  EXPECT_EQ(noiseSource(drift, 1, {}, {1980})->kind, "drift");
+  EXPECT_EQ(noiseSource(drift, 1, {"GPU 0 throttled (sw_power_cap)"}, {1980, 1755})->kind, "gpu_state");
+}
