@@ -1,5 +1,6 @@
 #include "AcfStaging.h"
 
+#include "FileIO.h"
 #include "Sha256.h"
 
 #include <cerrno>
@@ -43,14 +44,9 @@ std::vector<std::string> stagingDirs() {
 // Copies `from` to `to` through a temporary file beside it, so a concurrent
 // compile never reads half an ACF.
 bool copyInto(const std::string &from, const std::string &to) {
-  std::string tmp = to + ".tmp." + std::to_string(getpid());
-  {
-    std::ifstream in(from, std::ios::binary);
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    if (!in || !out || !(out << in.rdbuf()))
-      return std::remove(tmp.c_str()), false;
-  }
-  return std::rename(tmp.c_str(), to.c_str()) == 0;
+  auto bytes = readWholeFile(from);
+  std::string error;
+  return bytes && writeFileAtomically(to, *bytes, error);
 }
 
 } // namespace

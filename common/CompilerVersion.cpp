@@ -1,5 +1,6 @@
 #include "CompilerVersion.h"
 
+#include "FileIO.h"
 #include "Sha256.h"
 #include "Subprocess.h"
 
@@ -20,12 +21,6 @@ std::string cacheDir() {
     return std::string(x) + "/ciq/compiler-version";
   const char *h = std::getenv("HOME");
   return std::string(h && *h ? h : "/tmp") + "/.cache/ciq/compiler-version";
-}
-
-void mkdirs(const std::string &dir) {
-  for (size_t p = 1; p <= dir.size(); ++p)
-    if (p == dir.size() || dir[p] == '/')
-      mkdir(dir.substr(0, p).c_str(), 0755);
 }
 
 } // namespace
@@ -62,13 +57,8 @@ std::optional<std::string> compilerVersion(const std::string &path, std::string 
     return std::nullopt;
   }
   // Write beside and rename: concurrent compiles never read half a line.
-  mkdirs(cacheDir());
-  std::string tmp = file + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    out << version << "\n";
-  }
-  std::rename(tmp.c_str(), file.c_str());
+  std::string ignored; // a cache that cannot be written is asked again next time
+  writeFileAtomically(file, version + "\n", ignored);
   return version;
 }
 

@@ -163,7 +163,7 @@ void to_json(json &j, const Receipt &v) {
            {"source", bytesToJson(v.source)}, {"output", bytesToJson(v.output)}, {"exit_status", v.exitStatus},
            {"status", v.status}, {"reason", bytesToJson(v.reason)}, {"wall_ms", v.wallMs}, {"ptxas_ran", v.ptxasRan},
            {"kernels", v.kernels}, {"device_code_sha256", v.deviceCodeSha256},
-           {"device_code_bytes", v.deviceCodeBytes}, {"log_path", bytesToJson(v.logPath)},
+           {"device_code_bytes", v.deviceCodeBytes},
            {"final_argv", bytesListToJson(v.finalArgv)}, {"overridden_user_options", bytesListToJson(v.overriddenUserOptions)},
            {"skipped_controls", bytesListToJson(v.skippedControls)}, {"crash_signal", v.crashSignal},
            {"crashed_tool", v.crashedTool}, {"cap_overrides_unattributed", v.capOverridesUnattributed},
@@ -171,14 +171,14 @@ void to_json(json &j, const Receipt &v) {
 }
 bool readJson(const json &in, Receipt &v, std::string &why) {
   json j = in;
-  if (!decodeBytes(j, {"source", "output", "reason", "log_path", "final_argv", "overridden_user_options",
+  if (!decodeBytes(j, {"source", "output", "reason", "final_argv", "overridden_user_options",
                        "skipped_controls"}, why))
     return false;
   READ(.opt("candidate_id", v.candidateId).opt("candidate_hash", v.candidateHash).opt("source", v.source)
            .opt("output", v.output).opt("exit_status", v.exitStatus).opt("status", v.status).opt("reason", v.reason)
            .opt("wall_ms", v.wallMs).opt("ptxas_ran", v.ptxasRan).opt("kernels", v.kernels)
            .opt("device_code_sha256", v.deviceCodeSha256).opt("device_code_bytes", v.deviceCodeBytes)
-           .opt("log_path", v.logPath).opt("final_argv", v.finalArgv)
+           .opt("final_argv", v.finalArgv)
            .opt("overridden_user_options", v.overriddenUserOptions).opt("skipped_controls", v.skippedControls)
            .opt("crash_signal", v.crashSignal).opt("crashed_tool", v.crashedTool)
            .opt("cap_overrides_unattributed", v.capOverridesUnattributed).opt("ptx_reuse", v.ptxReuse)

@@ -104,7 +104,6 @@ struct Receipt {
   std::vector<KernelStats> kernels;
   std::string deviceCodeSha256;     // SHA-256 of the object's .nv_fatbin section (or cubin bytes)
   long deviceCodeBytes = 0;
-  std::string logPath;              // compiler output of this invocation, when kept
   std::vector<std::string> finalArgv; // the command actually run (replayable)
   // User options removed because the candidate sets the same option (candidate wins), as written.
   std::vector<std::string> overriddenUserOptions;

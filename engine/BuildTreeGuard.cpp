@@ -1,4 +1,5 @@
 #include "BuildTreeGuard.h"
+#include "FileIO.h"
 #include "ProcessTrack.h"
 #include "Subprocess.h"
 
@@ -6,6 +7,7 @@
 
 #include <cstring>
 #include <fstream>
+#include <sstream>
 #include <mutex>
 #include <unistd.h>
 
@@ -40,15 +42,16 @@ void guardBuildTree(const std::string &buildDir, const std::string &runDir, cons
                     const std::string &socketPath) {
   std::string list = candidateObjectsList(buildDir);
   {
-    std::ofstream out(list + ".tmp");
+    std::ostringstream out;
     // The engine that owns the list: a live one is never repaired under.
     out << "# ciq engine " << getpid() << " " << processStartTime(getpid()) << "\n";
     // Where its compiles are registered (ProcessTrack.h), for a configure's repair.
     out << "# ciq run dir " << runDir << "\n";
     for (const auto &o : objects)
       out << o << "\n";
+    std::string ignored; // as before: a list that cannot be written is found missing by the next guard
+    writeFileAtomically(list, out.str(), ignored);
   }
-  std::rename((list + ".tmp").c_str(), list.c_str());
   std::lock_guard<std::mutex> g(guardMu);
   for (const auto &o : objects)
     guardPath(o);

@@ -27,4 +27,9 @@ int reportError(const std::string &message);
 void reportWarning(const std::string &message);
 void reportNote(const std::string &message);
 
+// What `ciq tune`, `resume` and `canary` print after the search loop
+// (Tune.h), and their exit status (commands/tune.cpp).
+struct TuneOutcome;
+int showTuneOutcome(const TuneOutcome &outcome);
+
 } // namespace ciq

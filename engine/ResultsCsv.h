@@ -1,4 +1,5 @@
-// results.csv: one row per evaluation, columns in docs/results-csv.md.
+// results.csv: one row per evaluation, columns in docs/results-csv.md; the
+// schema (columns, quoting, numbers) is RunSchema.h's, which analysis reads by.
 #pragma once
 #include "Config.h"
 #include "Evaluation.h"

@@ -2,6 +2,7 @@
 
 #include "Lockfile.h"
 #include "Sha256.h"
+#include "RunSchema.h"
 #include "Subprocess.h"
 
 namespace ciq {
@@ -85,19 +86,10 @@ Rendered render(const SearchSpace &space, const Point &p) {
 }
 
 std::string Rendered::summary() const {
-  std::vector<std::string> parts;
-  for (const auto &o : ptxas)
-    parts.push_back("-Xptxas " + shellQuote(o));
-  for (const auto &o : nvcc)
-    parts.push_back(shellQuote(o));
-  for (const auto &d : defines)
-    parts.push_back("-D" + shellQuote(d));
+  std::vector<std::pair<std::string, std::string>> acf;
   for (const auto &a : acfs)
-    parts.push_back("--apply-controls(" + a.stage + ") " + shellQuote(a.path));
-  std::string s;
-  for (const auto &p : parts)
-    s += (s.empty() ? "" : " ") + p;
-  return s.empty() ? "(default compile)" : s;
+    acf.push_back({a.stage, a.path});
+  return renderedSummary(ptxas, nvcc, defines, acf);
 }
 
 std::string Rendered::hash() const {

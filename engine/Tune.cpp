@@ -5,7 +5,6 @@
 #include "BenchmarkProgram.h"
 #include "CandidateBuild.h"
 #include "InertControls.h"
-#include "Command.h"
 #include "InputIdentity.h"
 #include "Interleave.h"
 #include "JsonRead.h"
@@ -23,7 +22,6 @@
 #include "SlurmExecutor.h"
 #include "SlurmFinalists.h"
 #include "Stats.h"
-#include "Summary.h"
 #include "Version.h"
 #include "Workers.h"
 
@@ -82,13 +80,14 @@ std::string startConfigPath(const nlohmann::json &start) {
 class TuneRun {
 public:
   TuneRun(TuneConfig cfg, TuneOptions opts) : cfg_(std::move(cfg)), opts_(opts) {}
-  int run();
+  TuneOutcome run();
+  bool runSearch();
 
 private:
   bool prepare();
   bool openJournal();
   bool evaluateBaseline();
-  int searchGenerations();
+  bool searchGenerations();
   bool startWorkers();
   void checkArchitectures();
   Evaluation evaluate(const Point &p, int generation, const std::string &id, Worker &w);
@@ -99,14 +98,14 @@ private:
   size_t parallelism() const { return slurm_ ? (size_t)cfg_.search.poolSize : workers_.size(); }
   void record(Evaluation &e);
   bool runCanary();
-  int runFinalists(WinnerChoice &w);
-  int measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values);
-  int measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
-                             std::vector<std::vector<double>> &values, nlohmann::json &where);
+  bool runFinalists(WinnerChoice &w);
+  bool measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values);
+  bool measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
+                              std::vector<std::vector<double>> &values, nlohmann::json &where);
   void judgeFinalists(WinnerChoice &w, const std::vector<size_t> &order, const std::vector<std::vector<double>> &values,
                       const nlohmann::json &where);
-  int minimize(WinnerChoice &w);
-  int attribute(WinnerChoice &w);
+  bool minimize(WinnerChoice &w);
+  bool attribute(WinnerChoice &w);
   bool runtimeObjective() const { return bench() && !isCompileMetric(cfg_.objectives.front().metric); }
   // Interleaved re-measurements (finalists, minimization, attribution): the
   // settings a Slurm finalists job uses too (Interleave.h).
@@ -130,8 +129,8 @@ private:
       m.serveRuntime = [this](const Evaluation &e) { serveRuntime(e); };
     return m;
   }
-  int finish();
-  int failFirstGeneration();
+  bool finish();
+  bool failFirstGeneration();
   bool budgetLeft() const { return (int)evals_.size() < budget_; }
   // Where search.generations ends the search before the budget is spent.
   std::string generationsCap() const {
@@ -170,8 +169,22 @@ private:
     return e.deviceCodeSha256.empty() || e.objectsSha256.empty() ? "" : e.deviceCodeSha256 + ":" + e.objectsSha256;
   }
 
+  // The search stops with this error line (the first one, when several).
+  bool fail(const std::string &error) {
+    outcome_.status = TuneOutcome::Status::Failed;
+    if (outcome_.error.empty())
+      outcome_.error = error;
+    return false;
+  }
+  void warn(const std::string &warning) {
+    outcome_.warnings.push_back(warning);
+    if (opts_.onWarning)
+      opts_.onWarning(warning);
+  }
+
   TuneConfig cfg_;
   TuneOptions opts_;
+  TuneOutcome outcome_;
   std::vector<std::unique_ptr<Worker>> workers_;   // [0] builds in the user's own build tree
   CandidateBuilder &builder() { return *workers_[0]->builder; }
   BenchmarkRunner *bench() const { return workers_[0]->bench.get(); }
@@ -198,8 +211,8 @@ private:
   size_t resumedCount_ = 0;  // evaluations read from the journal
   // Ids continue after every id the journal used, damaged lines included.
   std::string nextName(size_t k) const { return candidateName(firstNewId_ + (evals_.size() - resumedCount_) + k); }
-  int stopInterrupted() const {
-    return reportError(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + cfg_.path +
+  bool stopInterrupted() {
+    return fail(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + cfg_.path +
                        "`");
   }
   std::vector<Point> unspent(std::vector<Point> pool, int generation);
@@ -216,7 +229,7 @@ bool TuneRun::openJournal() {
       std::string why = llvm::sys::fs::file_size(jpath, size) ? "no journal.jsonl"
                         : size == 0                            ? "journal.jsonl is empty"
                                                                : "journal.jsonl has no start line";
-      reportError("nothing to resume in " + cfg_.runDir + " (" + why + "); start with `ciq tune`");
+      fail("nothing to resume in " + cfg_.runDir + " (" + why + "); start with `ciq tune`");
       return false;
     }
     std::string identity, strategy;
@@ -224,31 +237,30 @@ bool TuneRun::openJournal() {
     JsonFields start(prior.start, jpath + ": start line");
     start.opt("space_identity", identity).opt("seed", seed).opt("strategy", strategy);
     if (!start.ok())
-      return reportError(start.error() + "; start over with `ciq tune --fresh`"), false;
+      return fail(start.error() + "; start over with `ciq tune --fresh`");
     if (identity != cfg_.space.identity() || seed != cfg_.search.seed || strategy != cfg_.search.strategy) {
-      reportError(jpath + ": the search space, seed or strategy changed since this search started; "
+      fail(jpath + ": the search space, seed or strategy changed since this search started; "
                           "resume needs the same ciq.yaml (or start over with `ciq tune --fresh`)");
       return false;
     }
     if (!prior.inputs.is_null())
       if (std::string changed = changedInput(prior.inputs, cfg_); !changed.empty())
-        return reportError(jpath + ": " + changed + "; results of the old and new inputs must not mix: start over "
-                                   "with `ciq tune --fresh --config " + cfg_.path + "`"),
-               false;
+        return fail(jpath + ": " + changed + "; results of the old and new inputs must not mix: start over "
+                                   "with `ciq tune --fresh --config " + cfg_.path + "`");
     for (const auto &d : prior.damaged)
-      reportWarning(d + "; that line is skipped (its evaluation, if it was one, is measured again under a new id)");
+      warn(d + "; that line is skipped (its evaluation, if it was one, is measured again under a new id)");
     evals_ = prior.evaluations;
     firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
     resumedCount_ = evals_.size();
     inputsRecorded_ = !prior.inputs.is_null();
   } else if (std::string priorConfig = startConfigPath(prior.start);
              !prior.start.is_null() && priorConfig != cfg_.path && !opts_.fresh && !opts_.canaryOnly) {
-    reportError(cfg_.runDir + " holds the search of " + priorConfig + "; give " + cfg_.path +
+    fail(cfg_.runDir + " holds the search of " + priorConfig + "; give " + cfg_.path +
                 " its own run_dir:, or pass --fresh to replace that search (its journal and results.csv are kept as journal.jsonl.previous "
                 "and results.csv.previous)");
     return false;
   } else if (unfinished && !opts_.fresh && !opts_.canaryOnly) {
-    reportError(cfg_.runDir + " holds an unfinished search (" + std::to_string(prior.evaluations.size()) +
+    fail(cfg_.runDir + " holds an unfinished search (" + std::to_string(prior.evaluations.size()) +
                 " evaluations); continue it with `ciq resume --config " + cfg_.path +
                 "`, or start over with `ciq tune --fresh`");
     return false;
@@ -268,7 +280,7 @@ bool TuneRun::openJournal() {
     llvm::sys::fs::remove(cfg_.runDir + "/reference-output.json");
   std::string err;
   if (!journal_.open(jpath, err))
-    return reportError(err), false;
+    return fail(err);
   if (!opts_.resume)
     journal_.append(startLine(cfg_));
   for (size_t i = 0; i < evals_.size(); ++i) {
@@ -283,7 +295,7 @@ bool TuneRun::prepare() {
   // Before anything in the run directory is read or moved.
   std::string lockErr;
   if (!runLock_.acquire(cfg_.runDir, cfg_.target.empty() ? cfg_.path : cfg_.target, lockErr))
-    return reportError(lockErr), false;
+    return fail(lockErr);
   if (opts_.canaryOnly)
     cfg_.runDir += "/canary";
   if (cfg_.benchmark.enabled) {
@@ -292,7 +304,7 @@ bool TuneRun::prepare() {
     std::string err;
     auto program = resolveBenchmarkProgram(cfg_, err);
     if (!program && !benchmarkProgramIsBuilt(cfg_, absolutePath(cfg_.benchmark.command[0], benchmarkWorkDir(cfg_))))
-      return reportError(err), false;
+      return fail(err);
   }
   budget_ = opts_.maxEvaluations > 0        ? opts_.maxEvaluations
             : cfg_.search.maxEvaluations > 0 ? cfg_.search.maxEvaluations
@@ -310,7 +322,7 @@ bool TuneRun::prepare() {
   try {
     strategy_ = makeStrategy(cfg_.search, cfg_.space, cfg_.pareto);
   } catch (const std::exception &e) {
-    return reportError(cfg_.path + ": search.strategy: " + e.what()), false;
+    return fail(cfg_.path + ": search.strategy: " + e.what());
   }
   checkArchitectures();
   if (!startWorkers())
@@ -332,11 +344,11 @@ void TuneRun::checkArchitectures() {
   cfg_.measuredArchitecture = m.arch;
   cfg_.buildArchitectures = sassArchitectures(driver->objects());
   for (const auto &w : architectureWarnings(m, cfg_.buildArchitectures, cfg_.narrowArchitectures, cfg_.path))
-    reportWarning(w);
+    warn(w);
   if (!cfg_.narrowArchitectures)
     return;
   if (m.arch.empty()) {
-    reportWarning("narrow_architectures: no GPU and no tune_architectures in " + cfg_.path +
+    warn("narrow_architectures: no GPU and no tune_architectures in " + cfg_.path +
                   ", so nothing to narrow to; tuning compiles keep the build's architectures");
     return;
   }
@@ -356,11 +368,11 @@ bool TuneRun::startWorkers() {
     if (k == 0)
       w->cfg = cfg_;
     else if (!prepareWorkerConfig(cfg_, k, w->cfg, err))
-      return reportError(err), false;
+      return fail(err);
     w->builder = std::make_unique<CandidateBuilder>(w->cfg);
     std::string socket;
     if (!socketPathFor(w->cfg.runDir, socket, err) || !w->builder->start(socket, err))
-      return reportError(err), false;
+      return fail(err);
     if (cfg_.benchmark.enabled) {
       std::map<std::string, std::string> env;
       if (n > 1)
@@ -385,7 +397,7 @@ bool TuneRun::startWorkers() {
     slurm_ = std::make_unique<SlurmExecutor>(cfg_, builder().daemon());
     std::string err;
     if (!slurm_->start(opts_.resume, err))
-      return reportError(err), false;
+      return fail(err);
     progress_.note("evaluating up to " + std::to_string(cfg_.executor.slurm.maxJobs) + " candidates at once as Slurm jobs (" +
                    cfg_.runDir + "/slurm)");
   }
@@ -398,7 +410,7 @@ bool TuneRun::beginPhase(Worker &w) {
   std::string err;
   if (!w.phase || w.phase->begin(err))
     return true;
-  reportError(err);
+  fail(err);
   return false;
 }
 
@@ -469,7 +481,7 @@ void TuneRun::record(Evaluation &e) {
   markFront(cfg_, evals_);
   std::string err;
   if (!writeResultsCsv(cfg_.runDir + "/results.csv", cfg_, evals_, err))
-    reportWarning(err);
+    warn(err);
   WinnerChoice w = chooseWinner(cfg_, evals_);
   progress_.evaluated(cfg_, e, evals_, w.index >= 0 ? &evals_[w.index] : nullptr);
   builder().daemon().setStatus(progress_.status(cfg_, evals_));
@@ -496,7 +508,7 @@ bool TuneRun::evaluateBaseline() {
         journal_.append(captureInputs(cfg_, builder().driver().objects()));
       return inputsRecorded_ = true;
     }
-    reportError(cfg_.runDir + "/journal.jsonl: the baseline " + b.candidateId + " is " +
+    fail(cfg_.runDir + "/journal.jsonl: the baseline " + b.candidateId + " is " +
                 (b.generation == 0 ? "INVALID (" + b.reason + ": " + b.message + ")" : "missing") +
                 ", and no search goes on without a valid baseline; start over with `ciq tune --fresh --config " +
                 cfg_.path + "`");
@@ -505,16 +517,16 @@ bool TuneRun::evaluateBaseline() {
   evaluateBatch({cfg_.space.baseline()}, 0);
   expectLikeBaseline();
   if (!interrupted_.empty())
-    return stopInterrupted(), false;
+    return stopInterrupted();
   if (evals_.empty()) // stopped (`ciq stop`) before the baseline's Slurm job ended
-    return reportError("stopped before the baseline was evaluated; start again with `ciq tune`"), false;
+    return fail("stopped before the baseline was evaluated; start again with `ciq tune`");
   const Evaluation &b = evals_.front();
   if (b.ok && !inputsRecorded_) { // the build's dependency records exist now
     journal_.append(captureInputs(cfg_, builder().driver().objects()));
     inputsRecorded_ = true;
   }
   if (!b.ok) {
-    reportError("the baseline (your build with no control applied) is INVALID: " + b.reason + ": " + b.message +
+    fail("the baseline (your build with no control applied) is INVALID: " + b.reason + ": " + b.message +
                 "; fix the build or benchmark first (" + b.replay + ")");
     return false;
   }
@@ -534,7 +546,7 @@ bool TuneRun::runCanary() {
   else {
     auto h = sha256File(opts_.canaryAcf);
     if (!h)
-      return reportError("canary: cannot read ACF " + opts_.canaryAcf), false;
+      return fail("canary: cannot read ACF " + opts_.canaryAcf);
     c.rendered.acfs.push_back({opts_.canaryAcfStage, opts_.canaryAcf, *h});
   }
   c.candidateHash = c.rendered.hash();
@@ -548,11 +560,10 @@ bool TuneRun::runCanary() {
     for (const auto &o : e->objects)
       if (!o.ptxasRan) {
         journal_.append({{"op", "canary"}, {"ok", false}, {"reason", reason::NotMeasurable}});
-        return reportError("canary: ptxas did not run when " + o.source +
+        return fail("canary: ptxas did not run when " + o.source +
                            " was compiled (-dlto or no SASS target: ptxas runs at the device link, which "
                            "ciq-ptxas does not wrap), so ptxas controls do not reach the compiler here; compile "
-                           "SASS for the tuned architecture (drop -dlto while tuning)"),
-               false;
+                           "SASS for the tuned architecture (drop -dlto while tuning)");
       }
   // Kernels compiled at run time exist only once the benchmark ran.
   bool measured = c.ok && compilesAtRunTime() && bench();
@@ -569,7 +580,7 @@ bool TuneRun::runCanary() {
     std::string metric = cfg_.objectives.front().metric;
     if (c.ok && c.scores.count(metric) && b.scores.count(metric) &&
         normalizedObjectives(cfg_, c) <= normalizedObjectives(cfg_, b))
-      reportWarning("canary: " + what + " changed the device code but did not regress " + metric + " (" +
+      warn("canary: " + what + " changed the device code but did not regress " + metric + " (" +
                     std::to_string(b.scores.at(metric)) + " -> " + std::to_string(c.scores.at(metric)) +
                     "): does the benchmark time the tuned kernels? is the measurement noisy (CV%)?");
   }
@@ -581,10 +592,10 @@ bool TuneRun::runCanary() {
     return true;
   }
   if (!c.ok && c.reason != reason::StaleBuild) {
-    reportWarning("canary: the degrading build failed (" + c.reason + ": " + c.message + "), so it proves nothing");
+    warn("canary: the degrading build failed (" + c.reason + ": " + c.message + "), so it proves nothing");
     return !opts_.canaryOnly;
   }
-  reportError("canary: " +
+  fail("canary: " +
               (c.ok ? what + " produced the same device code (" + b.deviceCodeSha256.substr(0, 12) +
                           ") as the default compile"
                     : c.message) +
@@ -649,7 +660,7 @@ void TuneRun::evaluateOnSlurm(const std::vector<Point> &points, int generation) 
   }
 }
 
-int TuneRun::failFirstGeneration() {
+bool TuneRun::failFirstGeneration() {
   std::map<std::string, int> reasons;
   const Evaluation *example = nullptr;
   for (const auto &e : evals_)
@@ -665,7 +676,7 @@ int TuneRun::failFirstGeneration() {
   std::string list;
   for (const auto &[n, r] : top)
     list += (list.empty() ? "" : ", ") + r + " x" + std::to_string(n);
-  return reportError("every candidate of generation 1 is INVALID (" + list + "); e.g. " + example->candidateId +
+  return fail("every candidate of generation 1 is INVALID (" + list + "); e.g. " + example->candidateId +
                      " (" + example->rendered.summary() + "): " + example->message + "; replay it with `" +
                      example->replay + "` (search.exit_on_failure: false searches on)");
 }
@@ -697,7 +708,7 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
   return out;
 }
 
-int TuneRun::searchGenerations() {
+bool TuneRun::searchGenerations() {
   JournalContents j = readJournal(journal_.path());
   for (int g = 1; g <= cfg_.search.generations && budgetLeft(); ++g) {
     std::vector<Point> pool = strategy_->pool(g, history(g));
@@ -724,13 +735,14 @@ int TuneRun::searchGenerations() {
         return stopInterrupted();
       for (size_t k = before; k < evals_.size(); ++k)
         if (evals_[k].reason == reason::StaleBuild)
-          return reportError(evals_[k].message);
+          return fail(evals_[k].message);
       if (builder().daemon().stopRequested()) {
         if (slurm_)
           slurm_->cancelAll();
         progress_.note("stopped after " + evals_.back().candidateId + "; continue with `ciq resume --config " +
                        cfg_.path + "`");
-        return 3;
+        outcome_.status = TuneOutcome::Status::Stopped;
+        return false;
       }
     }
     if (std::find(j.completedGenerations.begin(), j.completedGenerations.end(), g) == j.completedGenerations.end())
@@ -740,7 +752,7 @@ int TuneRun::searchGenerations() {
     if (g == 1 && anyGen1 && !anyOk && cfg_.search.exitOnFailure)
       return failFirstGeneration();
   }
-  return 0;
+  return true;
 }
 
 // Before a runtime winner is declared, the best few candidates are measured
@@ -748,13 +760,13 @@ int TuneRun::searchGenerations() {
 // However many finalists are configured (even 0), the winner must be
 // significantly better than the baseline in this measurement (the test of
 // `ciq validate`), or no lock is written.
-int TuneRun::runFinalists(WinnerChoice &w) {
+bool TuneRun::runFinalists(WinnerChoice &w) {
   if (!runtimeObjective() || w.index < 0)
-    return 0;
+    return true;
   if (w.index == 0) {
     w.improved = false;
     w.why = "no candidate scored better than the baseline";
-    return 0;
+    return true;
   }
   std::vector<ScoredPoint> pts;
   for (const auto &e : evals_)
@@ -775,19 +787,16 @@ int TuneRun::runFinalists(WinnerChoice &w) {
   order.insert(order.end(), finalists.begin(), finalists.end());
   std::vector<std::vector<double>> values;
   nlohmann::json where;   // Slurm: the node, job and GPU state of the measurement (journaled)
-  if (!slurm_) {
-    if (int rc = measureFinalistsHere(order, values))
-      return rc;
-  } else if (int rc = measureFinalistsOnNode(w, order, values, where)) {
-    return rc < 0 ? 0 : rc;
-  }
-  judgeFinalists(w, order, values, where);
-  return 0;
+  if (!(slurm_ ? measureFinalistsOnNode(w, order, values, where) : measureFinalistsHere(order, values)))
+    return false;
+  if (!values.empty()) // empty: the Slurm job failed, no lock (w.why says why)
+    judgeFinalists(w, order, values, where);
+  return true;
 }
 
 // The finalists rebuilt in the main build tree, snapshotted, and measured
 // interleaved on this host's GPU.
-int TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values) {
+bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values) {
   std::vector<std::vector<std::string>> commands;
   std::string err;
   for (size_t i : order) {
@@ -797,15 +806,15 @@ int TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector<
     e.ok = false;
     builder().build(e, logPath(evals_[i].candidateId + ".final"));
     if (!e.ok)
-      return reportError("finalist " + evals_[i].candidateId + " no longer builds: " + e.message);
+      return fail("finalist " + evals_[i].candidateId + " no longer builds: " + e.message);
     auto cmd = snapshotBenchmark(cfg_, cfg_.runDir + "/finalists/" + evals_[i].candidateId, err);
     if (!cmd)
-      return reportError(err);
+      return fail(err);
     commands.push_back(*cmd);
     snapshots_[evals_[i].rendered.hash()] = *cmd;
   }
   if (!beginPhase(*workers_[0]))
-    return 1;
+    return false;
   // Programs that compile at run time: each run gets its build's candidate
   // and the framework cache its evaluation filled. Adaptive repeats: the
   // finalists get the runs racing saved, up to max_repeats rounds, until
@@ -819,16 +828,17 @@ int TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector<
     builder().daemon().clearCandidate();
   endPhase(*workers_[0]);
   if (!res.ok)
-    return reportError("finalists: " + res.reason + ": " + res.message);
+    return fail("finalists: " + res.reason + ": " + res.message);
   values = res.values;
-  return 0;
+  return true;
 }
 
 // executor: slurm: one job measures the finalists on one node
 // (SlurmFinalists.h). A job that fails, after the executor's one requeue
-// on a node fault, writes no lock and says why (-1); `ciq stop` cancels it
-// (3, as during the search: `ciq resume` measures the finalists again).
-int TuneRun::measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
+// on a node fault, writes no lock and says why (values stay empty); `ciq
+// stop` cancels it (false, stopped, as during the search: `ciq resume`
+// measures the finalists again).
+bool TuneRun::measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
                                     std::vector<std::vector<double>> &values, nlohmann::json &where) {
   std::vector<const Evaluation *> evals;
   for (size_t i : order)
@@ -837,7 +847,8 @@ int TuneRun::measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &
   where = m.where;
   if (m.stopped) {
     progress_.note("stopped while the finalists were measured; continue with `ciq resume --config " + cfg_.path + "`");
-    return 3;
+    outcome_.status = TuneOutcome::Status::Stopped;
+    return false;
   }
   if (!m.ok) {
     w.improved = false;
@@ -847,7 +858,7 @@ int TuneRun::measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &
                            {"message", m.message}};
     line.update(where);
     journal_.append(line);
-    return -1;
+    return true;
   }
   values = m.values;
   progress_.note("finalists measured interleaved on " + m.where.value("node", std::string("?")) + " by one Slurm job");
@@ -855,7 +866,7 @@ int TuneRun::measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &
   // throttled or was shared there withholds it (finish()).
   lockExtra_["finalists_measurement"] = m.measurement;
   verdicts_.gpuProblems.insert(verdicts_.gpuProblems.end(), m.gpuProblems.begin(), m.gpuProblems.end());
-  return 0;
+  return true;
 }
 
 // The verdict on the finalists' interleaved values, wherever they were
@@ -902,9 +913,9 @@ const Evaluation *TuneRun::knownBuild(const std::string &candidateHash) const {
 
 // Removes every control of the winner whose removal is not worse
 // (Minimize.h): what the lock ships earns its place.
-int TuneRun::minimize(WinnerChoice &w) {
+bool TuneRun::minimize(WinnerChoice &w) {
   if (!w.improved || w.index <= 0)
-    return 0;
+    return true;
   const Evaluation &win = evals_[w.index];
   const Objective &o = cfg_.objectives.front();
   int trial = 0;
@@ -954,13 +965,13 @@ int TuneRun::minimize(WinnerChoice &w) {
   std::string err;
   auto m = minimizeWinner(cfg_.space, win.point, worse, err);
   if (!m)
-    return reportError("minimizing " + win.candidateId + ": " + err);
+    return fail("minimizing " + win.candidateId + ": " + err);
   for (const auto &st : m->steps)
     verdicts_.minimization.push_back((st.dropped ? "dropped " : "kept ") + st.removed + " (" + st.detail + ")");
   lockExtra_["minimization"] = {{"from", win.candidateId}, {"steps", minimizeToJson(*m)}};
   journal_.append({{"op", "minimize"}, {"candidate_id", win.candidateId}, {"steps", minimizeToJson(*m)}});
   if (m->point == win.point)
-    return 0;
+    return true;
   // The minimized winner: a point evaluated in the search, or built here.
   minimized_ = Evaluation{};
   minimized_.point = m->point;
@@ -969,17 +980,17 @@ int TuneRun::minimize(WinnerChoice &w) {
   minimized_.candidateId = win.candidateId + "-min";
   builder().build(minimized_, logPath(minimized_.candidateId));
   if (!minimized_.ok)
-    return reportError("the minimized winner " + minimized_.rendered.summary() + " does not build: " + minimized_.message);
+    return fail("the minimized winner " + minimized_.rendered.summary() + " does not build: " + minimized_.message);
   scoreCompileMetrics(cfg_, minimized_);
-  return 0;
+  return true;
 }
 
 // The winner's gain split into application parameters and compiler controls
 // (Attribution.h); for a runtime objective its "both" row, measured last, is
 // the verdict the lock is written on.
-int TuneRun::attribute(WinnerChoice &w) {
+bool TuneRun::attribute(WinnerChoice &w) {
   if (!w.improved || w.index <= 0)
-    return 0;
+    return true;
   Evaluation &win = minimized_.candidateId.empty() ? evals_[w.index] : minimized_;
   bool runtime = runtimeObjective();
   std::string err;
@@ -988,7 +999,7 @@ int TuneRun::attribute(WinnerChoice &w) {
                               rounds(), "attribution", err, measureOptions(&problems));
   notePhaseProblems(problems);
   if (!rows)
-    return reportError("attribution: " + err);
+    return fail("attribution: " + err);
   for (const auto &r : *rows)
     verdicts_.attribution.push_back(formatVariant(r, cfg_.objectives.front().unit));
   lockExtra_["attribution"] = variantsToJson(*rows);
@@ -1006,19 +1017,15 @@ int TuneRun::attribute(WinnerChoice &w) {
       w.why = "measured again after minimization, not significantly better: " + both.verdict;
     }
   }
-  return 0;
+  return true;
 }
 
-int TuneRun::finish() {
+bool TuneRun::finish() {
   WinnerChoice w = chooseWinner(cfg_, evals_);
   if (!w.improved && w.index > 0)
     w.why = "no candidate scored better than the baseline";
-  if (int rc = runFinalists(w))
-    return rc;
-  if (int rc = minimize(w))
-    return rc;
-  if (int rc = attribute(w))
-    return rc;
+  if (!runFinalists(w) || !minimize(w) || !attribute(w))
+    return false;
   if (workers_[0]->phase) {
     nlohmann::json m = workers_[0]->phase->record();
     for (const auto &p : m["problems"])
@@ -1036,93 +1043,56 @@ int TuneRun::finish() {
     shown.push_back(minimized_);
     sw.index = (int)shown.size() - 1;
   }
-  printSummary(cfg_, shown, sw, stdout, verdicts_);
+  outcome_.summary = TuneSummary{cfg_, shown, sw, verdicts_};
   const Evaluation *win = w.index >= 0 ? &shown[sw.index] : nullptr;
   journal_.append({{"op", "winner"}, {"candidate_id", win ? win->candidateId : ""}, {"improved", w.improved}});
   if (win && w.improved && opts_.writeLock) {
     std::string err;
     if (!writeLock(cfg_, evals_.front(), *win, err, lockExtra_))
-      return reportError(err);
-    printf("lockfile: %s\n", cfg_.lockfile.c_str());
+      return fail(err);
+    outcome_.lock = TuneOutcome::Lock::Written;
   } else if (!w.improved) {
-    printf("%s left unchanged\n", cfg_.lockfile.c_str());
+    outcome_.lock = TuneOutcome::Lock::Unchanged;
   }
+  outcome_.lockfile = cfg_.lockfile;
   journal_.append({{"op", "done"}});
-  return 0;
+  return true;
 }
 
-int TuneRun::run() {
-  if (!prepare())
-    return 1;
+TuneOutcome TuneRun::run() {
+  if (!prepare() || !runSearch())
+    if (outcome_.status == TuneOutcome::Status::Done)
+      outcome_.status = TuneOutcome::Status::Failed; // e.g. a canary that proves nothing: its warning said why
+  return outcome_;
+}
+
+// false: stopped, outcome_ says why.
+bool TuneRun::runSearch() {
   if (opts_.canaryOnly)
     progress_.note("ciq: canary for " + cfg_.target + ": the default compile, then a deliberately degrading one");
   else
     progress_.note("ciq: tuning " + cfg_.target + " (" + workloadSummary() + "), space of " + std::to_string((long long)cfg_.space.size()) + " points, " +
                  strategy_->name() + " search, budget " + std::to_string(budget_) + " evaluations" + generationsCap());
   if (!evaluateBaseline())
-    return 1;
+    return false;
   if (!runCanary())
-    return 1;
+    return false;
   if (opts_.canaryOnly) {
     journal_.append({{"op", "done"}});
-    return 0;
+    return true;
   }
-  if (int rc = searchGenerations())
-    return rc;
-  return finish();
+  return searchGenerations() && finish();
 }
 
 } // namespace
 
-int runTune(TuneConfig cfg, const TuneOptions &opts) {
+TuneOutcome runTune(TuneConfig cfg, const TuneOptions &opts) {
   TuneRun run(std::move(cfg), opts);
   return run.run();
 }
 
 std::vector<Evaluation> loadEvaluations(const TuneConfig &cfg) {
   return readJournal(cfg.runDir + "/journal.jsonl").evaluations;
-}
-
-int replayCandidate(TuneConfig cfg, const std::string &candidateId) {
-  auto evals = loadEvaluations(cfg);
-  auto it = std::find_if(evals.begin(), evals.end(), [&](const Evaluation &e) { return e.candidateId == candidateId; });
-  if (it == evals.end())
-    return reportError("no candidate '" + candidateId + "' in " + cfg.runDir + "/journal.jsonl; see results.csv for the ids");
-  Evaluation e = *it;
-  e.kernels.clear();
-  e.objects.clear();
-  e.ok = false;
-  e.reason.clear();
-  CandidateBuilder builder(cfg);
-  std::string err;
-  if (!builder.start(cfg.runDir + "/replay.sock", err))
-    return reportError(err);
-  builder.expectLike(evals.front());
-  printf("replaying %s: %s\n", e.candidateId.c_str(), e.generation == 0 ? "(default compile)" : e.rendered.summary().c_str());
-  CandidateMessage m = builder.messageFor(e);
-  printf("environment: CIQ_SOCKET=%s (serves the candidate to ciq-ptxas)\ncommand: %s\n", builder.daemon().socketPath().c_str(),
-         shellJoin(builder.driver().buildCommand()).c_str());
-  std::string log = cfg.runDir + "/logs/" + e.candidateId + ".replay.log";
-  builder.build(e, log);
-  auto out = runSubprocess({"cat", log});
-  fputs(out.out.c_str(), stdout);
-  if (!e.ok)
-    return reportError(e.candidateId + ": " + e.reason + ": " + e.message);
-  printf("device code: %s (journal: %s)\n", e.deviceCodeSha256.c_str(), it->deviceCodeSha256.c_str());
-  if (cfg.benchmark.enabled) {
-    BenchmarkRunner bench(cfg);
-    bench.setEnv(builder.runtimeEnv(e, /*freshCache=*/true));
-    builder.beginRuntime(e);
-    auto m2 = bench.measure(log);
-    builder.endRuntime(e);
-    if (!m2.ok)
-      return reportError(e.candidateId + ": " + m2.reason + ": " + m2.message);
-    if (!e.ok)   // its run-time compiles did not get the candidate
-      return reportError(e.candidateId + ": " + e.reason + ": " + e.message);
-    printf("benchmark: median %g %s, CV %.1f%% over %zu runs\n", m2.median, cfg.benchmark.metric.unit.c_str(),
-           m2.cvPercent, m2.values.size());
-  }
-  return 0;
 }
 
 } // namespace ciq

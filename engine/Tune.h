@@ -1,11 +1,17 @@
 // The search loop of `ciq tune` / `ciq resume`: baseline first, then the
 // strategy's generations, each candidate rebuilt through the user's build
 // with the wrapper injecting it, checked, scored, journaled; the winner is
-// frozen in ciq.lock.
+// frozen in ciq.lock. A library: it returns a TuneOutcome and leaves the
+// summary, the error line and the exit status to the command
+// (engine/commands/tune.cpp); only the progress lines (Progress.h) are
+// printed while it runs.
 #pragma once
 #include "Config.h"
 #include "Evaluation.h"
+#include "Winner.h"
 
+#include <functional>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -24,16 +30,34 @@ struct TuneOptions {
   bool canaryOnly = false;
   std::string canaryAcf;
   std::string canaryAcfStage = "ptxas";
+  // Each warning as it happens (the command prints it); TuneOutcome::warnings has them all.
+  std::function<void(const std::string &)> onWarning;
 };
 
-// Exit status: 0 done (lock written or no improvement found), 1 error,
-// 3 stopped by `ciq stop` (resumable).
-int runTune(TuneConfig cfg, const TuneOptions &opts);
+// What a finished search shows: the baseline and the winner side by side
+// (printSummary, Winner.h).
+struct TuneSummary {
+  TuneConfig config;              // as searched
+  std::vector<Evaluation> shown;  // the evaluations, the minimized winner last when it won
+  WinnerChoice winner;            // into shown
+  Verdicts verdicts;
+};
 
-// `ciq replay <candidate>`: rebuilds one journaled candidate with its exact
-// command lines, build output on the terminal, then its correctness check and
-// benchmark. Exit status 0 when it is OK.
-int replayCandidate(TuneConfig cfg, const std::string &candidateId);
+struct TuneOutcome {
+  enum class Status {
+    Done,     // lock written, or no improvement found, or the canary passed
+    Failed,   // `error` says why (empty: a warning already did)
+    Stopped,  // by `ciq stop`; `ciq resume` continues
+  };
+  Status status = Status::Done;
+  std::string error;                   // one line: what, where, what to do
+  std::vector<std::string> warnings;   // in order, also given to TuneOptions::onWarning
+  std::optional<TuneSummary> summary;  // when the search got to choosing its winner
+  enum class Lock { NotWritten, Written, Unchanged } lock = Lock::NotWritten;
+  std::string lockfile;                // the lock written or left unchanged
+};
+
+TuneOutcome runTune(TuneConfig cfg, const TuneOptions &opts);
 
 // Results of the run directory (journal), for boost/diagnose/explain users.
 std::vector<Evaluation> loadEvaluations(const TuneConfig &cfg);

@@ -1,4 +1,5 @@
 #include "CommandLine.h"
+#include "FileIO.h"
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Support/Allocator.h>
@@ -53,16 +54,6 @@ std::vector<std::string> tokenize(const std::string &text) {
   return out;
 }
 
-bool readFile(const std::string &path, std::string &text) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return false;
-  std::stringstream ss;
-  ss << in.rdbuf();
-  text = ss.str();
-  return true;
-}
-
 std::string absolute(const std::string &p, const std::string &cwd) {
   if (p.empty() || p[0] == '/' || cwd.empty())
     return p;
@@ -95,13 +86,13 @@ std::vector<Arg> parseTokens(const std::vector<std::string> &toks, Origin origin
       if (a.opt.name == "options-file" && depth < 8) {
         a.isOptionsFile = true;
         for (const auto &f : splitNvccList(a.opt.value)) {
-          std::string text;
-          if (!readFile(absolute(f, cwd), text)) {
+          auto file = readWholeFile(absolute(f, cwd));
+          if (!file) {
             if (error.empty())
               error = "cannot read options file '" + f + "' (named by " + t + ")";
             continue;
           }
-          auto kids = parseTokens(tokenize(text), origin == Origin::Argv ? Origin::OptionsFile : origin,
+          auto kids = parseTokens(tokenize(*file), origin == Origin::Argv ? Origin::OptionsFile : origin,
                                   parseOpt, cwd, depth + 1, error);
           for (auto &k : kids)
             a.children.push_back(std::move(k));
@@ -196,26 +187,24 @@ bool isSass(const std::string &code) {
   return code.rfind("sm_", 0) == 0 || code == "all" || code == "all-major" || code == "native";
 }
 
-// Whether ptxas produces SASS in this nvcc invocation, and if not, why.
+// Whether ptxas produces SASS in this nvcc invocation (when not, the wrapper
+// only passes the command through, so no reason is kept).
 void decidePtxasRuns(NvccCommand &c, const std::vector<Arg *> &flat) {
   std::set<std::string> has;
   for (Arg *a : flat)
     if (a->isOption)
       has.insert(a->opt.name);
-  auto no = [&](const std::string &why) {
-    c.ptxasRuns = false;
-    c.noPtxasReason = why;
-  };
+  c.ptxasRuns = false;
   if (has.count("version") || has.count("help"))
-    return no("--version/--help");
-  if (has.count("dryrun"))
-    return no("--dryrun (prints the commands, runs nothing)");
-  if (has.count("preprocess"))
-    return no("-E (preprocess only)");
-  if ((has.count("generate-dependencies") || has.count("generate-nonsystem-dependencies")))
-    return no("-M/-MM (dependencies only)");
-  if (has.count("ptx") || has.count("cuda") || has.count("optix-ir") || has.count("ltoir"))
-    return no("-ptx/-cuda/-optix-ir/-ltoir (no SASS is produced)");
+    return;
+  if (has.count("dryrun")) // prints the commands, runs nothing
+    return;
+  if (has.count("preprocess")) // -E
+    return;
+  if ((has.count("generate-dependencies") || has.count("generate-nonsystem-dependencies"))) // -M/-MM
+    return;
+  if (has.count("ptx") || has.count("cuda") || has.count("optix-ir") || has.count("ltoir")) // no SASS
+    return;
   bool lto = has.count("dlink-time-opt") != 0;
   bool deviceSource = false;
   bool forceCu = false;
@@ -225,18 +214,15 @@ void decidePtxasRuns(NvccCommand &c, const std::vector<Arg *> &flat) {
   for (auto &in : c.inputs)
     if (hasExt(in, {"cu", "ptx", "gpu", "cup"}) || (forceCu && hasExt(in, {"c", "cc", "cpp", "cxx", "C"})))
       deviceSource = true;
-  if (!deviceSource) {
-    if ((has.count("device-link") || c.inputs.size() > 0) && lto)
-      ; // nvlink runs ptxas on LTO IR: controls apply
-    else
-      return no(has.count("device-link") ? "-dlink without -dlto (nvlink only)"
-                                         : "no CUDA or PTX input (host-only or link step)");
-  }
+  // Without device source: nvlink runs ptxas on LTO IR (-dlto), so controls
+  // apply; else -dlink without -dlto (nvlink only) or a host-only/link step.
+  if (!deviceSource && !((has.count("device-link") || c.inputs.size() > 0) && lto))
+    return;
   bool anySass = false;
   for (auto &t : c.targets)
     anySass = anySass || isSass(t.code);
-  if (!anySass && !lto)
-    return no("only PTX (compute_XX) or LTO targets: ptxas produces no SASS");
+  if (!anySass && !lto) // only PTX (compute_XX) or LTO targets: ptxas produces no SASS
+    return;
   c.ptxasRuns = true;
 }
 

@@ -72,7 +72,6 @@ struct NvccCommand {
   std::vector<UserPtxasOption> ptxasOptions;
   bool userAskedPtxasVerbose = false;  // -Xptxas -v / --verbose or --resource-usage
   bool ptxasRuns = false;              // a SASS (cubin) is produced by ptxas in this invocation
-  std::string noPtxasReason;           // why not, e.g. "-E (preprocess only)"
   std::string error;                   // an options file that cannot be read
   // Every Arg in order, options files flattened, env included (prepend, argv, append).
   std::vector<Arg *> flat();

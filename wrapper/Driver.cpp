@@ -674,13 +674,6 @@ int lockRun(const Invocation &inv) {
 
 } // namespace
 
-int execCompiler(char **argv) {
-  execvp(argv[0], argv);
-  return fail(std::string("cannot run '") + argv[0] + "': " + std::strerror(errno) +
-                  " (check the compiler path given to ciq-ptxas)",
-              127);
-}
-
 int runWrapper(int argc, char **argv) {
   Invocation inv;
   std::string self = baseName(argv[0]);

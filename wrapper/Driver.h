@@ -14,7 +14,4 @@ namespace ciq::wrapper {
 // handles with one exec); returns the exit status (the compiler's, unchanged).
 int runWrapper(int argc, char **argv);
 
-// Pass-through without any check: exec argv[first..]. Returns only on failure.
-int execCompiler(char **argv);
-
 } // namespace ciq::wrapper

@@ -1,5 +1,6 @@
 #include "PtxReuseStore.h"
 
+#include "FileIO.h"
 #include "Protocol.h"
 #include "Sha256.h"
 
@@ -37,10 +38,8 @@ std::string envOrEmpty(const char *name) {
   return v ? v : "";
 }
 
-std::string readFile(const std::string &path) {
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
-  return buf ? (*buf)->getBuffer().str() : "";
-}
+// "" when it cannot be read: a missing manifest or depfile is a miss.
+std::string readFile(const std::string &path) { return readWholeFile(path).value_or(""); }
 
 bool writeFile(const std::string &path, const std::string &text) {
   std::ofstream out(path, std::ios::binary);

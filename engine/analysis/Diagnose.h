@@ -37,10 +37,4 @@ std::vector<Finding> diagnose(const RunData &run, const DiagnoseThresholds &t = 
 // Prints the findings (or the clean verdict with the checks made).
 void printFindings(const RunData &run, const std::vector<Finding> &findings, llvm::raw_ostream &os);
 
-// Builds a synthetic run for each pathology plus a clean run, writes each as
-// results.csv + journal.jsonl under a temporary directory, loads it back and
-// checks that diagnose() names exactly the expected pathology. Returns the
-// number of failed cases.
-int diagnoseSelfTest(llvm::raw_ostream &os);
-
 } // namespace ciq

@@ -31,13 +31,6 @@ const std::vector<ArchLimits> &table() {
 }
 } // namespace
 
-std::vector<std::string> knownArchitectures() {
-  std::vector<std::string> names;
-  for (const auto &l : table())
-    names.push_back(l.arch);
-  return names;
-}
-
 std::optional<ArchLimits> archLimits(const std::string &archIn) {
   llvm::StringRef a(archIn);
   a.consume_front("sm_") || a.consume_front("compute_") || a.consume_front("lto_");

@@ -31,7 +31,6 @@ struct ArchLimits {
 // "sm_90", "sm_90a", "compute_90", "90" -> limits; nullopt for an architecture
 // outside sm_70..sm_121.
 std::optional<ArchLimits> archLimits(const std::string &arch);
-std::vector<std::string> knownArchitectures();
 
 struct OccupancyInput {
   int registersPerThread = 0;

@@ -4,9 +4,10 @@
 #include "Protocol.h"
 
 #include "CsvTable.h"
+#include "FileIO.h"
+#include "RunSchema.h"
 
 #include <cmath>
-#include <csv.h>
 #include <cstdlib>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/FileSystem.h>
@@ -16,15 +17,6 @@
 #include <sstream>
 
 namespace ciq {
-
-const std::vector<std::string> &resultsCsvFixedColumns() {
-  static const std::vector<std::string> cols = {
-      "candidate_id", "generation", "status", "reason", "baseline", "pareto", "duplicate_of",
-      "duplicate_kind", "score", "score_unit", "cv_percent", "candidate_hash",
-      "device_code_sha256", "controls", "rendered", "build_ms", "measure_ms", "evaluated_at", "log",
-      "runs", "noise_percent", "stopped_by", "runs_saved"};
-  return cols;
-}
 
 const RecordedEval *RunData::baseline() const {
   for (const auto &e : evals)
@@ -60,15 +52,6 @@ int RunData::pareto() const {
 }
 
 namespace {
-
-std::optional<std::string> readFile(const std::string &path, std::string &error) {
-  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
-  if (!buf) {
-    error = path + ": cannot be read (" + buf.getError().message() + ")";
-    return std::nullopt;
-  }
-  return (*buf)->getBuffer().str();
-}
 
 // Empty cell: nullopt. A cell that is not a number: error naming the place.
 bool parseOptionalNumber(const std::string &cell, std::optional<double> &out, std::string &error,
@@ -148,54 +131,69 @@ bool loadJournal(const std::string &path, RunData &run, std::map<std::string, nl
   return true;
 }
 
-std::optional<double> jsonOptNumber(const nlohmann::json &j, const char *key) {
-  if (j.contains(key) && j[key].is_number())
-    return j[key].get<double>();
-  return std::nullopt;
+// The primary objective of the journal's start line: its metric and unit
+// ("" when the start line is missing or names none).
+std::pair<std::string, std::string> primaryObjective(const nlohmann::json &start) {
+  std::string metric, unit;
+  if (start.is_object() && start.contains("objectives") && start["objectives"].is_array() &&
+      !start["objectives"].empty())
+    JsonFields(start["objectives"][0], "").opt("metric", metric).opt("unit", unit);
+  return {metric, unit};
 }
 
-// Every field typed: a wrong one leaves its default (the analysis commands
-// report what they can; ciq resume is where damage stops the work).
-RecordedEval fromJournal(const nlohmann::json &j) {
+// An evaluation line as results.csv has it: the same cells the engine's
+// results.csv writer derives from the same evaluation (ResultsCsv.cpp),
+// objectives from the start line. Every field typed: a wrong one leaves its
+// default (the analysis commands report what they can; ciq resume is where
+// damage stops the work).
+RecordedEval fromJournal(const nlohmann::json &j, const nlohmann::json &start) {
   RecordedEval e;
   std::string status;
-  double score = 0, cv = 0;
-  bool hasScore = false, hasCv = false;
+  double cv = -1, noise = -1;
+  std::vector<double> runs;
   auto field = [&](const char *key, auto &out) { JsonFields(j, "").opt(key, out); };
   field("candidate_id", e.id);
-  e.baseline = e.id == "c0000";
   field("generation", e.generation);
+  e.baseline = e.generation == 0;
   field("status", status);
   e.ok = status == "OK";
   field("reason", e.reason);
-  field("baseline", e.baseline);
   field("duplicate_of", e.duplicateOf);
   field("duplicate_kind", e.duplicateKind);
-  hasScore = JsonFields(j, "").need("score", score).ok();
-  if (hasScore)
-    e.score = score;
-  field("unit", e.unit);
-  hasCv = JsonFields(j, "").need("cv_percent", cv).ok();
-  if (hasCv)
+  if (j.contains("scores") && j["scores"].is_object())
+    for (auto it = j["scores"].begin(); it != j["scores"].end(); ++it)
+      if (it->is_number() && e.ok)
+        e.objectives[it.key()] = it->get<double>();
+  auto [metric, unit] = primaryObjective(start);
+  if (auto it = e.objectives.find(metric); it != e.objectives.end())
+    e.score = it->second;
+  e.unit = unit;
+  field("cv_percent", cv);
+  if (cv >= 0)
     e.cvPercent = cv;
   field("candidate_hash", e.candidateHash);
   field("device_code_sha256", e.deviceCodeSha256);
   if (j.contains("controls"))
     e.controls = j["controls"].dump();
-  field("rendered", e.rendered);
+  if (e.generation != 0 && j.contains("rendered"))
+    e.rendered = renderedSummary(j["rendered"]);
   field("build_ms", e.buildMs);
   field("measure_ms", e.measureMs);
   field("log", e.log);
-  if (j.contains("scores") && j["scores"].is_object())
-    for (auto it = j["scores"].begin(); it != j["scores"].end(); ++it)
-      if (it->is_number())
-        e.objectives[it.key()] = it->get<double>();
+  field("stopped_by", e.stoppedBy);
+  field("runs", runs);
+  if (!e.stoppedBy.empty())
+    e.runs = double(runs.size());
+  field("noise_percent", noise);
+  if (noise >= 0)
+    e.noisePercent = noise;
+  field("runs_saved", e.runsSaved);
   e.journal = j;
   return e;
 }
 
 bool loadResults(const std::string &path, RunData &run, std::string &error) {
-  auto text = readFile(path, error);
+  auto text = readWholeFile(path, &error);
   if (!text)
     return false;
   std::string csvError;
@@ -303,7 +301,7 @@ std::optional<RunData> loadRun(const std::string &path, std::string &error) {
         e.journal = it->second;
   } else {
     for (const auto &id : order)
-      run.evals.push_back(fromJournal(byId[id]));
+      run.evals.push_back(fromJournal(byId[id], run.start));
   }
   if (run.start.is_object() && run.start.contains("objectives") &&
       run.start["objectives"].is_array() && !run.start["objectives"].empty()) {
@@ -318,48 +316,6 @@ std::optional<RunData> loadRun(const std::string &path, std::string &error) {
       }
   }
   return run;
-}
-
-namespace {
-std::string quoteField(const std::string &s) {
-  std::string out(s.size() * 2 + 2, '\0');
-  size_t n = csv_write(&out[0], out.size(), s.data(), s.size());
-  out.resize(n);
-  return out;
-}
-std::string num(const std::optional<double> &v) {
-  if (!v)
-    return "";
-  std::ostringstream o;
-  o.precision(10);
-  o << *v;
-  return o.str();
-}
-} // namespace
-
-std::string writeResultsCsv(const RunData &run) {
-  std::string out;
-  std::vector<std::string> header = resultsCsvFixedColumns();
-  header.insert(header.end(), run.objectiveNames.begin(), run.objectiveNames.end());
-  for (size_t i = 0; i < header.size(); ++i)
-    out += (i ? "," : "") + quoteField(header[i]);
-  out += "\r\n";
-  for (const auto &e : run.evals) {
-    std::vector<std::string> row = {
-        e.id, std::to_string(e.generation), e.ok ? "OK" : "INVALID", e.reason,
-        e.baseline ? "1" : "0", e.pareto ? "1" : "0", e.duplicateOf, e.duplicateKind,
-        num(e.score), e.unit, num(e.cvPercent), e.candidateHash, e.deviceCodeSha256, e.controls,
-        e.rendered, num(e.buildMs), num(e.measureMs), "", e.log, num(e.runs), num(e.noisePercent), e.stoppedBy,
-        num(e.runsSaved)};
-    for (const auto &name : run.objectiveNames) {
-      auto it = e.objectives.find(name);
-      row.push_back(it == e.objectives.end() ? "" : num(it->second));
-    }
-    for (size_t i = 0; i < row.size(); ++i)
-      out += (i ? "," : "") + quoteField(row[i]);
-    out += "\r\n";
-  }
-  return out;
 }
 
 } // namespace ciq

@@ -2,6 +2,8 @@
 // (docs/results-csv.md), joined by candidate id with the evaluation lines of
 // journal.jsonl (docs/journal.md) when the journal is there.
 #pragma once
+#include "RunSchema.h"
+
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
@@ -55,11 +57,5 @@ struct RunData {
 // nullopt with a one-line error (which file, which line, what to do).
 std::optional<RunData> loadRun(const std::string &path, std::string &error);
 
-// The columns results.csv has before the objective columns (docs/results-csv.md).
-const std::vector<std::string> &resultsCsvFixedColumns();
-
-// Writes results.csv rows (RFC 4180 quoting with libcsv) for the self-test and
-// for tests: header plus one row per evaluation.
-std::string writeResultsCsv(const RunData &run);
 
 } // namespace ciq

@@ -11,36 +11,6 @@
 
 namespace ciq {
 
-std::optional<std::string> readWholeFile(const std::string &path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in)
-    return std::nullopt;
-  std::ostringstream ss;
-  ss << in.rdbuf();
-  return ss.str();
-}
-
-bool writeFileAtomically(const std::string &path, const std::string &bytes, std::string &error) {
-  if (auto ec = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path))) {
-    error = "cannot create the folder of " + path + ": " + ec.message();
-    return false;
-  }
-  std::string tmp = path + ".tmp";
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << bytes;
-    if (!out.flush()) {
-      error = "cannot write " + tmp;
-      return false;
-    }
-  }
-  if (auto ec = llvm::sys::fs::rename(tmp, path)) {
-    error = "cannot rename " + tmp + " to " + path + ": " + ec.message();
-    return false;
-  }
-  return true;
-}
-
 bool isPlainFileName(const std::string &name) {
   return !name.empty() && name != "." && name != ".." && name.find('/') == std::string::npos &&
          name.find('\\') == std::string::npos && name.find('\0') == std::string::npos;

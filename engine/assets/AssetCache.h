@@ -6,6 +6,7 @@
 // downloaded and verified ".part" file, and is verified again on every use:
 // a corrupt entry is reported and fetched again.
 #pragma once
+#include "FileIO.h"
 #include "Http.h"
 
 #include <cstdint>
@@ -14,9 +15,6 @@
 
 namespace ciq {
 
-std::optional<std::string> readWholeFile(const std::string &path);
-// Writes via "<path>.tmp" and rename(2); creates parent folders.
-bool writeFileAtomically(const std::string &path, const std::string &bytes, std::string &error);
 
 // A file name from a manifest must be one plain path component.
 bool isPlainFileName(const std::string &name);

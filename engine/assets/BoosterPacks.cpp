@@ -22,8 +22,7 @@ BoosterSettings BoosterSettings::fromEnv() {
     s.repo = v;
   if (const char *v = getenv("CIQ_BP_TAG_PREFIX"); v)
     s.tagPrefix = v;
-  if (const char *v = getenv("CIQ_SS_LATEST_TTL_DAYS"); v && *v)
-    s.latestTtlDays = atof(v);
+  s.latestTtlDays = latestTagTtlDays();
   if (const char *v = getenv("CIQ_BOOSTER_PACKS_DIR"); v && *v)
     s.mirrorDir = v;
   return s;

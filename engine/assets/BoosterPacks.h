@@ -18,7 +18,7 @@ namespace ciq {
 struct BoosterSettings {
   std::string repo = "NVIDIA/CompileIQ";    // CIQ_BOOSTER_PACKS_REPO
   std::string tagPrefix = "booster-packs-";  // CIQ_BP_TAG_PREFIX
-  double latestTtlDays = 7;                  // CIQ_SS_LATEST_TTL_DAYS (shared with spaces)
+  double latestTtlDays = 7;                  // latestTagTtlDays() (Releases.h), shared with spaces
   std::string mirrorDir;                     // CIQ_BOOSTER_PACKS_DIR
   static BoosterSettings fromEnv();
 };

@@ -5,6 +5,7 @@
 #include "Paths.h"
 
 #include <chrono>
+#include <cstdlib>
 #include <nlohmann/json.hpp>
 
 namespace ciq {
@@ -142,6 +143,12 @@ std::optional<Release> ReleaseRepo::latestWithPrefix(const std::string &prefix,
 }
 
 static std::string tagCachePath() { return cacheDir() + "/latest-tags.json"; }
+
+double latestTagTtlDays() {
+  if (const char *v = getenv("CIQ_SS_LATEST_TTL_DAYS"); v && *v)
+    return atof(v);
+  return 7;
+}
 
 std::optional<std::string> resolveLatestTag(const ReleaseRepo &repo, const std::string &prefix,
                                             double ttlDays, std::string &warning,

@@ -43,13 +43,18 @@ private:
   HttpSettings http_;
 };
 
-// The `latest` tag of (repo, prefix), cached in <cache>/latest-tags.json for
-// `ttlDays` days so a warm cache resolves without the network. When the
-// lookup fails, a stale cached tag is used and `warning` says so.
 // One release of the GitHub API's answer, every field typed; the tag and the
 // asset names must be plain path components and asset URLs http(s).
 std::optional<Release> parseReleaseAnswer(const std::string &body, std::string &error);
 
+// How long a resolved `latest` tag is cached, in days: CIQ_SS_LATEST_TTL_DAYS
+// (default 7). One setting for search spaces and booster packs, since both
+// share <cache>/latest-tags.json.
+double latestTagTtlDays();
+
+// The `latest` tag of (repo, prefix), cached in <cache>/latest-tags.json for
+// `ttlDays` days so a warm cache resolves without the network. When the
+// lookup fails, a stale cached tag is used and `warning` says so.
 std::optional<std::string> resolveLatestTag(const ReleaseRepo &repo, const std::string &prefix,
                                             double ttlDays, std::string &warning,
                                             std::string &error);

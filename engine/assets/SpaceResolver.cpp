@@ -20,8 +20,7 @@ SpaceSettings SpaceSettings::fromEnv() {
     s.repo = v;
   if (const char *v = getenv("CIQ_SS_TAG_PREFIX"); v)
     s.tagPrefix = v;
-  if (const char *v = getenv("CIQ_SS_LATEST_TTL_DAYS"); v && *v)
-    s.latestTtlDays = atof(v);
+  s.latestTtlDays = latestTagTtlDays();
   if (const char *v = getenv("CIQ_SEARCH_SPACES_DIR"); v && *v)
     s.mirrorDir = v;
   if (const char *v = getenv("CIQ_OFFLINE"); v && *v && std::string(v) != "0")

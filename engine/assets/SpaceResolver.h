@@ -48,7 +48,7 @@ std::optional<ResolvedSpace> resolveSpace(const SpaceRequest &req, std::string &
 struct SpaceSettings {
   std::string repo = "NVIDIA/CompileIQ";   // CIQ_SEARCH_SPACES_REPO
   std::string tagPrefix = "search-spaces-"; // CIQ_SS_TAG_PREFIX
-  double latestTtlDays = 7;                 // CIQ_SS_LATEST_TTL_DAYS
+  double latestTtlDays = 7;                 // latestTagTtlDays() (Releases.h)
   std::string mirrorDir;                    // CIQ_SEARCH_SPACES_DIR
   bool offline = false;                     // CIQ_OFFLINE=1
   static SpaceSettings fromEnv();

@@ -208,7 +208,8 @@ int tryPack() {
   llvm::outs() << "trying booster pack " << pack->packId << ": the no-ACF baseline and "
                << x->acfs.size() << " ACF(s) for " << pack->controlsStage << "\n";
   llvm::outs().flush();
-  int rc = runTune(*cfg, opts);
+  opts.onWarning = reportWarning;
+  int rc = showTuneOutcome(runTune(*cfg, opts));
   auto evals = loadEvaluations(*cfg);
   if (!evals.empty()) {
     llvm::outs() << "\nbooster pack " << pack->packId << " (tag " << loaded->tag

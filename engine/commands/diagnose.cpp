@@ -15,14 +15,10 @@ cl::SubCommand DiagnoseCmd("diagnose",
                            "Name what went wrong in a search (results.csv + journal.jsonl)");
 cl::opt<std::string> RunPath(cl::Positional, cl::sub(DiagnoseCmd), cl::init("."),
                              cl::desc("<run dir | results.csv | journal.jsonl> (default: .)"));
-cl::opt<bool> SelfTest("self-test", cl::sub(DiagnoseCmd),
-                       cl::desc("classify synthetic runs of every pathology and a clean one"));
 cl::opt<double> CvThreshold("cv-threshold", cl::sub(DiagnoseCmd), cl::init(5.0),
                             cl::desc("median CV% above which measurements are too noisy (%)"));
 
 int run() {
-  if (SelfTest)
-    return diagnoseSelfTest(llvm::outs()) ? 1 : 0;
   std::string error;
   auto data = loadRun(RunPath, error);
   if (!data)

@@ -3,9 +3,35 @@
 #include "Config.h"
 #include "Tune.h"
 
+#include <cstdio>
 #include <cstdlib>
 
 using namespace llvm;
+
+namespace ciq {
+
+// The summary and the lock line on stdout, the error line on stderr, and the
+// exit status: 0 done (lock written or no improvement found), 1 error, 3
+// stopped by `ciq stop` (resumable).
+int showTuneOutcome(const TuneOutcome &o) {
+  if (o.summary)
+    printSummary(o.summary->config, o.summary->shown, o.summary->winner, stdout, o.summary->verdicts);
+  if (o.lock == TuneOutcome::Lock::Written)
+    printf("lockfile: %s\n", o.lockfile.c_str());
+  else if (o.lock == TuneOutcome::Lock::Unchanged)
+    printf("%s left unchanged\n", o.lockfile.c_str());
+  switch (o.status) {
+  case TuneOutcome::Status::Done:
+    return 0;
+  case TuneOutcome::Status::Stopped:
+    return 3;
+  case TuneOutcome::Status::Failed:
+    return o.error.empty() ? 1 : reportError(o.error);
+  }
+  return 1;
+}
+
+} // namespace ciq
 
 namespace {
 
@@ -41,7 +67,8 @@ int run(bool resume) {
   o.quiet = Quiet;
   o.writeLock = !NoLock;
   o.keepInvalid = Keep;
-  return ciq::runTune(*cfg, o);
+  o.onWarning = ciq::reportWarning;
+  return ciq::showTuneOutcome(ciq::runTune(*cfg, o));
 }
 
 ciq::RegisterCommand regTune(TuneCmd, [] { return run(false); });

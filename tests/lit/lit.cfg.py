@@ -29,6 +29,7 @@ for var in ["CIQ_SOCKET", "CIQ_LOCK", "CIQ_REAL_PTXAS", "CIQ_REAL_NVCC",
     config.environment.pop(var, None)
 
 config.substitutions.append(("%ciq-ptxas", os.path.join(bin_dir, "ciq-ptxas")))
+config.substitutions.append(("%ciq-run-fixture", os.path.join(bin_dir, "ciq-run-fixture")))
 config.substitutions.append(("%ciq", os.path.join(bin_dir, "ciq")))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%nvcc", config.nvcc))

@@ -316,11 +316,6 @@ TEST(RunData, ReadsQuotedResultsCsv) {
   EXPECT_EQ(run->baseline()->id, "c0000");
   ASSERT_EQ(run->objectiveNames.size(), 1u);
   EXPECT_EQ(run->objectiveNames[0], "time_ms");
-  // And a round trip through the writer the self-test uses.
-  auto again = parseCsv(writeResultsCsv(*run), err);
-  ASSERT_TRUE(again) << err;
-  EXPECT_EQ(again->rows.size(), 3u);
-  EXPECT_EQ(again->cell(1, "rendered"), "-Xptxas --opt-level=2, -DX=1");
   llvm::sys::fs::remove_directories(dir);
 }
 
@@ -328,12 +323,6 @@ TEST(RunData, BadInputsNameTheFile) {
   std::string err;
   EXPECT_FALSE(loadRun("/nonexistent/ciq/run", err));
   EXPECT_NE(err.find("/nonexistent/ciq/run"), std::string::npos);
-}
-
-TEST(Diagnose, SelfTestClassifiesEveryPathology) {
-  std::string out;
-  llvm::raw_string_ostream os(out);
-  EXPECT_EQ(diagnoseSelfTest(os), 0) << os.str();
 }
 
 // --- GPU state ------------------------------------------------------------------

@@ -12,7 +12,7 @@
 #include "MeasuredPhase.h"
 #include "Minimize.h"
 #include "Objectives.h"
-#include "Summary.h"
+#include "Winner.h"
 
 #include <atomic>
 #include <chrono>

@@ -1,4 +1,4 @@
-#include "Summary.h"
+#include "Winner.h"
 #include "NoiseSource.h"
 #include "Objectives.h"
 #include "Search.h"

@@ -1,0 +1,20 @@
+// Whole-file reads and atomic writes, the one copy the engine, the wrapper
+// and the lockfile code share.
+#pragma once
+#include <optional>
+#include <string>
+
+namespace ciq {
+
+// The file's bytes; nullopt when it cannot be read, with `error` (when
+// given) saying "<path>: cannot be read (<why>)".
+std::optional<std::string> readWholeFile(const std::string &path, std::string *error = nullptr);
+
+// Writes `bytes` to "<path>.tmp.<pid>" and renames it over `path`, so a
+// concurrent reader sees the old file or the new one, never half of one.
+// Creates the parent folders. `durable`: fsync the file and its folder, so
+// the new content survives a crash of the machine, not only of the process.
+bool writeFileAtomically(const std::string &path, const std::string &bytes, std::string &error,
+                         bool durable = false);
+
+} // namespace ciq

@@ -1,0 +1,81 @@
+#include "RunSchema.h"
+#include "JsonRead.h"
+#include "Subprocess.h"
+
+#include <cstdio>
+
+namespace ciq {
+
+const std::vector<std::string> &resultsCsvFixedColumns() {
+  static const std::vector<std::string> cols = {
+      "candidate_id", "generation", "status", "reason", "baseline", "pareto", "duplicate_of",
+      "duplicate_kind", "score", "score_unit", "cv_percent", "candidate_hash",
+      "device_code_sha256", "controls", "rendered", "build_ms", "measure_ms", "evaluated_at", "log",
+      "runs", "noise_percent", "stopped_by", "runs_saved"};
+  return cols;
+}
+
+namespace {
+
+std::string quoteCell(const std::string &s) {
+  if (s.find_first_of(",\"\n\r") == std::string::npos)
+    return s;
+  std::string q = "\"";
+  for (char c : s)
+    q += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return q + "\"";
+}
+
+} // namespace
+
+std::string resultsCsvRow(const std::vector<std::string> &cells) {
+  std::string line;
+  for (size_t i = 0; i < cells.size(); ++i)
+    line += (i ? "," : "") + quoteCell(cells[i]);
+  return line + "\n";
+}
+
+std::string resultsCsvNumber(double v) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.10g", v);
+  return buf;
+}
+
+std::string renderedSummary(const std::vector<std::string> &ptxas, const std::vector<std::string> &nvcc,
+                            const std::vector<std::string> &defines,
+                            const std::vector<std::pair<std::string, std::string>> &acfs) {
+  std::vector<std::string> parts;
+  for (const auto &o : ptxas)
+    parts.push_back("-Xptxas " + shellQuote(o));
+  for (const auto &o : nvcc)
+    parts.push_back(shellQuote(o));
+  for (const auto &d : defines)
+    parts.push_back("-D" + shellQuote(d));
+  for (const auto &[stage, path] : acfs)
+    parts.push_back("--apply-controls(" + stage + ") " + shellQuote(path));
+  std::string s;
+  for (const auto &p : parts)
+    s += (s.empty() ? "" : " ") + p;
+  return s.empty() ? "(default compile)" : s;
+}
+
+std::string renderedSummary(const nlohmann::json &rendered) {
+  if (!rendered.is_object())
+    return "";
+  std::vector<std::string> ptxas, nvcc, defines;
+  std::vector<nlohmann::json> acfJson;
+  auto member = [&](const char *key, auto &out) { JsonFields(rendered, "").opt(key, out); };
+  member("ptxas", ptxas);
+  member("nvcc", nvcc);
+  member("defines", defines);
+  member("acfs", acfJson);
+  std::vector<std::pair<std::string, std::string>> acfs;
+  for (const auto &a : acfJson) {
+    std::string stage, path;
+    JsonFields(a, "").opt("stage", stage).opt("path", path);
+    acfs.push_back({stage, path});
+  }
+  return renderedSummary(ptxas, nvcc, defines, acfs);
+}
+
+} // namespace ciq

@@ -1,0 +1,76 @@
+// ciq-run-fixture JOURNAL OUTDIR: rewrites a recorded run through the
+// engine's own reader and writers, so that the analysis tests read files in
+// exactly the schema a search writes (engine/analysis/RunSchema.h), never a
+// hand-written one that can drift from it.
+//
+// The journal is read with readJournal (every evaluation line typed; keys the
+// engine does not know are dropped), its start line supplies the objectives,
+// the Pareto column is the engine's markFront, and OUTDIR gets journal.jsonl
+// (Journal::append, checksums included) and results.csv (writeResultsCsv).
+#include "Config.h"
+#include "Evaluation.h"
+#include "Journal.h"
+#include "JsonRead.h"
+#include "ResultsCsv.h"
+#include "Winner.h"
+
+#include <cstdio>
+#include <llvm/Support/FileSystem.h>
+
+using namespace ciq;
+
+namespace {
+
+int fail(const std::string &message) {
+  fprintf(stderr, "ciq-run-fixture: error: %s\n", message.c_str());
+  return 1;
+}
+
+// The objectives of the start line, as the search had them in its ciq.yaml.
+bool objectivesOf(const nlohmann::json &start, TuneConfig &cfg, std::string &error) {
+  std::vector<nlohmann::json> objectives;
+  JsonFields f(start, "start line");
+  f.opt("objectives", objectives).opt("pareto", cfg.pareto);
+  for (const auto &o : objectives) {
+    Objective obj;
+    JsonFields(o, "start line: objectives").opt("metric", obj.metric).opt("direction", obj.direction).opt("unit", obj.unit);
+    cfg.objectives.push_back(obj);
+  }
+  if (!start.contains("pareto"))
+    cfg.pareto = cfg.objectives.size() > 1;
+  if (!f.ok() || cfg.objectives.empty())
+    return error = f.ok() ? "the start line names no objectives" : f.error(), false;
+  return true;
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  if (argc != 3)
+    return fail("usage: ciq-run-fixture JOURNAL OUTDIR");
+  std::string in = argv[1], outDir = argv[2];
+  JournalContents run = readJournal(in);
+  if (!run.damaged.empty())
+    return fail(run.damaged.front());
+  if (run.start.is_null())
+    return fail(in + ": no start line");
+  TuneConfig cfg;
+  std::string error;
+  if (!objectivesOf(run.start, cfg, error))
+    return fail(in + ": " + error);
+  llvm::sys::fs::create_directories(outDir);
+  std::string journalPath = outDir + "/journal.jsonl";
+  llvm::sys::fs::remove(journalPath);
+  Journal journal;
+  if (!journal.open(journalPath, error))
+    return fail(error);
+  journal.append(run.start);
+  markFront(cfg, run.evaluations);
+  for (const auto &e : run.evaluations)
+    journal.append(evaluationToJson(e));
+  for (int g : run.completedGenerations)
+    journal.append({{"op", "generation"}, {"generation", g}});
+  if (!writeResultsCsv(outDir + "/results.csv", cfg, run.evaluations, error))
+    return fail(error);
+  return 0;
+}

@@ -1,0 +1,209 @@
+// `ciq diagnose` on one synthetic search per pathology plus a clean one. Each
+// is written by the engine's own writers (Journal::append, evaluationToJson,
+// writeResultsCsv) and read back through the loader the command uses
+// (loadRun), so the run schema between them is covered too.
+#include "Diagnose.h"
+#include "Evaluation.h"
+#include "Journal.h"
+#include "ResultsCsv.h"
+#include "Winner.h"
+
+#include <functional>
+#include <gtest/gtest.h>
+#include <llvm/Support/FileSystem.h>
+#include <random>
+#include <set>
+
+using namespace ciq;
+
+namespace {
+
+struct Synth {
+  TuneConfig cfg;
+  nlohmann::json start;
+  std::vector<Evaluation> evals;
+  std::mt19937 rng{42};
+  int next = 1;
+
+  Synth() {
+    Objective o;
+    o.metric = "time_ms";
+    o.unit = "ms";
+    cfg.objectives = {o};
+    start = {{"op", "start"},     {"version", 1},   {"space_size", 1.0e6},
+             {"seed", 1},         {"strategy", "genetic"},
+             {"search", {{"pool_size", 8}, {"generations", 6}}},
+             {"objectives", {{{"metric", "time_ms"}, {"direction", "minimize"}, {"unit", "ms"}}}}};
+    Evaluation b = make(0, 10.0, true);
+    b.rendered = Rendered{};
+    b.rendered.controls = nlohmann::json::object();
+    evals.push_back(b);
+  }
+  static std::string hex(int n) {
+    char buf[17];
+    snprintf(buf, sizeof buf, "%016x", unsigned(n * 2654435761u));
+    return std::string(buf) + std::string(48, 'a');
+  }
+  Evaluation make(int gen, double score, bool ok, const std::string &reason = "compile_error") {
+    Evaluation e;
+    int id = next++;
+    char buf[8];
+    snprintf(buf, sizeof buf, "c%04d", evals.size() ? id : 0);
+    e.candidateId = buf;
+    e.generation = gen;
+    e.ok = ok;
+    e.reason = ok ? "" : reason;
+    if (ok) {
+      e.scores["time_ms"] = score;
+      e.cvPercent = 1.0 + std::uniform_real_distribution<>(0, 1)(rng);
+    }
+    e.candidateHash = hex(id);
+    e.deviceCodeSha256 = hex(id + 100000);
+    int a = int(rng() % 4), c = int(rng() % 5);
+    e.rendered.controls = {{"opt-level", std::to_string(a)}, {"maxrregcount", std::to_string(32 * (c + 1))}};
+    e.rendered.ptxas = {"--opt-level=" + std::to_string(a)};
+    e.point = {a, c, int(rng() % 7)};
+    e.replay = "CIQ_CANDIDATE=" + e.candidateId + " cmake --build build --target app";
+    return e;
+  }
+  // generations x pool, score(gen, i) and ok(gen, i) decide each candidate.
+  void fill(int generations, int pool, std::function<double(int, int)> score,
+            std::function<bool(int, int)> ok = [](int, int) { return true; }) {
+    for (int g = 1; g <= generations; ++g)
+      for (int i = 0; i < pool; ++i)
+        evals.push_back(make(g, score(g, i), ok(g, i)));
+  }
+  // journal.jsonl and results.csv in `dir`, as a search writes them.
+  void write(const std::string &dir) {
+    std::string error;
+    Journal j;
+    ASSERT_TRUE(j.open(dir + "/journal.jsonl", error)) << error;
+    j.append(start);
+    markFront(cfg, evals);
+    for (const auto &e : evals)
+      j.append(evaluationToJson(e));
+    ASSERT_TRUE(writeResultsCsv(dir + "/results.csv", cfg, evals, error)) << error;
+  }
+};
+
+// A search that improves every generation, with little noise and few failures.
+Synth clean() {
+  Synth s;
+  s.fill(6, 8, [](int g, int i) { return 10.0 - g * 0.5 - i * 0.01; },
+         [](int g, int i) { return !(g == 2 && i == 3); });
+  return s;
+}
+
+struct Case {
+  const char *name;
+  std::function<Synth()> build;
+  std::set<std::string> expected;
+};
+
+std::vector<Case> cases() {
+  return {
+      {"clean run", clean, {}},
+      {"every score identical (a cache hid the configuration)",
+       [] {
+         Synth s = clean();
+         for (auto &e : s.evals)
+           e.deviceCodeSha256 = s.evals.front().deviceCodeSha256;
+         for (auto &e : s.evals)
+           if (e.ok)
+             e.scores["time_ms"] = 10.0;
+         return s;
+       },
+       {"identical_device_code", "stalled_best"}},
+      {"identical scores, device code differs",
+       [] {
+         Synth s = clean();
+         for (auto &e : s.evals)
+           if (e.ok && e.generation != 0)
+             e.scores["time_ms"] = 7.0;
+         return s;
+       },
+       {"identical_scores", "stalled_best"}},
+      {"baseline INVALID (nothing searched)",
+       [] {
+         Synth s;
+         s.evals.front().ok = false;
+         s.evals.front().reason = "run_crash";
+         s.evals.front().scores.clear();
+         s.evals.front().cvPercent = -1;
+         return s;
+       },
+       {"baseline_invalid"}},
+      {"all INVALID",
+       [] {
+         Synth s;
+         s.fill(3, 6, [](int, int) { return 0.0; }, [](int, int) { return false; });
+         return s;
+       },
+       {"all_invalid"}},
+      {"rising invalid rate",
+       [] {
+         Synth s;
+         s.fill(6, 10, [](int g, int i) { return 10.0 - g * 0.5 - i * 0.01; },
+                [](int g, int i) { return i >= (g - 1) * 2; });
+         return s;
+       },
+       {"rising_invalid"}},
+      {"stalled best",
+       [] {
+         Synth s;
+         s.fill(6, 8, [](int g, int i) { return g == 1 && i == 0 ? 5.0 : 8.0 + i * 0.1 + g * 0.01; });
+         return s;
+       },
+       {"stalled_best"}},
+      {"high CV",
+       [] {
+         Synth s = clean();
+         for (auto &e : s.evals)
+           if (e.ok)
+             e.cvPercent = 12.0 + (e.generation % 3);
+         return s;
+       },
+       {"high_cv"}},
+      {"low diversity in late generations",
+       [] {
+         Synth s = clean();
+         for (auto &e : s.evals)
+           if (e.generation >= 5) {
+             e.candidateHash = Synth::hex(999);
+             e.point = {1, 1, 1};
+           }
+         return s;
+       },
+       {"low_diversity"}},
+  };
+}
+
+class DiagnoseCases : public testing::TestWithParam<size_t> {};
+
+TEST_P(DiagnoseCases, ClassifiedAsExpected) {
+  const Case c = cases()[GetParam()];
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ciq-diagnose-case", dir));
+  Synth s = c.build();
+  s.write(std::string(dir));
+  std::string error;
+  auto run = loadRun(std::string(dir), error);
+  ASSERT_TRUE(run) << c.name << ": " << error;
+  std::set<std::string> got;
+  for (const auto &f : diagnose(*run))
+    got.insert(f.kind);
+  EXPECT_EQ(got, c.expected) << c.name;
+  // The journal alone gives the same findings as results.csv with it.
+  llvm::sys::fs::remove(dir + "/results.csv");
+  auto journalOnly = loadRun(std::string(dir), error);
+  ASSERT_TRUE(journalOnly) << c.name << ": " << error;
+  std::set<std::string> fromJournal;
+  for (const auto &f : diagnose(*journalOnly))
+    fromJournal.insert(f.kind);
+  EXPECT_EQ(fromJournal, c.expected) << c.name << " (journal only)";
+  llvm::sys::fs::remove_directories(dir);
+}
+
+INSTANTIATE_TEST_SUITE_P(EveryPathology, DiagnoseCases, testing::Range<size_t>(0, 9));
+
+} // namespace
