@@ -2,6 +2,7 @@
 #include "BuildTreeGuard.h"
 #include "Command.h"
 #include "DeviceCode.h"
+#include "InvalidReason.h"
 #include "Lockfile.h"
 #include "Objectives.h"
 #include "Paths.h"
@@ -302,9 +303,9 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
       why = rc.reason;
     byOutput[rc.output] = &rc;
     e.kernels.insert(e.kernels.end(), rc.kernels.begin(), rc.kernels.end());
-    compileFailed = compileFailed || rc.status == "compile_error";
-    timedOut = timedOut || rc.status == "compile_timeout";
-    if (rc.status == "compiler_crash" && !crashed)
+    compileFailed = compileFailed || rc.status == reason::CompileError;
+    timedOut = timedOut || rc.status == reason::CompileTimeout;
+    if (rc.status == reason::CompilerCrash && !crashed)
       crashed = &rc;
   }
   if (crashed) {

@@ -8,6 +8,7 @@
 #include "DeviceCode.h"
 #include "EngineClient.h"
 #include "Inject.h"
+#include "InvalidReason.h"
 #include "LockMode.h"
 #include "CompilerCrash.h"
 #include "NarrowArch.h"
@@ -343,7 +344,7 @@ void note(const std::string &msg) {
 void fillReusedReceipt(const ReuseResult &rr, const Injection &inj, Receipt &rc) {
   writeAll(2, inj.addedVerbose ? stripPtxasVerbose(rr.err) : rr.err);
   rc.exitStatus = rr.exitCode;
-  rc.status = rr.timedOut ? "compile_timeout" : rr.exitCode == 0 ? "ok" : "compile_error";
+  rc.status = rr.timedOut ? reason::CompileTimeout : rr.exitCode == 0 ? "ok" : reason::CompileError;
   rc.wallMs = rr.wallMs;
   rc.ptxasRan = true;
   // The same statistics as a full compile, the register cap's overrides
@@ -541,12 +542,12 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
   if (prep.versionQuery) {
     status = versionWithCandidate(inv, *cand);
     rc.exitStatus = status;
-    rc.status = status == 0 ? "ok" : "compile_error";
+    rc.status = status == 0 ? "ok" : reason::CompileError;
     rc.finalArgv = req.argv;
   } else if (std::string bad = stageAcfs(*cand, "candidate " + cand->candidateId); !bad.empty()) {
     // Checked before launch: ptxas would only say it cannot open the file.
     rc.exitStatus = 1;
-    rc.status = "compile_error";
+    rc.status = reason::CompileError;
     rc.reason = bad;
     rc.finalArgv = req.argv;
     engine.sendReceipt(rc);
@@ -594,10 +595,10 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
       }
     rc.exitStatus = out.run.exitCode;
     CompilerCrash crash = detectCompilerCrash(out.run, baseName(inv.compilerPath));
-    rc.status = out.timedOut           ? "compile_timeout"
-                : crash.signal != 0    ? "compiler_crash"
+    rc.status = out.timedOut             ? reason::CompileTimeout
+                : crash.signal != 0     ? reason::CompilerCrash
                 : out.run.exitCode == 0 ? "ok"
-                                        : "compile_error";
+                                        : reason::CompileError;
     rc.crashSignal = crash.signal;
     rc.crashedTool = crash.tool;
     rc.wallMs = out.run.wallMs;

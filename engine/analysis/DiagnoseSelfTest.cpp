@@ -2,6 +2,7 @@
 // one, each written as results.csv + journal.jsonl and read back through the
 // same loader the command uses, so that the file formats are covered too.
 #include "Diagnose.h"
+#include "InvalidReason.h"
 
 #include <functional>
 #include <llvm/Support/FileSystem.h>
@@ -36,7 +37,7 @@ struct Synth {
     snprintf(buf, sizeof buf, "%016x", unsigned(n * 2654435761u));
     return std::string(buf) + std::string(48, 'a');
   }
-  RecordedEval make(int gen, double score, bool ok, const std::string &reason = "compile_error") {
+  RecordedEval make(int gen, double score, bool ok, const std::string &reason = reason::CompileError) {
     RecordedEval e;
     int id = next++;
     char buf[8];
@@ -110,7 +111,7 @@ std::vector<Case> cases() {
        [] {
          Synth s;
          s.run.evals.front().ok = false;
-         s.run.evals.front().reason = "run_crash";
+         s.run.evals.front().reason = reason::RunCrash;
          s.run.evals.front().score.reset();
          s.run.evals.front().objectives.clear();
          return s;
