@@ -1,6 +1,7 @@
 #include "Releases.h"
 
 #include "AssetCache.h"
+#include "EnvNames.h"
 #include "JsonRead.h"
 #include "Paths.h"
 
@@ -23,7 +24,7 @@ ReleaseRepo::ReleaseRepo(std::string repo, HttpSettings http)
 
 std::string ReleaseRepo::apiBase() const {
   std::string base = "https://api.github.com";
-  if (const char *env = getenv("CIQ_GITHUB_API_URL"); env && *env)
+  if (const char *env = getenv(env::GithubApiUrl); env && *env)
     base = env;
   while (!base.empty() && base.back() == '/')
     base.pop_back();

@@ -5,6 +5,7 @@
 #include "CompilerVersion.h"
 #include "Config.h"
 #include "DeviceCode.h"
+#include "EnvNames.h"
 #include "LockWriter.h"
 #include "Lockfile.h"
 #include "Paths.h"
@@ -189,9 +190,9 @@ int env(const ciq::Lockfile &l) {
   sys::fs::make_absolute(lock);
   printf("# %s (%s) for compiles made at run time; apply with: eval \"$(ciq lock env %s)\"\n",
          LockPath.c_str(), l.candidateId.c_str(), ciq::shellQuote(LockPath).c_str());
-  printf("export CIQ_LOCK=%s\n", ciq::shellQuote(lock.str().str()).c_str());
+  printf("export %s=%s\n", ciq::env::Lock, ciq::shellQuote(lock.str().str()).c_str());
   if (!l.ptxasPath.empty())
-    printf("export CIQ_REAL_PTXAS=%s\n", ciq::shellQuote(l.ptxasPath).c_str());
+    printf("export %s=%s\n", ciq::env::RealPtxas, ciq::shellQuote(l.ptxasPath).c_str());
   printf("export TRITON_PTXAS_PATH=%s\n", ciq::shellQuote(standin + "/ptxas").c_str());
   printf("export TRITON_PTXAS_BLACKWELL_PATH=%s\n", ciq::shellQuote(standin + "/ptxas").c_str());
   return 0;
