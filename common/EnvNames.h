@@ -11,7 +11,7 @@ namespace ciq::env {
 
 struct EnvVar {
   const char *name;
-  const char *reader;  // which program reads it
+  const char *reader; // which program reads it
   const char *what;
 };
 

@@ -13,14 +13,14 @@ enum class MetricSourceId { Regex, JsonPointer, NvbenchCsv, NvbenchJson, WallTim
 
 // What the key's value in ciq.yaml is.
 enum class MetricSourceValue {
-  Pattern,  // MetricSource::pattern
-  File,     // MetricSource::file
-  Flag,     // true: the source needs nothing more
+  Pattern, // MetricSource::pattern
+  File,    // MetricSource::file
+  Flag,    // true: the source needs nothing more
 };
 
 struct MetricSourceInfo {
   MetricSourceId id;
-  const char *name;  // the key in benchmark.metric and MetricSource::kind
+  const char *name; // the key in benchmark.metric and MetricSource::kind
   MetricSourceValue value;
   const char *description;
 };

@@ -12,17 +12,17 @@
 namespace ciq {
 
 enum class MetricFrom {
-  PtxasFrame,  // ptxas's "Function properties" line (device functions count)
-  PtxasUsage,  // ptxas's "Used N registers" line (entries only)
-  Objects,     // the wrappers' receipts of every object, no ptxas statistics needed
-  Benchmark,   // the benchmark's output (a runtime metric)
+  PtxasFrame, // ptxas's "Function properties" line (device functions count)
+  PtxasUsage, // ptxas's "Used N registers" line (entries only)
+  Objects,    // the wrappers' receipts of every object, no ptxas statistics needed
+  Benchmark,  // the benchmark's output (a runtime metric)
 };
 
 struct MetricInfo {
-  const char *name;         // as written in ciq.yaml objectives
-  const char *unit;         // the default unit
+  const char *name; // as written in ciq.yaml objectives
+  const char *unit; // the default unit
   MetricFrom from;
-  const char *description;  // what it counts
+  const char *description; // what it counts
   // One kernel's value (PtxasFrame, PtxasUsage) or one object's
   // (Objects); nullptr for a Benchmark metric.
   double (*perKernel)(const KernelStats &);
