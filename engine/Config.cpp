@@ -381,7 +381,7 @@ TuneConfig parse(const std::string &path) {
   requireComparison(c, root["space"] ? root["space"] : root["target"], r);
   // Refused here, where the line of `strategy:` is known, rather than once
   // the search has started.
-  if (c.search.strategy == "exhaustive" && c.space.size() > (double)c.search.exhaustiveLimit) {
+  if (c.search.strategy == strategies::exhaustive && c.space.size() > (double)c.search.exhaustiveLimit) {
     char size[64];
     snprintf(size, sizeof size, "%.0f", c.space.size());
     r.fail(root["search"]["strategy"], "search.strategy",
