@@ -3,12 +3,15 @@
 # of bench/heavy (time_ms of six register-heavy kernel instances, space
 # ptxas-13.0-default, seed 1) once with every candidate a full rebuild
 # (CIQ_PTX_REUSE=0, the path before PTX reuse) and once with PTX reuse (the
-# default), timed in this one run; prints both wall times and the ratio.
-# Goal (issue 17): PTX reuse at least 3x faster end to end.
+# default), then with PTX reuse and WORKERS (default 4) workers sharing the
+# one GPU (parallel candidates: the others build while the GPU measures one),
+# all timed in this one run; prints the wall times and the ratios.
+# Goal (issue 17): at least 3x faster end to end than the full-rebuild path.
 #
 #   bench/ptx_reuse_gpu.sh [BUILD_DIR [OUT_DIR]]      (BUILD_DIR: a built ciq tree, default build)
 #
 # Needs a GPU, CUDA 13.0, CMake and Ninja; no network. EVALUATIONS=n changes 30;
+# WORKERS=n the 4; GPUS=a,b spreads the searches over two GPUs (see below);
 # FINALISTS=n re-measures the best n at the end (default 0 here).
 set -euo pipefail
 here="$(cd "$(dirname "$0")" && pwd)"
@@ -51,8 +54,23 @@ PY
 
 echo "ptx_reuse_gpu: bench/heavy, $n evaluations each, outputs in $out"
 nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader || true
-tune full-rebuild "CIQ_PTX_REUSE=0"
-tune ptx-reuse "CIQ_PTX_REUSE=1"
-full=$(cat "$(find "$out/full-rebuild/ciq" -name journal.jsonl.wall)")
-reuse=$(cat "$(find "$out/ptx-reuse/ciq" -name journal.jsonl.wall)")
-python3 -c "import sys; f,r=float(sys.argv[1]),float(sys.argv[2]); print('ratio end to end, full rebuild / PTX reuse: %.2fx (goal: at least 3x)' % (f/r))" "$full" "$reuse"
+# One GPU per search: the workers of the third share theirs. On a host with
+# two GPUs, GPUS=a,b runs the full-rebuild search on GPU a while the two
+# others run one after the other on GPU b (less wall time; the same machine
+# load for both sides). ARMS="..." runs some of the three searches into OUT_DIR
+# (another call, ARMS=none, then prints the ratios of what OUT_DIR holds).
+w="${WORKERS:-4}"
+arms="${ARMS:-full-rebuild ptx-reuse ptx-reuse-w$w}"
+arm() { case " $arms " in *" $1 "*) return 0;; *) return 1;; esac; }
+if [ -n "${GPUS:-}" ]; then
+  if arm full-rebuild; then CUDA_VISIBLE_DEVICES="${GPUS%%,*}" tune full-rebuild "CIQ_PTX_REUSE=0 CIQ_WORKERS=1" & fi
+  export CUDA_VISIBLE_DEVICES="${GPUS#*,}"
+else
+  export CUDA_VISIBLE_DEVICES="${CUDA_VISIBLE_DEVICES:-0}"
+  if arm full-rebuild; then tune full-rebuild "CIQ_PTX_REUSE=0 CIQ_WORKERS=1"; fi
+fi
+if arm ptx-reuse; then tune ptx-reuse "CIQ_PTX_REUSE=1 CIQ_WORKERS=1"; fi
+if arm "ptx-reuse-w$w"; then tune "ptx-reuse-w$w" "CIQ_PTX_REUSE=1 CIQ_WORKERS=$w"; fi
+wait
+wall() { cat "$(find "$out/$1/ciq" -name journal.jsonl.wall 2>/dev/null)" 2>/dev/null || echo nan; }
+python3 -c "import sys; f,r,p=map(float,sys.argv[1:4]); print('ratio end to end, full rebuild / PTX reuse: %.2fx' % (f/r)); print('ratio end to end, full rebuild / PTX reuse with %s workers on one GPU: %.2fx (goal: at least 3x)' % (sys.argv[4], f/p))" "$(wall full-rebuild)" "$(wall ptx-reuse)" "$(wall "ptx-reuse-w$w")" "$w"

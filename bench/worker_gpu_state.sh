@@ -27,4 +27,4 @@ YAML
 cp "$SRC/tests/lit/slurm/Inputs/candidate.json" "$W/"
 cd "$W" && "$CIQ_BUILD/bin/ciq" worker --config ciq.yaml --candidate candidate.json --result result.json --workspace ws
 python3 -c "import json; r=json.load(open('$W/result.json')); print(json.dumps({k: r.get(k) for k in ['status', 'reason', 'message', 'scores', 'node', 'gpu']}, indent=2))"
-rm -rf "$W"
+[ -n "$KEEP" ] || rm -rf "$W"

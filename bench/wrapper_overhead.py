@@ -12,13 +12,17 @@ For `ptxas` (a small PTX file) and `nvcc -c` (a small .cu), in one run:
 Runs are interleaved (baseline, mode, baseline, mode, ...) so that machine noise hits
 both alike. Prints the medians, the added milliseconds (difference of the medians),
 `paired` (median of the differences within each baseline/mode pair, which slow drift
-of the machine does not move) and the ratio of the medians.
+of the machine does not move) with its 95% confidence interval (distribution-free, from
+the order statistics of the pair differences: a figure whose interval holds 0 is within
+the machine's noise) and the ratio of the medians.
 
   bench/wrapper_overhead.py --ciq-ptxas build/bin/ciq-ptxas [--repeats N (default 15; docs use 31)]
+                            [--tools ptxas|nvcc|ptxas,nvcc (default both)]
 """
 import argparse
 import hashlib
 import json
+import math
 import os
 import shutil
 import socket
@@ -73,6 +77,21 @@ def timed(cmd, env):
     return (time.perf_counter() - t) * 1000.0
 
 
+def median_ci(diffs, level=0.95):
+    """Distribution-free confidence interval of the median: the k-th smallest and
+    k-th largest difference, k the largest rank with P(Binomial(n, 1/2) < k) <= (1-level)/2."""
+    d, n = sorted(diffs), len(diffs)
+    tail, k, cum = (1 - level) / 2, 0, 0.0
+    while k < n:
+        cum += math.comb(n, k) / 2 ** n
+        if cum > tail:
+            break
+        k += 1
+    if k == 0:
+        return float("-inf"), float("inf")
+    return d[k - 1], d[n - k]
+
+
 def measure(name, base_cmd, wrapped_cmd, env_base, env_wrapped, repeats):
     timed(base_cmd, env_base), timed(wrapped_cmd, env_wrapped)  # warm caches
     base, wrapped = [], []
@@ -80,8 +99,11 @@ def measure(name, base_cmd, wrapped_cmd, env_base, env_wrapped, repeats):
         base.append(timed(base_cmd, env_base))
         wrapped.append(timed(wrapped_cmd, env_wrapped))
     mb, mw = statistics.median(base), statistics.median(wrapped)
-    paired = statistics.median(w - b for b, w in zip(base, wrapped))
-    print(f"{name:<28} {mb:10.2f} {mw:10.2f} {mw - mb:+10.2f} {paired:+10.2f} {mw / mb:8.3f}")
+    diffs = [w - b for b, w in zip(base, wrapped)]
+    paired = statistics.median(diffs)
+    lo, hi = median_ci(diffs)
+    ci = f"[{lo:+.2f}, {hi:+.2f}]"
+    print(f"{name:<28} {mb:10.2f} {mw:10.2f} {mw - mb:+10.2f} {paired:+10.2f} {ci:>18} {mw / mb:8.3f}")
     sys.stdout.flush()
 
 
@@ -90,6 +112,7 @@ def main():
     p.add_argument("--ciq-ptxas", required=True)
     p.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
     p.add_argument("--repeats", type=int, default=15)
+    p.add_argument("--tools", default="ptxas,nvcc", help="which compilers to time: ptxas, nvcc or both")
     a = p.parse_args()
     wrap = os.path.abspath(a.ciq_ptxas)
     nvcc = a.nvcc
@@ -122,12 +145,18 @@ def main():
     ptxas_cmd = [ptxas, "-arch=sm_90", ptx, "-o", os.path.join(work, "k.cubin")]
     nvcc_cmd = [nvcc, "-c", "-arch=sm_90", cu, "-o", os.path.join(work, "k.o")]
     print(f"ciq-ptxas overhead, median of {a.repeats} interleaved runs (ms)")
-    print(f"{'mode':<28} {'compiler':>10} {'wrapped':>10} {'added':>10} {'paired':>10} {'ratio':>8}")
+    print(f"{'mode':<28} {'compiler':>10} {'wrapped':>10} {'added':>10} {'paired':>10} {'paired 95% CI':>18} "
+          f"{'ratio':>8}")
     standin = os.path.join(work, "standin", "ptxas")  # as TRITON_PTXAS_PATH would name it
     os.makedirs(os.path.dirname(standin))
     os.symlink(wrap, standin)
     env_standin = dict(env, CIQ_REAL_PTXAS=ptxas)
+    tools = set(a.tools.split(","))
+    if not tools <= {"ptxas", "nvcc"}:
+        sys.exit(f"wrapper_overhead: --tools {a.tools}: name ptxas, nvcc or both (comma-separated)")
     for tool, cmd in (("ptxas", ptxas_cmd), ("nvcc -c", nvcc_cmd)):
+        if tool.split()[0] not in tools:
+            continue
         measure(f"{tool}: pass-through", cmd, [wrap] + cmd, env, env, a.repeats)
         if tool == "ptxas":
             measure("ptxas stand-in: pass-through", cmd, [standin] + cmd[1:], env, env_standin, a.repeats)

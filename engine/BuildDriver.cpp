@@ -1,5 +1,6 @@
 #include "BuildDriver.h"
 #include "EnvNames.h"
+#include "ForeignJson.h"
 #include "Paths.h"
 #include "ProcessTrack.h"
 
@@ -10,6 +11,7 @@
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/StringSaver.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <nlohmann/json.hpp>
 #include <regex>
@@ -108,15 +110,16 @@ bool CMakeBuild::discover(std::string &error) {
         objects_.push_back(o);
     return !objects_.empty();
   };
-  std::ifstream in(cc);
-  if (!in) {
+  auto text = llvm::MemoryBuffer::getFile(cc);
+  if (!text) {
     if (addScriptCompiles())
       return true;
     error = cc + ": missing; configure the build with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "
                  "(find_package(CompileIQ) does it) and a Ninja or Makefile generator";
     return false;
   }
-  auto db = nlohmann::json::parse(in, nullptr, false);
+  // Paths in it are the file system's bytes, UTF-8 or not.
+  auto db = parseForeignJson((*text)->getBuffer());
   if (!db.is_array()) {
     error = cc + ": not a JSON array; delete it and configure again";
     return false;

@@ -18,8 +18,10 @@ bool MeasuredPhase::begin(std::string &error) {
                                                                                : "host";
   }
   std::string me = "pid " + std::to_string(getpid()) + " (" + (getenv("USER") ? getenv("USER") : "?") + "): " + holder_;
+  // Another worker of this search on the same GPU is no news: it is how
+  // workers beyond the GPU count take turns.
   auto waiting = [&](const std::string &other) {
-    if (say_)
+    if (say_ && other.rfind("pid " + std::to_string(getpid()) + " ", 0) != 0)
       say_("waiting for GPU " + uuid_ + ": it is measuring for " + other + " (lock " + lock_.path() + ")");
   };
   if (!lock_.acquire(uuid_, me, error, waiting))

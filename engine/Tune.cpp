@@ -359,15 +359,7 @@ void TuneRun::checkArchitectures() {
 // objectives), each further worker gets a twin build tree and one GPU.
 bool TuneRun::startWorkers() {
   int n = opts_.canaryOnly ? 1 : workerCount(cfg_);
-  std::vector<std::string> gpus;
-  if (const char *v = getenv("CUDA_VISIBLE_DEVICES"); v && n > 1) {
-    std::string s = v;
-    for (size_t pos = 0; pos <= s.size();) {
-      size_t end = s.find(',', pos);
-      gpus.push_back(s.substr(pos, end == std::string::npos ? std::string::npos : end - pos));
-      pos = end == std::string::npos ? s.size() + 1 : end + 1;
-    }
-  }
+  std::vector<std::string> gpus = workerGpus(n);
   for (int k = 0; k < n; ++k) {
     auto w = std::make_unique<Worker>();
     w->index = k;
@@ -383,7 +375,7 @@ bool TuneRun::startWorkers() {
     if (cfg_.benchmark.enabled) {
       std::map<std::string, std::string> env;
       if (n > 1)
-        env["CUDA_VISIBLE_DEVICES"] = w->gpu = k < (int)gpus.size() ? gpus[k] : std::to_string(k);
+        env["CUDA_VISIBLE_DEVICES"] = w->gpu = gpus[k];
       w->bench = std::make_unique<BenchmarkRunner>(w->cfg, env);
       w->bench->setReferenceFile(cfg_.runDir + "/reference-output.json");
       std::string visible = env.count("CUDA_VISIBLE_DEVICES") ? env["CUDA_VISIBLE_DEVICES"] : "";
@@ -392,9 +384,14 @@ bool TuneRun::startWorkers() {
     }
     workers_.push_back(std::move(w));
   }
-  if (n > 1)
+  std::set<std::string> distinct(gpus.begin(), gpus.end());
+  if (n > 1 && distinct.size() == gpus.size())
     progress_.note("evaluating " + std::to_string(n) + " candidates at once, one per GPU, worker build trees under " +
                    cfg_.runDir + "/worker-*");
+  else if (n > 1) // more workers than GPUs: builds overlap the measurements
+    progress_.note("evaluating " + std::to_string(n) + " candidates at once on " + std::to_string(distinct.size()) +
+                   " GPU(s): the others build while a GPU measures one candidate at a time; worker build trees "
+                   "under " + cfg_.runDir + "/worker-*");
   if (cfg_.executor.kind == "slurm" && !opts_.canaryOnly) {
     slurm_ = std::make_unique<SlurmExecutor>(cfg_, builder().daemon());
     std::string err;

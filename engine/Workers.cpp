@@ -5,17 +5,36 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringRef.h>
 #include <llvm/Support/FileSystem.h>
 
 namespace ciq {
 
+namespace {
+
+// CUDA_VISIBLE_DEVICES' entries; nullopt when it is not set.
+std::optional<std::vector<std::string>> visibleDeviceList() {
+  const char *v = getenv("CUDA_VISIBLE_DEVICES");
+  if (!v)
+    return std::nullopt;
+  std::vector<std::string> list;
+  llvm::StringRef s(v);
+  if (s.empty() || s == "-1" || s == "none")
+    return list;
+  llvm::SmallVector<llvm::StringRef, 8> parts;
+  s.split(parts, ',');
+  for (auto p : parts)
+    list.push_back(p.trim().str());
+  return list;
+}
+
+} // namespace
+
 int visibleGpuCount() {
-  if (const char *v = getenv("CUDA_VISIBLE_DEVICES"); v) {
-    std::string s = v;
-    if (s.empty() || s == "-1" || s == "none")
-      return 0;
-    return 1 + (int)std::count(s.begin(), s.end(), ',');
-  }
+  if (auto list = visibleDeviceList())
+    return (int)list->size();
   auto smi = findExecutable("nvidia-smi");
   if (!smi)
     return 0;
@@ -23,6 +42,19 @@ int visibleGpuCount() {
   if (r.exitCode != 0)
     return 0;
   return (int)std::count(r.out.begin(), r.out.end(), '\n');
+}
+
+std::vector<std::string> workerGpus(int n) {
+  std::vector<std::string> gpus;
+  if (auto list = visibleDeviceList())
+    gpus = *list;
+  else
+    for (int k = 0, count = visibleGpuCount(); k < count; ++k)
+      gpus.push_back(std::to_string(k));
+  std::vector<std::string> out;
+  for (int k = 0; k < n; ++k)
+    out.push_back(gpus.empty() ? std::to_string(k) : gpus[k % gpus.size()]);
+  return out;
 }
 
 int workerCount(const TuneConfig &cfg) {

@@ -26,8 +26,16 @@ struct Worker {
 // GPUs this process may use: CUDA_VISIBLE_DEVICES when set, else `nvidia-smi -L`.
 int visibleGpuCount();
 
-// How many workers: $CIQ_WORKERS, else cfg.workers, else one per visible GPU; always 1 without a
-// benchmark (compile-only objectives already use every core for one build).
+// The CUDA_VISIBLE_DEVICES entry of each of n workers: the visible GPUs
+// (CUDA_VISIBLE_DEVICES' entries, else 0..count-1) in turn. More workers than
+// GPUs share them: a GPU measures one candidate at a time (its GpuLock), so
+// the other workers on it build their next candidates meanwhile. With no GPU
+// known, worker k gets "k" (a benchmark without a GPU ignores it).
+std::vector<std::string> workerGpus(int n);
+
+// How many workers: $CIQ_WORKERS, else cfg.workers (may exceed the GPUs: see
+// workerGpus), else one per visible GPU; always 1 without a benchmark
+// (compile-only objectives already use every core for one build).
 int workerCount(const TuneConfig &cfg);
 
 // Worker k >= 1: configures <run dir>/worker-<k>/build from the main build

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
 
 using namespace llvm;
 
@@ -35,7 +36,16 @@ cl::opt<std::string> Workspace("workspace",
 // build tree. The lock lives as long as the process.
 // Per-node scratch slots are named by the node; slots of a shared workspace
 // (a build tree any node may reuse) are not.
-bool takeSlot(const std::string &base, bool perNode, std::string &dir, std::string &error) {
+// The slot is made absolute: its socket path goes into CIQ_SOCKET, which the
+// compiles read from the build tree's directory, not from ours.
+bool takeSlot(const std::string &given, bool perNode, std::string &dir, std::string &error) {
+  llvm::SmallString<256> abs(given);
+  if (std::error_code ec = llvm::sys::fs::make_absolute(abs)) {
+    error = "workspace " + given + ": " + ec.message();
+    return false;
+  }
+  llvm::sys::path::remove_dots(abs, true);
+  const std::string base(abs.str());
   for (int k = 0; k < 256; ++k) {
     dir = base + "/" + (perNode ? ciq::nodeName() + "-" : "slot-") + std::to_string(k);
     llvm::sys::fs::create_directories(dir);

@@ -1,3 +1,4 @@
+#include "ForeignJson.h"
 #include "Protocol.h"
 #include "Sha256.h"
 #include "Subprocess.h"
@@ -126,4 +127,36 @@ TEST(Protocol, ReceiptRoundTrip) {
   ASSERT_TRUE(readJson(j, back, why)) << why;
   EXPECT_EQ(back.kernels.at(0).spillLoads, 12);
   EXPECT_EQ(back.candidateId, "c0001");
+}
+
+// compile_commands.json with a Latin-1 folder name: parsed, and the path
+// comes back as the file system's bytes (it was "not a JSON array").
+TEST(ForeignJson, NonUtf8PathsParseLosslessly) {
+  std::string path = "/p/lat\xe9n/k.cu";
+  std::string text = "[{\"file\": \"" + path + "\", \"n\": [\"\xff\xfe\", \"caf\xc3\xa9\"]}]";
+  nlohmann::json j = ciq::parseForeignJson(text);
+  ASSERT_TRUE(j.is_array());
+  EXPECT_EQ(j[0]["file"].get<std::string>(), path);
+  EXPECT_EQ(j[0]["n"][0].get<std::string>(), "\xff\xfe");
+  EXPECT_EQ(j[0]["n"][1].get<std::string>(), "caf\xc3\xa9"); // valid UTF-8 untouched
+  EXPECT_TRUE(ciq::parseForeignJson("[1,").is_discarded());
+}
+
+// Any bytes, also a real U+F780..U+F7FF (the escape range) and truncated
+// sequences, survive escape + unescape (fixed seed, bounded count).
+TEST(ForeignJson, EscapeRoundTripsAnyBytes) {
+  std::srand(7);
+  std::vector<std::string> cases = {"\xef\x9e\x80", "\xef\x9f\xbf\xe9", "\xe2\x82", "\xf0\x9f\x98\x80", ""};
+  for (int k = 0; k < 2000; ++k) {
+    std::string s(std::rand() % 12, '\0');
+    for (auto &c : s)
+      c = char(std::rand() % 256);
+    cases.push_back(s);
+  }
+  for (const auto &s : cases) {
+    std::string e = ciq::escapeInvalidUtf8(s);
+    EXPECT_EQ(ciq::unescapeInvalidUtf8(e), s);
+    EXPECT_TRUE(llvm::StringRef(e).find('\0') == llvm::StringRef::npos || s.find('\0') != std::string::npos);
+    EXPECT_NO_THROW((void)nlohmann::json(e).dump()) << "escaped text is valid UTF-8";
+  }
 }
