@@ -11,6 +11,7 @@
 // compile_error, as in `ciq tune`. Recording through `ciq tune` itself costs a
 // full `cmake --build` per point, which a shared 2-core machine cannot afford
 // for several hundred points; the compiles and the parsing are the same.
+#include "InvalidReason.h"
 #include "PtxasStats.h"
 #include "Search.h"
 #include "SpaceLoader.h"
@@ -60,7 +61,7 @@ public:
   Outcome compile(const Rendered &r) {
     std::string ptx, err;
     if (!frontEnd(r, ptx, err))
-      return {false, "compile_error", err, {}};
+      return {false, reason::CompileError, err, {}};
     std::vector<std::string> argv = {Ptxas, "-arch=" + Arch, "-v", "-o", "/dev/null"};
     argv.insert(argv.end(), r.ptxas.begin(), r.ptxas.end());
     argv.push_back(ptx);
@@ -68,7 +69,7 @@ public:
     o.mergeStderrIntoStdout = true;
     auto res = runSubprocess(argv, o);
     if (res.exitCode != 0)
-      return {false, "compile_error", firstLine(res.out), {}};
+      return {false, reason::CompileError, firstLine(res.out), {}};
     double spill = 0, regs = 0;
     for (const auto &k : wrapper::parsePtxasVerbose(res.out)) {
       spill += double(k.spillStores + k.spillLoads);

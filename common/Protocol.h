@@ -95,7 +95,7 @@ struct Receipt {
   std::string source;
   std::string output;
   int exitStatus = 0;
-  std::string status;               // "ok", "compile_error", "compiler_crash", "compile_timeout"
+  std::string status;               // "ok", or reason::CompileError, CompilerCrash, CompileTimeout (InvalidReason.h)
   int crashSignal = 0;              // compiler_crash: the signal that killed the compiler (or a tool nvcc ran)
   std::string crashedTool;          // compiler_crash: "ptxas", "cicc", ... as nvcc names it
   std::string reason;               // why the compiler did not run, e.g. "ACF /x.acf does not exist"

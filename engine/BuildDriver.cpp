@@ -1,4 +1,5 @@
 #include "BuildDriver.h"
+#include "EnvNames.h"
 #include "ForeignJson.h"
 #include "Paths.h"
 #include "ProcessTrack.h"
@@ -218,7 +219,7 @@ SubprocessResult BuildDriver::runStep(const std::vector<std::string> &cmd, const
   o.mergeStderrIntoStdout = true;
   o.stdoutFile = logPath;
   // A tuning run's settings never leak from the user's shell into the build.
-  o.unsetEnv = {"CIQ_LOCK"};
+  o.unsetEnv = {env::Lock};
   // The build's process group is written down while it runs, so that an
   // engine started after a kill -9 can end a build its predecessor left.
   std::string pgidFile = cfg_.runDir + "/build.pgid";

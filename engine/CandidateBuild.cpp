@@ -2,6 +2,8 @@
 #include "BuildTreeGuard.h"
 #include "Command.h"
 #include "DeviceCode.h"
+#include "EnvNames.h"
+#include "InvalidReason.h"
 #include "Lockfile.h"
 #include "Objectives.h"
 #include "Paths.h"
@@ -162,10 +164,10 @@ static bool interrupted(const SubprocessResult &r, const std::vector<Receipt> &r
 // What every compile of this engine needs to reach it: the socket, the run
 // directory and this engine's token (compiles without it are refused).
 std::map<std::string, std::string> CandidateBuilder::engineEnv() const {
-  return {{"CIQ_SOCKET", daemon_.socketPath()},
-          {"CIQ_RUN_DIR", cfg_.runDir},
-          {"CIQ_ENGINE_TOKEN", daemon_.token()},
-          {"CIQ_SOCKET_TIMEOUT", std::to_string((int)cfg_.timeouts.socketSeconds)}};
+  return {{env::Socket, daemon_.socketPath()},
+          {env::RunDir, cfg_.runDir},
+          {env::EngineToken, daemon_.token()},
+          {env::SocketTimeout, std::to_string((int)cfg_.timeouts.socketSeconds)}};
 }
 
 std::map<std::string, std::string> CandidateBuilder::buildEnv() const {
@@ -175,7 +177,7 @@ std::map<std::string, std::string> CandidateBuilder::buildEnv() const {
   if (cfg_.build.kind == "command") {
     for (const auto &kv : standinEnv(standinDir_, realPtxas_))
       env[kv.first] = kv.second;
-    env["CIQ_PTXAS"] = wrapperPath();
+    env[env::Ptxas] = wrapperPath();
   }
   return env;
 }
@@ -302,9 +304,9 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
       why = rc.reason;
     byOutput[rc.output] = &rc;
     e.kernels.insert(e.kernels.end(), rc.kernels.begin(), rc.kernels.end());
-    compileFailed = compileFailed || rc.status == "compile_error";
-    timedOut = timedOut || rc.status == "compile_timeout";
-    if (rc.status == "compiler_crash" && !crashed)
+    compileFailed = compileFailed || rc.status == reason::CompileError;
+    timedOut = timedOut || rc.status == reason::CompileTimeout;
+    if (rc.status == reason::CompilerCrash && !crashed)
       crashed = &rc;
   }
   if (crashed) {

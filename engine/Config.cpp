@@ -5,6 +5,8 @@
 #include <llvm/Support/raw_ostream.h>
 #include "CMakeCache.h"
 #include "Lockfile.h"
+#include "MetricSources.h"
+#include "Metrics.h"
 #include "Objectives.h"
 #include "Paths.h"
 #include "SpaceLoader.h"
@@ -24,21 +26,6 @@ namespace {
 // The project's source directory, from the build tree's CMakeCache.txt.
 std::string sourceDirOf(const std::string &buildDir) {
   return cacheValue(readCMakeCache(buildDir), "CMAKE_HOME_DIRECTORY", buildDir);
-}
-
-struct MetricInfo {
-  const char *unit;
-  bool compile;   // from ptxas statistics / receipts, no benchmark needed
-};
-const std::map<std::string, MetricInfo> &knownMetrics() {
-  static const std::map<std::string, MetricInfo> m = {
-      {"spill_bytes", {"bytes", true}},    {"spill_stores", {"bytes", true}},
-      {"spill_loads", {"bytes", true}},    {"registers", {"registers", true}},
-      {"stack_frame", {"bytes", true}},    {"shared_bytes", {"bytes", true}},
-      {"compile_ms", {"ms", true}},        {"device_code_bytes", {"bytes", true}},
-      {"time_ms", {"ms", false}},
-  };
-  return m;
 }
 
 Objective parseObjective(const YAML::Node &n, const YamlReader &r, const std::string &key, bool haveBenchmark) {
@@ -63,34 +50,38 @@ Objective parseObjective(const YAML::Node &n, const YamlReader &r, const std::st
         r.fail(n["reduce"], key + ".reduce", "expected sum or max");
     }
   }
-  auto it = knownMetrics().find(o.metric);
-  if (it == knownMetrics().end() && !haveBenchmark) {
-    std::string list;
-    for (const auto &kv : knownMetrics())
-      list += (list.empty() ? "" : ", ") + kv.first;
-    r.fail(n, key, "unknown metric '" + o.metric + "'; expected one of " + list +
+  const MetricInfo *known = findMetric(o.metric);
+  if (!known && !haveBenchmark)
+    r.fail(n, key, "unknown metric '" + o.metric + "'; expected one of " + metricNames() +
                        " (other names need a benchmark that prints them)");
-  }
-  if (it != knownMetrics().end() && !it->second.compile && !haveBenchmark)
+  if (known && known->from == MetricFrom::Benchmark && !haveBenchmark)
     r.fail(n, key, "metric '" + o.metric + "' needs a benchmark: add a 'benchmark:' section");
   if (o.unit.empty())
-    o.unit = it != knownMetrics().end() ? it->second.unit : "";
+    o.unit = known ? known->unit : "";
   o.loc = {r.file(), n.Mark().line + 1, key};
   return o;
 }
 
 MetricSource parseMetricSource(const YAML::Node &n, const YamlReader &r, const std::string &key) {
   MetricSource m;
-  r.onlyKeys(n, key, {"regex", "json_pointer", "nvbench_csv", "nvbench_json", "wall_time", "file",
-                      "unit", "scale", "column", "state"});
+  std::vector<std::string> keys = {"file", "unit", "scale", "column", "state"};
+  for (const auto &src : kMetricSources)
+    keys.push_back(src.name);
+  r.onlyKeys(n, key, keys);
   int kinds = 0;
-  if (n["regex"]) { m.kind = "regex"; m.pattern = r.str(n["regex"], key + ".regex"); ++kinds; }
-  if (n["json_pointer"]) { m.kind = "json_pointer"; m.pattern = r.str(n["json_pointer"], key + ".json_pointer"); ++kinds; }
-  if (n["nvbench_csv"]) { m.kind = "nvbench_csv"; m.file = r.str(n["nvbench_csv"], key + ".nvbench_csv"); ++kinds; }
-  if (n["nvbench_json"]) { m.kind = "nvbench_json"; m.file = r.str(n["nvbench_json"], key + ".nvbench_json"); ++kinds; }
-  if (n["wall_time"]) { m.kind = "wall_time"; ++kinds; }
+  for (const auto &src : kMetricSources) {
+    const YAML::Node v = n[src.name];
+    if (!v)
+      continue;
+    m.kind = src.name;
+    ++kinds;
+    if (src.value == MetricSourceValue::Pattern)
+      m.pattern = r.str(v, key + "." + src.name);
+    else if (src.value == MetricSourceValue::File)
+      m.file = r.str(v, key + "." + src.name);
+  }
   if (kinds > 1)
-    r.fail(n, key, "give one of regex, json_pointer, nvbench_csv, nvbench_json, wall_time");
+    r.fail(n, key, "give one of " + metricSourceNames());
   if (n["file"]) m.file = r.str(n["file"], key + ".file");
   if (n["unit"]) m.unit = r.str(n["unit"], key + ".unit");
   if (n["scale"]) m.scale = r.number(n["scale"], key + ".scale", -1e300, 1e300);
@@ -394,7 +385,7 @@ TuneConfig parse(const std::string &path) {
   requireComparison(c, root["space"] ? root["space"] : root["target"], r);
   // Refused here, where the line of `strategy:` is known, rather than once
   // the search has started.
-  if (c.search.strategy == "exhaustive" && c.space.size() > (double)c.search.exhaustiveLimit) {
+  if (c.search.strategy == strategies::exhaustive && c.space.size() > (double)c.search.exhaustiveLimit) {
     char size[64];
     snprintf(size, sizeof size, "%.0f", c.space.size());
     r.fail(root["search"]["strategy"], "search.strategy",

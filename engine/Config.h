@@ -34,7 +34,7 @@ struct Objective {
 
 // How a metric is read from the benchmark (runtime tuning).
 struct MetricSource {
-  std::string kind = "wall_time";  // wall_time | regex | json_pointer | nvbench_csv | nvbench_json
+  std::string kind = "wall_time";  // a name of kMetricSources (MetricSources.h)
   std::string pattern;             // regex (first capture group is the number) or JSON pointer
   std::string file;                // read from this file instead of stdout (relative to build dir)
   std::string nvbenchColumn = "GPU Time";   // NVBench: column / summary name

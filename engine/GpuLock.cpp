@@ -1,4 +1,5 @@
 #include "GpuLock.h"
+#include "EnvNames.h"
 
 #include <cctype>
 #include <cerrno>
@@ -14,7 +15,7 @@
 namespace ciq {
 
 std::string gpuLockDir() {
-  if (const char *d = getenv("CIQ_GPU_LOCK_DIR"); d && *d)
+  if (const char *d = getenv(env::GpuLockDir); d && *d)
     return d;
   llvm::SmallString<128> tmp;
   llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, tmp);

@@ -1,14 +1,13 @@
 #include "Objectives.h"
+#include "Metrics.h"
 
 #include <algorithm>
-#include <set>
 
 namespace ciq {
 
 bool isCompileMetric(const std::string &m) {
-  static const std::set<std::string> names = {"spill_bytes", "spill_stores", "spill_loads", "registers",
-                                              "stack_frame", "shared_bytes", "compile_ms", "device_code_bytes"};
-  return names.count(m) != 0;
+  const MetricInfo *info = findMetric(m);
+  return info && info->from != MetricFrom::Benchmark;
 }
 
 bool kernelSelected(const KernelStats &k, const std::vector<std::string> &filter) {
@@ -24,8 +23,8 @@ bool kernelSelected(const KernelStats &k, const std::vector<std::string> &filter
 // Whether ptxas reported what `m` needs for k. Registers and shared memory
 // come from an entry's "Used" line (a device function has none: it adds no
 // registers of its own to count); stack and spills from "Function properties".
-static bool counts(const std::string &m, const KernelStats &k, bool &unknown) {
-  bool usage = m == "registers" || m == "shared_bytes";
+static bool counts(const MetricInfo &m, const KernelStats &k, bool &unknown) {
+  bool usage = m.from == MetricFrom::PtxasUsage;
   if (usage && !k.entry)
     return false;
   if (usage ? !k.usageKnown : !k.frameKnown)
@@ -33,27 +32,16 @@ static bool counts(const std::string &m, const KernelStats &k, bool &unknown) {
   return true;
 }
 
-static double perKernel(const std::string &m, const KernelStats &k) {
-  if (m == "spill_bytes") return double(k.spillStores + k.spillLoads);
-  if (m == "spill_stores") return double(k.spillStores);
-  if (m == "spill_loads") return double(k.spillLoads);
-  if (m == "registers") return k.registers;
-  if (m == "stack_frame") return double(k.stackFrame);
-  if (m == "shared_bytes") return double(k.sharedBytes);
-  return 0;
-}
-
 std::optional<double> compileMetric(const Objective &o, const Evaluation &e, std::string &why) {
-  if (o.metric == "compile_ms") {
-    double s = 0;
-    for (const auto &ob : e.objects)
-      s += ob.wallMs;
-    return s;
+  const MetricInfo *m = findMetric(o.metric);
+  if (!m || m->from == MetricFrom::Benchmark) {
+    why = "'" + o.metric + "' is not a compile metric";
+    return std::nullopt;
   }
-  if (o.metric == "device_code_bytes") {
+  if (m->from == MetricFrom::Objects) {
     double s = 0;
     for (const auto &ob : e.objects)
-      s += ob.deviceCodeBytes;
+      s += m->perObject(ob);
     return s;
   }
   for (const auto &ob : e.objects)
@@ -65,16 +53,15 @@ std::optional<double> compileMetric(const Objective &o, const Evaluation &e, std
   double acc = 0;
   for (const auto &k : e.kernels) {
     bool unknown = false;
-    if (!kernelSelected(k, o.kernels) || !counts(o.metric, k, unknown))
+    if (!kernelSelected(k, o.kernels) || !counts(*m, k, unknown))
       continue;
     if (unknown) {
-      why = "ptxas printed no " + std::string(o.metric == "registers" || o.metric == "shared_bytes"
-                                                  ? "\"Used ... registers\""
-                                                  : "\"bytes stack frame\"") +
+      why = "ptxas printed no " +
+            std::string(m->from == MetricFrom::PtxasUsage ? "\"Used ... registers\"" : "\"bytes stack frame\"") +
             " line for " + k.name + " (" + k.arch + "), so " + o.metric + " is unknown, not 0";
       return std::nullopt;
     }
-    double v = perKernel(o.metric, k);
+    double v = m->perKernel(k);
     acc = o.reduce == "max" ? std::max(acc, v) : acc + v;
   }
   return acc;

@@ -16,11 +16,8 @@ namespace ciq {
 // name, the demangled name, or the demangled name without its parameters.
 bool kernelSelected(const KernelStats &k, const std::vector<std::string> &filter);
 
-// Compile metrics (docs/config.md): spill_bytes (spill stores + loads, bytes),
-// spill_stores, spill_loads, stack_frame (bytes), shared_bytes (bytes),
-// registers (per kernel, summed or max over kernels and architectures),
-// compile_ms (sum of the wrappers' compiler wall times, ms), device_code_bytes
-// (sum of the objects' .nv_fatbin sizes, bytes).
+// A compile metric of engine/Metrics.h (docs/config.md, "Metrics"), per
+// kernel summed or max over kernels and architectures, or summed over objects.
 // Device functions count in spill and stack metrics. A statistic ptxas did
 // not report (ptxas did not run at compile time, a missing line) is unknown:
 // nullopt with `why`, never 0.

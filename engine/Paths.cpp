@@ -1,4 +1,5 @@
 #include "Paths.h"
+#include "EnvNames.h"
 
 #include <cstdlib>
 #include <llvm/Support/FileSystem.h>
@@ -15,7 +16,7 @@ std::string executablePath() {
 std::string binDir() { return llvm::sys::path::parent_path(executablePath()).str(); }
 
 std::string shareDir() {
-  if (const char *env = getenv("CIQ_SHARE_DIR"); env && *env)
+  if (const char *env = getenv(env::ShareDir); env && *env)
     return env;
   llvm::SmallString<256> p(llvm::sys::path::parent_path(binDir()));
   llvm::sys::path::append(p, "share", "ciq");

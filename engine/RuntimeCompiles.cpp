@@ -1,6 +1,7 @@
 #include "RuntimeCompiles.h"
 #include "CMakeCache.h"
 #include "DeviceCode.h"
+#include "EnvNames.h"
 #include "FindExecutable.h"
 #include "Paths.h"
 
@@ -31,7 +32,7 @@ bool makeStandinDir(const std::string &dir, std::string &error) {
 }
 
 std::string realPtxasFor(const TuneConfig &cfg) {
-  if (const char *v = getenv("CIQ_REAL_PTXAS"); v && *v)
+  if (const char *v = getenv(env::RealPtxas); v && *v)
     return v;
   if (cfg.build.kind == "cmake") {
     std::string nvcc = cacheValue(readCMakeCache(cfg.buildDir), "CMAKE_CUDA_COMPILER");
@@ -50,7 +51,7 @@ std::map<std::string, std::string> standinEnv(const std::string &standinDir, con
   const char *path = getenv("PATH");
   env["PATH"] = standinDir + (path && *path ? ":" + std::string(path) : "");
   if (!realPtxas.empty())
-    env["CIQ_REAL_PTXAS"] = realPtxas;
+    env[env::RealPtxas] = realPtxas;
   return env;
 }
 

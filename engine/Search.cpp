@@ -186,7 +186,7 @@ using PointSet = std::set<Point>;
 class RandomStrategy : public Strategy {
 public:
   RandomStrategy(const SearchConfig &c, const SearchSpace &s) : cfg_(c), space_(s) {}
-  std::string name() const override { return "random"; }
+  std::string name() const override { return strategies::random; }
   std::vector<Point> pool(int generation, const std::vector<ScoredPoint> &history) override {
     SearchRng rng(cfg_.seed, generation);
     PointSet taken = seenPoints(history);
@@ -203,7 +203,7 @@ private:
 class ExhaustiveStrategy : public Strategy {
 public:
   ExhaustiveStrategy(const SearchConfig &c, const SearchSpace &s) : cfg_(c), space_(s) {}
-  std::string name() const override { return "exhaustive"; }
+  std::string name() const override { return strategies::exhaustive; }
   std::vector<Point> pool(int generation, const std::vector<ScoredPoint> &history) override {
     PointSet taken = seenPoints(history);
     std::vector<Point> pool;
@@ -223,7 +223,7 @@ private:
 class GeneticStrategy : public Strategy {
 public:
   GeneticStrategy(const SearchConfig &c, const SearchSpace &s, bool pareto) : cfg_(c), space_(s), pareto_(pareto) {}
-  std::string name() const override { return "genetic"; }
+  std::string name() const override { return strategies::genetic; }
 
   std::vector<Point> pool(int generation, const std::vector<ScoredPoint> &history) override {
     SearchRng rng(cfg_.seed, generation);
@@ -280,9 +280,9 @@ private:
 } // namespace
 
 std::unique_ptr<Strategy> makeStrategy(const SearchConfig &cfg, const SearchSpace &space, bool pareto) {
-  if (cfg.strategy == "random")
+  if (cfg.strategy == strategies::random)
     return std::make_unique<RandomStrategy>(cfg, space);
-  if (cfg.strategy == "exhaustive") {
+  if (cfg.strategy == strategies::exhaustive) {
     double n = space.size();
     if (n > (double)cfg.exhaustiveLimit) {
       char buf[64];
@@ -293,9 +293,9 @@ std::unique_ptr<Strategy> makeStrategy(const SearchConfig &cfg, const SearchSpac
     }
     return std::make_unique<ExhaustiveStrategy>(cfg, space);
   }
-  if (cfg.strategy == "genetic")
+  if (cfg.strategy == strategies::genetic)
     return std::make_unique<GeneticStrategy>(cfg, space, pareto);
-  if (cfg.strategy == "tpe")
+  if (cfg.strategy == strategies::tpe)
     return makeTpeStrategy(cfg, space, pareto);
   // A name in Strategies.def without a class here, or one that bypassed the
   // config reader: never silently another strategy.

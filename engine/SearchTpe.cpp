@@ -21,6 +21,7 @@
 // Like every strategy it is a pure function of (seed, generation, history):
 // the same seed gives the same search, and a resumed search the same pools.
 #include "SearchTpe.h"
+#include "StrategyTable.h"
 
 #include <algorithm>
 #include <cmath>
@@ -215,7 +216,7 @@ public:
     for (const auto &ctl : space_.controls)
       ordinal_.push_back(ordered(ctl));
   }
-  std::string name() const override { return "tpe"; }
+  std::string name() const override { return strategies::tpe; }
 
   std::vector<Point> pool(int generation, const std::vector<ScoredPoint> &history) override {
     SearchRng rng(cfg_.seed, generation, 0x747065);

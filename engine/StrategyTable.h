@@ -16,6 +16,14 @@ inline constexpr StrategyInfo kStrategies[] = {
 #undef CIQ_STRATEGY
 };
 
+// The names as constants (strategies::tpe, strategies::exhaustive, ...), so no
+// other file spells one.
+namespace strategies {
+#define CIQ_STRATEGY(n, d) inline constexpr const char *n = #n;
+#include "Strategies.def"
+#undef CIQ_STRATEGY
+} // namespace strategies
+
 // The first line of the table.
 inline constexpr const char *kDefaultStrategy = kStrategies[0].name;
 

@@ -135,7 +135,7 @@ private:
   // Where search.generations ends the search before the budget is spent.
   std::string generationsCap() const {
     int most = 1 + cfg_.search.poolSize * cfg_.search.generations;
-    if (most >= budget_ || cfg_.search.strategy == "exhaustive")
+    if (most >= budget_ || cfg_.search.strategy == strategies::exhaustive)
       return "";
     return " (search.generations " + std::to_string(cfg_.search.generations) + " x pool_size " +
            std::to_string(cfg_.search.poolSize) + " ends it after at most " + std::to_string(most) + ")";

@@ -1,5 +1,6 @@
 #include "Workers.h"
 #include "CMakeCache.h"
+#include "EnvNames.h"
 #include "Subprocess.h"
 
 #include <algorithm>
@@ -61,7 +62,7 @@ int workerCount(const TuneConfig &cfg) {
   // compiles at run time is evaluated by one worker.
   if (!cfg.benchmark.enabled || cfg.build.kind != "cmake")
     return 1;
-  if (const char *v = getenv("CIQ_WORKERS"); v && atoi(v) > 0)
+  if (const char *v = getenv(env::Workers); v && atoi(v) > 0)
     return atoi(v);
   if (cfg.workers > 0)
     return cfg.workers;

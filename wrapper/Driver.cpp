@@ -7,7 +7,9 @@
 #include "CommandLine.h"
 #include "DeviceCode.h"
 #include "EngineClient.h"
+#include "EnvNames.h"
 #include "Inject.h"
+#include "InvalidReason.h"
 #include "LockMode.h"
 #include "CompilerCrash.h"
 #include "NarrowArch.h"
@@ -70,7 +72,7 @@ std::string absolute(const std::string &p, const std::string &cwd) {
 // The file the user ran (the front, ciq-ptxas or a link/copy of it), which a
 // stand-in must never find as "the real compiler".
 std::string selfExe() {
-  if (const char *front = std::getenv("CIQ_FRONT_EXE"); front && *front)
+  if (const char *front = std::getenv(env::FrontExe); front && *front)
     return front;
   char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
@@ -114,7 +116,7 @@ bool isCompilerCache(const std::string &name) {
 
 // Stand-ins: the real compiler comes from CIQ_REAL_<TOOL> or PATH minus this file.
 std::optional<std::string> findReal(const std::string &tool, std::string &error) {
-  std::string var = tool == "ptxas" ? "CIQ_REAL_PTXAS" : "CIQ_REAL_NVCC";
+  std::string var = tool == "ptxas" ? env::RealPtxas : env::RealNvcc;
   std::string self = selfExe();
   std::string wanted = getEnv(var.c_str());
   auto found = findExecutable(wanted.empty() ? tool : wanted, self);
@@ -137,12 +139,12 @@ std::optional<std::string> findReal(const std::string &tool, std::string &error)
 // Stand-ins mark the environment so a real compiler that turns out to be
 // another copy of ciq-ptxas is caught instead of recursing forever.
 bool enterStandin(const std::string &tool, std::string &error) {
-  std::string var = tool == "ptxas" ? "CIQ_STANDIN_PTXAS_DEPTH" : "CIQ_STANDIN_NVCC_DEPTH";
+  std::string var = tool == "ptxas" ? env::StandinPtxasDepth : env::StandinNvccDepth;
   int depth = std::atoi(getEnv(var.c_str()).c_str());
   if (depth >= 1) {
     error = "the " + tool + " stand-in called itself again (through PATH or " +
-            (tool == "ptxas" ? "CIQ_REAL_PTXAS" : "CIQ_REAL_NVCC") + "); set " +
-            (tool == "ptxas" ? "CIQ_REAL_PTXAS" : "CIQ_REAL_NVCC") + " to the real " + tool;
+            (tool == "ptxas" ? env::RealPtxas : env::RealNvcc) + "); set " +
+            (tool == "ptxas" ? env::RealPtxas : env::RealNvcc) + " to the real " + tool;
     return false;
   }
   setenv(var.c_str(), std::to_string(depth + 1).c_str(), 1);
@@ -254,7 +256,7 @@ int execArgv(const std::vector<std::string> &argv) {
 double compileTimeout(const CandidateMessage &c) {
   if (c.compileTimeoutSeconds > 0)
     return c.compileTimeoutSeconds;
-  return std::strtod(getEnv("CIQ_COMPILE_TIMEOUT").c_str(), nullptr);
+  return std::strtod(getEnv(env::CompileTimeout).c_str(), nullptr);
 }
 
 // The default output names nvcc and ptxas use when there is no -o.
@@ -319,7 +321,7 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, const 
   o.captureStderr = true;
   o.inheritStdin = true;
   o.timeoutSeconds = timeout;
-  o.setEnv["CIQ_WRAPPED"] = "1";
+  o.setEnv[env::Wrapped] = "1";
   Outcome out;
   out.run = runSubprocess(inj.argv, o);
   out.timedOut = out.run.timedOut;
@@ -343,7 +345,7 @@ void note(const std::string &msg) {
 void fillReusedReceipt(const ReuseResult &rr, const Injection &inj, Receipt &rc) {
   writeAll(2, inj.addedVerbose ? stripPtxasVerbose(rr.err) : rr.err);
   rc.exitStatus = rr.exitCode;
-  rc.status = rr.timedOut ? "compile_timeout" : rr.exitCode == 0 ? "ok" : "compile_error";
+  rc.status = rr.timedOut ? reason::CompileTimeout : rr.exitCode == 0 ? "ok" : reason::CompileError;
   rc.wallMs = rr.wallMs;
   rc.ptxasRan = true;
   // The same statistics as a full compile, the register cap's overrides
@@ -487,10 +489,10 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
   req.argv = inv.prefix;
   req.argv.insert(req.argv.end(), inv.args.begin(), inv.args.end());
   req.pid = getpid();
-  req.engineToken = getEnv("CIQ_ENGINE_TOKEN");
+  req.engineToken = getEnv(env::EngineToken);
   // Written before the engine is even asked: if it was killed, its successor
   // ends this process (and the compiler it starts) before building anything.
-  CompileRegistration registration(getEnv("CIQ_RUN_DIR"));
+  CompileRegistration registration(getEnv(env::RunDir));
   EngineClient engine(socket, socketTimeoutFromEnv());
   auto cand = engine.requestCandidate(req);
   if (!cand && engine.compileUnchanged()) {
@@ -541,12 +543,12 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
   if (prep.versionQuery) {
     status = versionWithCandidate(inv, *cand);
     rc.exitStatus = status;
-    rc.status = status == 0 ? "ok" : "compile_error";
+    rc.status = status == 0 ? "ok" : reason::CompileError;
     rc.finalArgv = req.argv;
   } else if (std::string bad = stageAcfs(*cand, "candidate " + cand->candidateId); !bad.empty()) {
     // Checked before launch: ptxas would only say it cannot open the file.
     rc.exitStatus = 1;
-    rc.status = "compile_error";
+    rc.status = reason::CompileError;
     rc.reason = bad;
     rc.finalArgv = req.argv;
     engine.sendReceipt(rc);
@@ -560,7 +562,7 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     // front end; the first full compile keeps it.
     std::optional<PtxReuse> reuse;
     if (inv.kind == "nvcc")
-      reuse.emplace(ReuseContext{prep.nvccPath, cwd, getEnv("CIQ_RUN_DIR"), prep.output,
+      reuse.emplace(ReuseContext{prep.nvccPath, cwd, getEnv(env::RunDir), prep.output,
                                  cand->stripArgs.empty() ? inv.args : stripped.args, &reuseCmd, limit});
     std::vector<std::string> candArgs(inj.argv.begin() + inv.prefix.size(), inj.argv.end());
     if (reuse) {
@@ -594,10 +596,10 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
       }
     rc.exitStatus = out.run.exitCode;
     CompilerCrash crash = detectCompilerCrash(out.run, baseName(inv.compilerPath));
-    rc.status = out.timedOut           ? "compile_timeout"
-                : crash.signal != 0    ? "compiler_crash"
+    rc.status = out.timedOut             ? reason::CompileTimeout
+                : crash.signal != 0     ? reason::CompilerCrash
                 : out.run.exitCode == 0 ? "ok"
-                                        : "compile_error";
+                                        : reason::CompileError;
     rc.crashSignal = crash.signal;
     rc.crashedTool = crash.tool;
     rc.wallMs = out.run.wallMs;
@@ -710,12 +712,12 @@ int runWrapper(int argc, char **argv) {
       return fail("lock policy '" + inv.lockPolicy + "' is not one of error, warn (--lock-policy)", 2);
   }
   // Inside a command ciq-ptxas already injected (a stand-in reached through a launcher): pass through.
-  bool wrapped = getEnv("CIQ_WRAPPED") == "1" && inv.mode != "launcher";
-  std::string socket = getEnv("CIQ_SOCKET");
+  bool wrapped = getEnv(env::Wrapped) == "1" && inv.mode != "launcher";
+  std::string socket = getEnv(env::Socket);
   if (inv.lockPath.empty())
-    inv.lockPath = getEnv("CIQ_LOCK");
-  if (getEnv("CIQ_LOCK_POLICY").size() && inv.lockPolicy == "error")
-    inv.lockPolicy = getEnv("CIQ_LOCK_POLICY");
+    inv.lockPath = getEnv(env::Lock);
+  if (getEnv(env::LockPolicy).size() && inv.lockPolicy == "error")
+    inv.lockPolicy = getEnv(env::LockPolicy);
   auto passThrough = [&] {
     auto a = inv.prefix;
     a.insert(a.end(), inv.args.begin(), inv.args.end());

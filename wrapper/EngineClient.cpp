@@ -1,4 +1,5 @@
 #include "EngineClient.h"
+#include "EnvNames.h"
 
 #include <cerrno>
 #include <cstdlib>
@@ -9,7 +10,7 @@
 namespace ciq::wrapper {
 
 double socketTimeoutFromEnv() {
-  const char *v = std::getenv("CIQ_SOCKET_TIMEOUT");
+  const char *v = std::getenv(env::SocketTimeout);
   if (!v || !*v)
     return 20;
   char *end = nullptr;

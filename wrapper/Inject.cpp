@@ -55,22 +55,12 @@ void dropDefines(std::vector<Arg *> flat, const CandidateMessage &c, Injection &
   }
 }
 
-// nvcc options that accumulate (lists); a candidate adding one never conflicts.
-bool accumulates(const std::string &name) {
-  static const std::set<std::string> kList = {
-      "define-macro", "undefine-macro", "include-path", "system-include", "library",
-      "library-path", "pre-include", "compiler-options", "linker-options", "ptxas-options",
-      "nvlink-options", "archive-options", "generate-code", "options-file", "diag-error",
-      "diag-suppress", "diag-warn", "Xcudafe", "Xfatbin", "Xcicc"};
-  return kList.count(name) != 0;
-}
-
 void dropNvccOptions(std::vector<Arg *> flat, const CandidateMessage &c, bool nvccAcf,
                      bool ptxasMaxrreg, Injection &inj) {
   std::set<std::string> names;
   for (const auto &o : c.nvccOptions) {
     auto p = parseNvccOption(o, nullptr);
-    if (!accumulates(p.name))
+    if (!p.accumulates)
       names.insert(p.name);
   }
   if (nvccAcf)

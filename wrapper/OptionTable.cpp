@@ -59,22 +59,25 @@ const OptionSpec kPtxas[] = {
 
 // nvcc 13.0 (`nvcc --help`): every option that takes a value, plus the flags
 // whose meaning the wrapper needs (phases, verbosity, the ptxas-facing ones).
+// kList marks the options that accumulate (lists: -D, -I, -Xptxas, ...): a
+// candidate adding one never conflicts with the build's own.
+constexpr bool kList = true;
 const OptionSpec kNvcc[] = {
     {"Ofast-compile", "Ofc", true, false},
     {"Werror", "Werror", true, false},
-    {"archive-options", "Xarchive", true, false},
+    {"archive-options", "Xarchive", true, false, kList},
     {"archiver-binary", "arbin", true, false},
     {"brief-diagnostics", "brief-diag", true, false},
     {"compile", "c", false, false},
     {"compiler-bindir", "ccbin", true, false},
-    {"compiler-options", "Xcompiler", true, false},
+    {"compiler-options", "Xcompiler", true, false, kList},
     {"compress-mode", "compress-mode", true, false},
     {"cubin", "cubin", false, false},
     {"cuda", "cuda", false, false},
     {"cudadevrt", "cudadevrt", true, false},
     {"cudart", "cudart", true, false},
     {"default-stream", "default-stream", true, false},
-    {"define-macro", "D", true, true},
+    {"define-macro", "D", true, true, kList},
     {"dependency-drive-prefix", "ddp", true, false},
     {"dependency-output", "MF", true, false},
     {"dependency-target-name", "MT", true, false},
@@ -82,9 +85,9 @@ const OptionSpec kNvcc[] = {
     {"device-link", "dlink", false, false},
     {"device-stack-protector", "device-stack-protector", true, false},
     {"device-w", "dw", false, false},
-    {"diag-error", "diag-error", true, false},
-    {"diag-suppress", "diag-suppress", true, false},
-    {"diag-warn", "diag-warn", true, false},
+    {"diag-error", "diag-error", true, false, kList},
+    {"diag-suppress", "diag-suppress", true, false, kList},
+    {"diag-warn", "diag-warn", true, false, kList},
     {"dlink-time-opt", "dlto", false, false},
     {"dopt", "dopt", true, false},
     {"drive-prefix", "dp", true, false},
@@ -97,7 +100,7 @@ const OptionSpec kNvcc[] = {
     {"ftemplate-backtrace-limit", "ftemplate-backtrace-limit", true, false},
     {"ftemplate-depth", "ftemplate-depth", true, false},
     {"ftz", "ftz", true, false},
-    {"generate-code", "gencode", true, false},
+    {"generate-code", "gencode", true, false, kList},
     {"generate-dependencies", "M", false, false},
     {"generate-dependencies-with-compile", "MD", false, false},
     {"generate-nonsystem-dependencies", "MM", false, false},
@@ -106,32 +109,32 @@ const OptionSpec kNvcc[] = {
     {"gpu-code", "code", true, false},
     {"help", "h", false, false},
     {"host-linker-script", "hls", true, false},
-    {"include-path", "I", true, true},
+    {"include-path", "I", true, true, kList},
     {"input-drive-prefix", "idp", true, false},
     {"jump-table-density", "jtd", true, false},
     {"keep-dir", "keep-dir", true, false},
     {"lib", "lib", false, false},
     {"libdevice-directory", "ldir", true, false},
-    {"library", "l", true, true},
-    {"library-path", "L", true, true},
+    {"library", "l", true, true, kList},
+    {"library-path", "L", true, true, kList},
     {"link", "link", false, false},
-    {"linker-options", "Xlinker", true, false},
+    {"linker-options", "Xlinker", true, false, kList},
     {"ltoir", "ltoir", false, false},
     {"machine", "m", true, false},
     {"maxrregcount", "maxrregcount", true, false},
-    {"nvlink-options", "Xnvlink", true, false},
+    {"nvlink-options", "Xnvlink", true, false, kList},
     {"optimization-info", "opt-info", true, false},
     {"optimize", "O", true, true},
     {"optix-ir", "optix-ir", false, false},
-    {"options-file", "optf", true, false},
+    {"options-file", "optf", true, false, kList},
     {"output-directory", "odir", true, false},
     {"output-file", "o", true, false},
-    {"pre-include", "include", true, false},
+    {"pre-include", "include", true, false, kList},
     {"prec-div", "prec-div", true, false},
     {"prec-sqrt", "prec-sqrt", true, false},
     {"preprocess", "E", false, false},
     {"ptx", "ptx", false, false},
-    {"ptxas-options", "Xptxas", true, false},
+    {"ptxas-options", "Xptxas", true, false, kList},
     {"relocatable-device-code", "rdc", true, false},
     {"resource-usage", "res-usage", false, false},
     {"run", "run", false, false},
@@ -141,17 +144,17 @@ const OptionSpec kNvcc[] = {
     {"split-compile-extended", "split-compile-extended", true, false},
     {"static-global-template-stub", "static-global-template-stub", true, false},
     {"std", "std", true, false},
-    {"system-include", "isystem", true, false},
+    {"system-include", "isystem", true, false, kList},
     {"target-directory", "target-dir", true, false},
     {"threads", "t", true, false},
     {"time", "time", true, false},
-    {"undefine-macro", "U", true, true},
+    {"undefine-macro", "U", true, true, kList},
     {"verbose", "v", false, false},
     {"version", "V", false, false},
     {"x", "x", true, false},
-    {"Xcudafe", "Xcudafe", true, false},
-    {"Xfatbin", "Xfatbin", true, false},
-    {"Xcicc", "Xcicc", true, false},
+    {"Xcudafe", "Xcudafe", true, false, kList},
+    {"Xfatbin", "Xfatbin", true, false, kList},
+    {"Xcicc", "Xcicc", true, false, kList},
     {"device-entity-has-hidden-visibility", "device-entity-has-hidden-visibility", true, false},
 };
 
@@ -186,6 +189,7 @@ ParsedOption parse(const OptionSpec (&table)[N], const std::string &arg, const s
   if (const OptionSpec *o = find(table, name)) {
     p.name = o->longName;
     p.known = true;
+    p.accumulates = o->accumulates;
     if (eq != std::string::npos) {
       p.value = body.substr(eq + 1);
       p.hasValue = true;
@@ -200,6 +204,7 @@ ParsedOption parse(const OptionSpec (&table)[N], const std::string &arg, const s
     if (const OptionSpec *o = findAttached(table, body)) {
       p.name = o->longName;
       p.known = true;
+      p.accumulates = o->accumulates;
       p.value = body.substr(std::string_view(o->shortName).size());
       p.hasValue = true;
       return p;

@@ -1,6 +1,7 @@
 #include "PtxReuse.h"
 
 #include "DeviceCode.h"
+#include "EnvNames.h"
 #include "FindExecutable.h"
 #include "Subprocess.h"
 
@@ -39,7 +40,7 @@ std::string baseOf(const std::string &p) {
 }
 
 bool disabled() {
-  const char *v = std::getenv("CIQ_PTX_REUSE");
+  const char *v = std::getenv(env::PtxReuse);
   return v && (std::string(v) == "0" || std::string(v) == "off");
 }
 
@@ -117,7 +118,7 @@ ToolRun runTool(std::vector<std::string> argv, double timeout) {
 // llvm-objcopy 14 breaks the symbols of an updated section (they get
 // SHN_XINDEX without an SHT_SYMTAB_SHNDX table, and ld refuses the object).
 std::optional<std::string> findObjcopy() {
-  for (const char *var : {"CIQ_OBJCOPY", "CIQ_LLVM_OBJCOPY"})
+  for (const char *var : {env::Objcopy, env::LlvmObjcopy})
     if (const char *v = std::getenv(var); v && *v)
       return findExecutable(v);
   for (const char *name : {"objcopy", "llvm-objcopy-14", "llvm-objcopy"})

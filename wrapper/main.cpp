@@ -3,6 +3,7 @@
 // This file links nothing but libc and the PATH search: the driver
 // (ciq-ptxas-driver, a larger program to start) is exec'd only when there is work
 // for it, and it also owns every error message but "cannot run".
+#include "EnvNames.h"
 #include "FindExecutable.h"
 
 #include <cerrno>
@@ -32,10 +33,10 @@ bool isSet(const char *var) {
 // Nothing to apply: no tuning run (CIQ_SOCKET) and no lock (CIQ_LOCK), or a
 // stand-in inside a command ciq-ptxas already rendered (CIQ_WRAPPED).
 bool nothingToApply(bool standin) {
-  const char *wrapped = std::getenv("CIQ_WRAPPED");
+  const char *wrapped = std::getenv(ciq::env::Wrapped);
   if (standin && wrapped && !std::strcmp(wrapped, "1"))
     return true;
-  return !isSet("CIQ_SOCKET") && !isSet("CIQ_LOCK");
+  return !isSet(ciq::env::Socket) && !isSet(ciq::env::Lock);
 }
 
 std::string selfExe() {
@@ -66,11 +67,11 @@ void standinPassThrough(const char *tool, char **argv, const std::string &self) 
   if (!nothingToApply(true))
     return;
   bool ptxas = !std::strcmp(tool, "ptxas");
-  const char *depthVar = ptxas ? "CIQ_STANDIN_PTXAS_DEPTH" : "CIQ_STANDIN_NVCC_DEPTH";
+  const char *depthVar = ptxas ? ciq::env::StandinPtxasDepth : ciq::env::StandinNvccDepth;
   const char *depth = std::getenv(depthVar);
   if (depth && std::atoi(depth) >= 1)
     return;
-  const char *wanted = std::getenv(ptxas ? "CIQ_REAL_PTXAS" : "CIQ_REAL_NVCC");
+  const char *wanted = std::getenv(ptxas ? ciq::env::RealPtxas : ciq::env::RealNvcc);
   auto real = ciq::findExecutable(wanted && *wanted ? wanted : tool, self);
   if (!real || ciq::isCiqPtxas(*real))
     return;
@@ -95,7 +96,7 @@ int main(int argc, char **argv) {
   // The driver sits beside the real front (a stand-in may be a link or a copy elsewhere).
   if (self.empty())
     self = selfExe();
-  setenv("CIQ_FRONT_EXE", self.c_str(), 1);
+  setenv(ciq::env::FrontExe, self.c_str(), 1);
   std::string beside = self.substr(0, self.rfind('/') + 1) + "ciq-ptxas-driver";
   std::string driver = access(beside.c_str(), X_OK) == 0 ? beside : CIQ_DRIVER_FALLBACK;
   execv(driver.c_str(), argv); // argv[0] unchanged: the entry mode is its name

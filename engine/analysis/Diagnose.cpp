@@ -162,7 +162,7 @@ std::optional<Finding> checkCompilerCrash(const RunData &run) {
     return std::nullopt;
   const InvalidReason *r = findInvalidReason(reason::CompilerCrash);
   Finding f;
-  f.kind = "compiler_crash";
+  f.kind = reason::CompilerCrash;
   f.title = std::to_string(crashed.size()) + " candidate(s) INVALID because the compiler was killed by a signal";
   f.threshold = "any INVALID compiler_crash";
   f.cause = std::string("a compiler fault (or the machine: out of memory), not the control values: ") + r->cause;

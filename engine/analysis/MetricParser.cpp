@@ -1,6 +1,7 @@
 #include "MetricParser.h"
 
 #include "CsvTable.h"
+#include "MetricSources.h"
 
 #include <cctype>
 #include <cmath>
@@ -411,7 +412,12 @@ std::string metricFilePath(const MetricSource &src, const std::string &workingDi
 std::optional<double> parseMetric(const MetricSource &src, const std::string &stdoutText,
                                   const std::string &workingDir, std::string &error) {
   std::string text = stdoutText, where = "benchmark's stdout";
-  if (src.kind == "wall_time") {
+  const MetricSourceInfo *info = findMetricSource(src.kind);
+  if (!info) {
+    error = "benchmark.metric kind '" + src.kind + "' is unknown; use " + metricSourceNames(" or ");
+    return std::nullopt;
+  }
+  if (info->id == MetricSourceId::WallTime) {
     error = "benchmark.metric wall_time is measured by the engine, not parsed from output";
     return std::nullopt;
   }
@@ -426,16 +432,18 @@ std::optional<double> parseMetric(const MetricSource &src, const std::string &st
     text = (*buf)->getBuffer().str();
     where = "file " + std::string(path);
   }
-  if (src.kind == "regex")
+  switch (info->id) {
+  case MetricSourceId::Regex:
     return parseRegex(src, text, where, error);
-  if (src.kind == "json_pointer")
+  case MetricSourceId::JsonPointer:
     return parseJsonPointer(src, text, where, error);
-  if (src.kind == "nvbench_json")
+  case MetricSourceId::NvbenchJson:
     return parseNvbenchJson(src, text, where, error);
-  if (src.kind == "nvbench_csv")
+  case MetricSourceId::NvbenchCsv:
     return parseNvbenchCsv(src, text, where, error);
-  error = "benchmark.metric kind '" + src.kind +
-          "' is unknown; use regex, json_pointer, nvbench_csv, nvbench_json or wall_time";
+  case MetricSourceId::WallTime:
+    break; // answered above
+  }
   return std::nullopt;
 }
 

@@ -1,6 +1,7 @@
 #include "BoosterPacks.h"
 
 #include "AssetCache.h"
+#include "EnvNames.h"
 #include "Paths.h"
 #include "Releases.h"
 #include "Sha256.h"
@@ -18,12 +19,12 @@ static const char *kSums = "SHA256SUMS.txt";
 
 BoosterSettings BoosterSettings::fromEnv() {
   BoosterSettings s;
-  if (const char *v = getenv("CIQ_BOOSTER_PACKS_REPO"); v && *v)
+  if (const char *v = getenv(env::BoosterPacksRepo); v && *v)
     s.repo = v;
-  if (const char *v = getenv("CIQ_BP_TAG_PREFIX"); v)
+  if (const char *v = getenv(env::BpTagPrefix); v)
     s.tagPrefix = v;
   s.latestTtlDays = latestTagTtlDays();
-  if (const char *v = getenv("CIQ_BOOSTER_PACKS_DIR"); v && *v)
+  if (const char *v = getenv(env::BoosterPacksDir); v && *v)
     s.mirrorDir = v;
   return s;
 }

@@ -1,4 +1,5 @@
 #include "Http.h"
+#include "EnvNames.h"
 
 #include <cerrno>
 #include <chrono>
@@ -22,11 +23,11 @@ static long envLong(const char *name, long fallback) {
 
 HttpSettings HttpSettings::fromEnv() {
   HttpSettings s;
-  s.connectTimeoutS = envLong("CIQ_HTTP_CONNECT_TIMEOUT_S", s.connectTimeoutS);
-  s.totalTimeoutS = envLong("CIQ_HTTP_TIMEOUT_S", s.totalTimeoutS);
-  s.stallTimeoutS = envLong("CIQ_HTTP_STALL_TIMEOUT_S", s.stallTimeoutS);
-  s.retries = (int)envLong("CIQ_HTTP_RETRIES", s.retries);
-  s.backoffMs = envLong("CIQ_HTTP_BACKOFF_MS", s.backoffMs);
+  s.connectTimeoutS = envLong(env::HttpConnectTimeoutS, s.connectTimeoutS);
+  s.totalTimeoutS = envLong(env::HttpTimeoutS, s.totalTimeoutS);
+  s.stallTimeoutS = envLong(env::HttpStallTimeoutS, s.stallTimeoutS);
+  s.retries = (int)envLong(env::HttpRetries, s.retries);
+  s.backoffMs = envLong(env::HttpBackoffMs, s.backoffMs);
   if (const char *t = getenv("GITHUB_TOKEN"); t && *t)
     s.token = t;
   return s;

@@ -1,6 +1,7 @@
 #include "Releases.h"
 
 #include "AssetCache.h"
+#include "EnvNames.h"
 #include "JsonRead.h"
 #include "Paths.h"
 
@@ -24,7 +25,7 @@ ReleaseRepo::ReleaseRepo(std::string repo, HttpSettings http)
 
 std::string ReleaseRepo::apiBase() const {
   std::string base = "https://api.github.com";
-  if (const char *env = getenv("CIQ_GITHUB_API_URL"); env && *env)
+  if (const char *env = getenv(env::GithubApiUrl); env && *env)
     base = env;
   while (!base.empty() && base.back() == '/')
     base.pop_back();
@@ -145,7 +146,7 @@ std::optional<Release> ReleaseRepo::latestWithPrefix(const std::string &prefix,
 static std::string tagCachePath() { return cacheDir() + "/latest-tags.json"; }
 
 double latestTagTtlDays() {
-  if (const char *v = getenv("CIQ_SS_LATEST_TTL_DAYS"); v && *v)
+  if (const char *v = getenv(env::SsLatestTtlDays); v && *v)
     return atof(v);
   return 7;
 }

@@ -1,6 +1,7 @@
 #include "SpaceResolver.h"
 
 #include "AssetCache.h"
+#include "EnvNames.h"
 #include "Paths.h"
 #include "Releases.h"
 #include "Sha256.h"
@@ -16,14 +17,14 @@ namespace ciq {
 
 SpaceSettings SpaceSettings::fromEnv() {
   SpaceSettings s;
-  if (const char *v = getenv("CIQ_SEARCH_SPACES_REPO"); v && *v)
+  if (const char *v = getenv(env::SearchSpacesRepo); v && *v)
     s.repo = v;
-  if (const char *v = getenv("CIQ_SS_TAG_PREFIX"); v)
+  if (const char *v = getenv(env::SsTagPrefix); v)
     s.tagPrefix = v;
   s.latestTtlDays = latestTagTtlDays();
-  if (const char *v = getenv("CIQ_SEARCH_SPACES_DIR"); v && *v)
+  if (const char *v = getenv(env::SearchSpacesDir); v && *v)
     s.mirrorDir = v;
-  if (const char *v = getenv("CIQ_OFFLINE"); v && *v && std::string(v) != "0")
+  if (const char *v = getenv(env::Offline); v && *v && std::string(v) != "0")
     s.offline = true;
   return s;
 }

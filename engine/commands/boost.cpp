@@ -198,7 +198,7 @@ int tryPack() {
     return reportError(error);
 
   cfg->space = packSpace(*loaded, *pack, *x);
-  cfg->search.strategy = "exhaustive";
+  cfg->search.strategy = ciq::strategies::exhaustive;
   cfg->search.exitOnFailure = false;   // every ACF gets its row, even if all fail
   cfg->runDir += "/boost-" + pack->packId;   // never mixes with the user's own search
   TuneOptions opts;

@@ -1,11 +1,14 @@
-// `ciq lock show|verify|acfs|env`: read a lockfile, prove a build matches it, or apply it to run-time compiles.
+// `ciq lock show|verify|acfs|env|render`: read a lockfile, prove a build matches it, apply it to run-time
+// compiles, or check and render it for ciq_apply_lock() (docs/lockfile.md).
 #include "AcfStaging.h"
 #include "BuildDriver.h"
 #include "Command.h"
 #include "CompilerVersion.h"
 #include "Config.h"
 #include "DeviceCode.h"
+#include "EnvNames.h"
 #include "LockWriter.h"
+#include "LockApply.h"
 #include "Lockfile.h"
 #include "Paths.h"
 #include "RuntimeCompiles.h"
@@ -24,11 +27,24 @@ namespace {
 cl::SubCommand LockCmd("lock", "Show a lockfile (show [ciq.lock]), verify that a build produces its device code "
                                "(verify [ciq.lock] --build-dir DIR [--target T] | --object FILE...), print the "
                                "paths its ACFs reach the compiler by (acfs [ciq.lock]), or print the variables that "
-                               "apply it to run-time compiles (env [ciq.lock]: eval \"$(ciq lock env ciq.lock)\")");
-cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify|acfs|env"), cl::Required, cl::sub(LockCmd));
+                               "apply it to run-time compiles (env [ciq.lock]: eval \"$(ciq lock env ciq.lock)\"), or check it "
+                               "against a CMake target and print the arguments that apply it (render, for "
+                               "ciq_apply_lock())");
+cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify|acfs|env|render"), cl::Required, cl::sub(LockCmd));
 cl::opt<std::string> LockPath(cl::Positional, cl::desc("[lockfile]"), cl::init("ciq.lock"), cl::sub(LockCmd));
-cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock"), cl::sub(LockCmd));
-cl::opt<std::string> Target("target", cl::desc("verify: the target (default: the lock's)"), cl::sub(LockCmd));
+cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock; render: the "
+                                                   "build tree applying it"), cl::sub(LockCmd));
+cl::opt<std::string> Target("target", cl::desc("verify: the target (default: the lock's); render: the target "
+                                               "applying it"), cl::sub(LockCmd));
+// render: what CMake knows about the build (cmake-module/CompileIQ.cmake).
+cl::opt<std::string> Policy("policy", cl::desc("render: error|warn"), cl::init("error"), cl::sub(LockCmd));
+cl::opt<std::string> NvccPath("nvcc", cl::desc("render: CMAKE_CUDA_COMPILER"), cl::sub(LockCmd));
+cl::opt<std::string> NvccVersion("nvcc-version", cl::desc("render: CMAKE_CUDA_COMPILER_VERSION (empty: CUDA is "
+                                                          "not enabled)"), cl::sub(LockCmd));
+cl::opt<std::string> PtxasVersion("ptxas-version", cl::desc("render: the version of the ptxas beside nvcc"),
+                                  cl::sub(LockCmd));
+cl::opt<std::string> Architectures("architectures", cl::desc("render: the target's CUDA_ARCHITECTURES, ';'-separated "
+                                                             "(empty: nvcc's choice)"), cl::sub(LockCmd));
 cl::list<std::string> Objects("object", cl::desc("verify: an object (.o, .cubin, .fatbin) built with the lock, e.g. "
                                                  "through ciq-ptxas --lock; repeat for each CUDA object of the target"),
                               cl::sub(LockCmd));
@@ -189,11 +205,46 @@ int env(const ciq::Lockfile &l) {
   sys::fs::make_absolute(lock);
   printf("# %s (%s) for compiles made at run time; apply with: eval \"$(ciq lock env %s)\"\n",
          LockPath.c_str(), l.candidateId.c_str(), ciq::shellQuote(LockPath).c_str());
-  printf("export CIQ_LOCK=%s\n", ciq::shellQuote(lock.str().str()).c_str());
+  printf("export %s=%s\n", ciq::env::Lock, ciq::shellQuote(lock.str().str()).c_str());
   if (!l.ptxasPath.empty())
-    printf("export CIQ_REAL_PTXAS=%s\n", ciq::shellQuote(l.ptxasPath).c_str());
+    printf("export %s=%s\n", ciq::env::RealPtxas, ciq::shellQuote(l.ptxasPath).c_str());
   printf("export TRITON_PTXAS_PATH=%s\n", ciq::shellQuote(standin + "/ptxas").c_str());
   printf("export TRITON_PTXAS_BLACKWELL_PATH=%s\n", ciq::shellQuote(standin + "/ptxas").c_str());
+  return 0;
+}
+
+// ciq_apply_lock()'s questions answered, one "<kind> <value>" line each:
+// problem (every way the lock does not apply), candidate, lock-architectures
+// (';'-separated), through-wrapper, option, define, depends, tune-target.
+// The module only turns these lines into target properties.
+int render() {
+  ciq::LockBuild b;
+  b.target = Target;
+  b.buildDir = BuildDir;
+  b.policy = Policy;
+  b.nvccPath = NvccPath;
+  b.nvccVersion = NvccVersion;
+  b.ptxasVersion = PtxasVersion;
+  for (StringRef rest = Architectures; !rest.empty();) {
+    auto [a, tail] = rest.split(';');
+    if (!a.empty())
+      b.architectures.push_back(a.str());
+    rest = tail;
+  }
+  SmallString<256> lock(LockPath.getValue());
+  sys::fs::make_absolute(lock);
+  ciq::LockRender r = ciq::renderLockForBuild(lock.str().str(), b);
+  auto line = [](const char *kind, const std::string &v) { printf("%s %s\n", kind, v.c_str()); };
+  for (const auto &p : r.problems) line("problem", p);
+  if (!r.candidate.empty()) line("candidate", r.candidate);
+  std::string archs;
+  for (const auto &a : r.lockArchitectures) archs += (archs.empty() ? "" : ";") + a;
+  if (!archs.empty()) line("lock-architectures", archs);
+  if (r.throughWrapper) printf("through-wrapper\n");
+  for (const auto &o : r.options) line("option", o);
+  for (const auto &d : r.defines) line("define", d);
+  for (const auto &d : r.depends) line("depends", d);
+  for (const auto &t : r.tuneTargets) line("tune-target", t);
   return 0;
 }
 
@@ -208,8 +259,13 @@ std::string verifyUsageProblem() {
 }
 
 int run() {
-  if (Action != "show" && Action != "verify" && Action != "acfs" && Action != "env")
-    return ciq::reportError("lock: unknown action '" + Action + "'; expected show, verify, acfs or env");
+  if (Action != "show" && Action != "verify" && Action != "acfs" && Action != "env" && Action != "render")
+    return ciq::reportError("lock: unknown action '" + Action + "'; expected show, verify, acfs, env or render");
+  if (Action == "render") {
+    if (Target.empty() || BuildDir.empty())
+      return ciq::reportError("lock render: give --target (the CMake target applying the lock) and --build-dir");
+    return render();
+  }
   if (Action == "verify")
     if (std::string p = verifyUsageProblem(); !p.empty())
       return ciq::reportError(p);

@@ -1,6 +1,7 @@
 // `ciq tune` and `ciq resume`: run (or continue) a search and freeze the winner.
 #include "Command.h"
 #include "Config.h"
+#include "EnvNames.h"
 #include "Tune.h"
 
 #include <cstdio>
@@ -62,7 +63,7 @@ int run(bool resume) {
   o.canary = !NoCanary;
   o.maxEvaluations = MaxEvals;
   // The environment caps a search without editing CMakeLists (CI, quick looks).
-  if (const char *env = getenv("CIQ_MAX_EVALUATIONS"); env && !MaxEvals.getNumOccurrences())
+  if (const char *env = getenv(ciq::env::MaxEvaluations); env && !MaxEvals.getNumOccurrences())
     o.maxEvaluations = atoi(env);
   o.quiet = Quiet;
   o.writeLock = !NoLock;

@@ -8,6 +8,7 @@
 #include "CandidateBuild.h"
 #include "Command.h"
 #include "Config.h"
+#include "EnvNames.h"
 #include "Interleave.h"
 #include "RuntimeCompiles.h"
 #include "Tune.h"
@@ -68,9 +69,9 @@ ciq::MeasureOptions::ServeRuntime runtimeSides(const ciq::TuneConfig &cfg, const
                                               {"TRITON_PTXAS_PATH", ptxas},
                                               {"TRITON_PTXAS_BLACKWELL_PATH", ptxas},
                                               {"PATH", path},
-                                              {"CIQ_SOCKET", ""},
-                                              {"CIQ_LOCK", locked ? cfg.lockfile : ""},
-                                              {"CIQ_REAL_PTXAS", real}};
+                                              {ciq::env::Socket, ""},
+                                              {ciq::env::Lock, locked ? cfg.lockfile : ""},
+                                              {ciq::env::RealPtxas, real}};
   };
   auto baseline = side("baseline", false), winner = side("winner", true);
   return [&builder, &runner, winnerHash, baseline, winner](const ciq::Evaluation &e) {

@@ -1,0 +1,35 @@
+// Whether a lockfile applies to one CMake target, and the compile arguments
+// that apply it: the logic behind ciq_apply_lock() (cmake-module/CompileIQ.cmake
+// runs `ciq lock render` and only turns its lines into target properties).
+// docs/lockfile.md, "How ciq_apply_lock checks and applies a lock".
+#pragma once
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+// What CMake knows about the build and the target applying the lock.
+struct LockBuild {
+  std::string target;                     // the target ciq_apply_lock() was called for
+  std::string buildDir;                   // CMAKE_BINARY_DIR, for the "tune again" hint
+  std::string policy = "error";           // error | warn: only changes the hint of a broken lock
+  std::string nvccPath, nvccVersion;      // CMAKE_CUDA_COMPILER[_VERSION]; version "" when CUDA is not enabled
+  std::string ptxasVersion;               // `ptxas --version` beside nvcc ("unknown" when unreadable)
+  std::vector<std::string> architectures; // the target's CUDA_ARCHITECTURES, resolved; empty: nvcc's choice
+};
+
+struct LockRender {
+  std::vector<std::string> problems; // every way the lock does not apply, one line each
+  std::string candidate;             // winner.candidate_id
+  std::vector<std::string> lockArchitectures;
+  bool throughWrapper = false;          // the architectures are only known per compile: ciq-ptxas --lock
+  std::vector<std::string> options;     // CUDA compile options, in order
+  std::vector<std::string> defines;     // NAME=VALUE
+  std::vector<std::string> depends;     // files whose change must reconfigure (the ACFs)
+  std::vector<std::string> tuneTargets; // the lock's tune_targets
+};
+
+// `lockPath` absolute. Never fails: what is wrong is in `problems`.
+LockRender renderLockForBuild(const std::string &lockPath, const LockBuild &build);
+
+} // namespace ciq
