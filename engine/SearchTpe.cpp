@@ -335,59 +335,73 @@ private:
 
 } // namespace
 
-std::vector<bool> harmfulControls(const SearchSpace &space, const std::vector<ScoredPoint> &history, bool pareto) {
-  std::vector<bool> harmful(space.controls.size(), false);
+namespace {
+
+// Every control set in every evaluated point but the baseline's:
+// visit(control, value index, worse than the baseline, the only one set).
+// False when there is no measured baseline to compare with.
+template <class Visit>
+bool visitSetControls(const SearchSpace &space, const std::vector<ScoredPoint> &history, bool pareto, Visit visit) {
   const ScoredPoint *base = baselineOf(space, history);
   if (!base || !base->ok)
-    return harmful;
-  std::vector<int> set(harmful.size(), 0), worse(harmful.size(), 0), alone(harmful.size(), 0);
+    return false;
   for (const auto &h : history) {
     if (&h == base)
       continue;
     bool w = worseThanBaseline(h, *base, pareto);
-    int nset = (int)std::count_if(h.point.begin(), h.point.end(), [](int v) { return v != kUnset; });
-    for (size_t c = 0; c < harmful.size(); ++c)
-      if (h.point[c] != kUnset) {
+    bool alone = std::count_if(h.point.begin(), h.point.end(), [](int v) { return v != kUnset; }) == 1;
+    for (size_t c = 0; c < space.controls.size(); ++c)
+      if (h.point[c] != kUnset)
+        visit(c, (size_t)h.point[c], w, alone);
+  }
+  return true;
+}
+
+// Harmful: set often enough, worse every time, and worse at least once
+// with nothing else set (so it is not blamed for a neighbour).
+bool harmful(const SearchSpace &space, size_t c, int set, int worse, int alone) {
+  return space.controls[c].canUnset && set >= kHarmfulAfter && worse == set && alone > 0;
+}
+
+} // namespace
+
+std::vector<bool> harmfulControls(const SearchSpace &space, const std::vector<ScoredPoint> &history, bool pareto) {
+  size_t n = space.controls.size();
+  std::vector<bool> out(n, false);
+  std::vector<int> set(n, 0), worse(n, 0), alone(n, 0);
+  if (!visitSetControls(space, history, pareto, [&](size_t c, size_t, bool w, bool a) {
         ++set[c];
         worse[c] += w;
-        alone[c] += nset == 1;
-      }
-  }
-  for (size_t c = 0; c < harmful.size(); ++c)
-    harmful[c] = space.controls[c].canUnset && set[c] >= kHarmfulAfter && worse[c] == set[c] && alone[c] > 0;
-  return harmful;
+        alone[c] += a;
+      }))
+    return out;
+  for (size_t c = 0; c < n; ++c)
+    out[c] = harmful(space, c, set[c], worse[c], alone[c]);
+  return out;
 }
 
 std::vector<std::vector<bool>> harmfulValues(const SearchSpace &space, const std::vector<ScoredPoint> &history,
                                              bool pareto) {
-  std::vector<std::vector<bool>> harmful(space.controls.size());
-  std::vector<std::vector<int>> set(harmful.size()), worse(harmful.size()), alone(harmful.size());
-  for (size_t c = 0; c < harmful.size(); ++c) {
-    harmful[c].assign(space.controls[c].values.size(), false);
-    set[c].assign(harmful[c].size(), 0);
-    worse[c].assign(harmful[c].size(), 0);
-    alone[c].assign(harmful[c].size(), 0);
+  size_t n = space.controls.size();
+  std::vector<std::vector<bool>> out(n);
+  std::vector<std::vector<int>> set(n), worse(n), alone(n);
+  for (size_t c = 0; c < n; ++c) {
+    size_t values = space.controls[c].values.size();
+    out[c].assign(values, false);
+    set[c].assign(values, 0);
+    worse[c].assign(values, 0);
+    alone[c].assign(values, 0);
   }
-  const ScoredPoint *base = baselineOf(space, history);
-  if (!base || !base->ok)
-    return harmful;
-  for (const auto &h : history) {
-    if (&h == base)
-      continue;
-    bool w = worseThanBaseline(h, *base, pareto);
-    int nset = (int)std::count_if(h.point.begin(), h.point.end(), [](int v) { return v != kUnset; });
-    for (size_t c = 0; c < harmful.size(); ++c)
-      if (h.point[c] != kUnset) {
-        ++set[c][h.point[c]];
-        worse[c][h.point[c]] += w;
-        alone[c][h.point[c]] += nset == 1;
-      }
-  }
-  for (size_t c = 0; c < harmful.size(); ++c)
-    for (size_t v = 0; v < harmful[c].size(); ++v)
-      harmful[c][v] = space.controls[c].canUnset && set[c][v] >= kHarmfulAfter && worse[c][v] == set[c][v] &&
-                      alone[c][v] > 0;
-  return harmful;
+  if (!visitSetControls(space, history, pareto, [&](size_t c, size_t v, bool w, bool a) {
+        ++set[c][v];
+        worse[c][v] += w;
+        alone[c][v] += a;
+      }))
+    return out;
+  for (size_t c = 0; c < n; ++c)
+    for (size_t v = 0; v < out[c].size(); ++v)
+      out[c][v] = harmful(space, c, set[c][v], worse[c][v], alone[c][v]);
+  return out;
 }
 
 std::vector<Point> nearDefaultPool(const SearchSpace &space, size_t want, std::set<Point> &taken, SearchRng &rng) {
