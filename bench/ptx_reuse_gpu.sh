@@ -60,6 +60,8 @@ nvidia-smi --query-gpu=name,clocks.sm,clocks.mem --format=csv,noheader || true
 # load for both sides). ARMS="..." runs some of the three searches into OUT_DIR
 # (another call, ARMS=none, then prints the ratios of what OUT_DIR holds).
 w="${WORKERS:-4}"
+# A search started in the background ends with this script (timeout, ^C).
+trap 'jobs -p | xargs -r kill 2>/dev/null' EXIT
 arms="${ARMS:-full-rebuild ptx-reuse ptx-reuse-w$w}"
 arm() { case " $arms " in *" $1 "*) return 0;; *) return 1;; esac; }
 if [ -n "${GPUS:-}" ]; then
