@@ -86,9 +86,21 @@ double medianCiHalfWidthPercent(std::vector<double> values) {
   // 1-based ranks of the 95% interval's ends: n/2 -+ 1.96 sqrt(n)/2 (+1 above).
   double half = 1.96 * std::sqrt(double(n)) / 2;
   long lo = (long)std::floor(double(n) / 2 - half), hi = (long)std::ceil(double(n) / 2 + half + 1);
+  bool clamped = lo < 1 || hi > (long)n;
   lo = std::clamp(lo, 1L, (long)n);
   hi = std::clamp(hi, 1L, (long)n);
-  return 100.0 * (values[hi - 1] - values[lo - 1]) / 2 / std::fabs(m);
+  double orderStat = 100.0 * (values[hi - 1] - values[lo - 1]) / 2 / std::fabs(m);
+  if (!clamped)
+    return orderStat;
+  // Few runs: the sample's extremes cover the median with less than 95%
+  // (75% for 3 runs), and 3 close draws of a noisy program would pass. Then
+  // the Student's t interval's half-width (t_0.975,n-1 s / sqrt(n)) bounds
+  // it from below: wide for few runs unless the runs really agree.
+  Summary s = summarize(values);
+  boost::math::students_t t(double(n - 1));
+  double tHalf = 100.0 * boost::math::quantile(boost::math::complement(t, 0.025)) * s.stddev / std::sqrt(double(n)) /
+                 std::fabs(m);
+  return std::max(orderStat, tHalf);
 }
 
 double pWorse(const std::vector<double> &candidate, const std::vector<double> &incumbent, bool minimize) {

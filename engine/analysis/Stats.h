@@ -35,6 +35,9 @@ double median(std::vector<double> values);
 // at ranks n/2 -+ 0.98 sqrt(n), normal approximation of the binomial, clamped
 // to the sample), relative to the median, in %. It assumes nothing about the
 // shape of the run-time distribution, and one outlier moves it little.
+// Where the ranks are clamped to the sample (fewer than about 10 values) the
+// interval covers less than 95%, so the figure is at least Student's t
+// half-width of the mean (t_0.975,n-1 stddev / sqrt(n), relative).
 // Fewer than 2 values, or a median of 0: -1 (unknown).
 double medianCiHalfWidthPercent(std::vector<double> values);
 

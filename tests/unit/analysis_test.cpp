@@ -420,6 +420,12 @@ TEST(Stats, MedianCiHalfWidth) {
   double before = medianCiHalfWidthPercent(w);
   w[7] = 1000;
   EXPECT_NEAR(medianCiHalfWidthPercent(w), before, 0.06);
+  // 3 runs: the range covers the median only 75% of the time, so Student's
+  // t half-width bounds it from below. Three runs 1% apart in all: half the
+  // range is 0.5%, t(0.975, 2) 0.05 / sqrt(3) is 1.24%.
+  EXPECT_NEAR(medianCiHalfWidthPercent({10, 10.05, 10.1}), 100 * 4.302653 * 0.05 / std::sqrt(3.0) / 10.05, 1e-4);
+  // Runs that agree closely still pass a 1% target after 3 (0.3% CV: 0.75%).
+  EXPECT_LT(medianCiHalfWidthPercent({10, 10.03, 9.97}), 1.0);
 }
 
 TEST(Stats, PWorseIsOneSided) {
