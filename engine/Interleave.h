@@ -72,8 +72,9 @@ enum class Judged { EachAgainstFirst, BestAgainstFirst };
 // Adaptive repeats stop once (1) every build still measured has at least
 // max(min_repeats, 3) runs and its median within the noise target, and (2)
 // each judged pair is decided: significant (Welch p < VerdictAlpha) or
-// equal within the noise target (medians less than target_noise_percent
-// apart), so a close call gets more rounds instead of a coin toss. With
+// equal within the noise target (the 95% Welch interval of the difference
+// inside +-target_noise_percent), so a close call gets more rounds instead
+// of a coin toss. With
 // BestAgainstFirst and racing on, a finalist significantly worse than the
 // best one (one-sided Welch, p < race_alpha) is dropped: it cannot be the
 // winner, so it needs neither more runs nor the target. Null for fixed repeats.
