@@ -1,4 +1,5 @@
 #include "Attribution.h"
+#include "BenchmarkProgram.h"
 #include "Interleave.h"
 #include "Objectives.h"
 

@@ -48,4 +48,27 @@ bool benchmarkProgramIsBuilt(const TuneConfig &cfg, const std::string &program) 
   return program.compare(0, dir.size(), dir) == 0;
 }
 
+std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
+                                                          std::string &error) {
+  std::vector<std::string> cmd = cfg.benchmark.command;
+  auto exe = resolveBenchmarkProgram(cfg, error);
+  if (!exe)
+    return std::nullopt;
+  // A program the build does not make (python3, a script, an installed
+  // binary) is the same for every build: it runs where it is.
+  if (!benchmarkProgramIsBuilt(cfg, *exe)) {
+    cmd[0] = *exe;
+    return cmd;
+  }
+  llvm::sys::fs::create_directories(dir);
+  std::string copy = dir + "/" + llvm::sys::path::filename(*exe).str();
+  if (auto ec = llvm::sys::fs::copy_file(*exe, copy)) {
+    error = "cannot copy " + *exe + " to " + copy + ": " + ec.message();
+    return std::nullopt;
+  }
+  llvm::sys::fs::setPermissions(copy, llvm::sys::fs::all_read | llvm::sys::fs::all_exe | llvm::sys::fs::owner_write);
+  cmd[0] = copy;
+  return cmd;
+}
+
 } // namespace ciq

@@ -6,6 +6,7 @@
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ciq {
 
@@ -21,5 +22,11 @@ bool benchmarkProgramIsBuilt(const TuneConfig &cfg, const std::string &program);
 
 // The benchmark's working directory (benchmark.working_dir, else the build directory).
 std::string benchmarkWorkDir(const TuneConfig &cfg);
+
+// Copies the benchmark executable (benchmark.command[0], when the build
+// makes it) to dir and returns the command that runs the copy; a program
+// the build does not make runs where it is. (Interleave.h measures the copies.)
+std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
+                                                          std::string &error);
 
 } // namespace ciq

@@ -398,15 +398,6 @@ TuneConfig parse(const std::string &path) {
 
 } // namespace
 
-std::string SourceLoc::str() const {
-  std::string s = file;
-  if (line > 0)
-    s += ":" + std::to_string(line);
-  if (!key.empty())
-    s += ": " + key;
-  return s;
-}
-
 std::optional<TuneConfig> loadConfig(const std::string &path, std::string &error) {
   llvm::SmallString<256> abs(path);
   llvm::sys::fs::make_absolute(abs);

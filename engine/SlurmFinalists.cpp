@@ -1,4 +1,5 @@
 #include "SlurmFinalists.h"
+#include "BenchmarkProgram.h"
 #include "Interleave.h"
 #include "JsonRead.h"
 #include "Sha256.h"

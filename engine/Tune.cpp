@@ -377,7 +377,7 @@ bool TuneRun::startWorkers() {
       std::map<std::string, std::string> env;
       if (n > 1)
         env["CUDA_VISIBLE_DEVICES"] = w->gpu = gpus[k];
-      w->bench = std::make_unique<BenchmarkRunner>(w->cfg, env);
+      w->bench = std::make_unique<BenchmarkRunner>(w->cfg.benchmark, benchmarkWorkDir(w->cfg), env);
       w->bench->setReferenceFile(cfg_.runDir + "/reference-output.json");
       std::string visible = env.count("CUDA_VISIBLE_DEVICES") ? env["CUDA_VISIBLE_DEVICES"] : "";
       w->phase = std::make_unique<MeasuredPhase>(visible, "ciq tune " + cfg_.target + " (" + cfg_.path + ")",

@@ -1,6 +1,7 @@
 // `ciq replay`: rebuild and rerun one candidate of a search by hand, with its
 // exact command lines, the build output on the terminal.
 #include "Benchmark.h"
+#include "BenchmarkProgram.h"
 #include "CandidateBuild.h"
 #include "Command.h"
 #include "Config.h"
@@ -47,7 +48,7 @@ int replayCandidate(const TuneConfig &cfg, const std::string &candidateId) {
     return reportError(e.candidateId + ": " + e.reason + ": " + e.message);
   printf("device code: %s (journal: %s)\n", e.deviceCodeSha256.c_str(), it->deviceCodeSha256.c_str());
   if (cfg.benchmark.enabled) {
-    BenchmarkRunner bench(cfg);
+    BenchmarkRunner bench(cfg.benchmark, benchmarkWorkDir(cfg));
     bench.setEnv(builder.runtimeEnv(e, /*freshCache=*/true));
     builder.beginRuntime(e);
     auto m2 = bench.measure(log);

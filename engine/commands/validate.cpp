@@ -5,6 +5,7 @@
 // in balanced order (A B B A ...) after a visible warm-up, at least 10 runs
 // each, holding the GPU alone and checking its state before and after.
 #include "Attribution.h"
+#include "BenchmarkProgram.h"
 #include "CandidateBuild.h"
 #include "Command.h"
 #include "Config.h"
@@ -104,7 +105,7 @@ int run() {
   ciq::CandidateBuilder builder(*cfg);
   if (!builder.start(cfg->runDir + "/validate.sock", err))
     return ciq::reportError(err);
-  ciq::BenchmarkRunner runner(*cfg);
+  ciq::BenchmarkRunner runner(cfg->benchmark, ciq::benchmarkWorkDir(*cfg));
   ciq::MeasuredPhase phase("", "ciq validate " + cfg->target + " (" + cfg->path + ")",
                            [](const std::string &l) { fprintf(stderr, "ciq: %s\n", l.c_str()); });
   // The GPU is held for the runs only, not while building.

@@ -3,6 +3,7 @@
 // table, balanced interleaving, the GPU lock and state, minimization, the
 // summary's one verdict, unknown compile statistics and compiler crashes.
 #include "Attribution.h"
+#include "BenchmarkProgram.h"
 #include "CompilerCrash.h"
 #include "DeviceCode.h"
 #include "GpuLock.h"
@@ -91,7 +92,7 @@ TEST(Interleave, BalancedOrderAndSeparateWarmup) {
   cfg.benchmark.timeoutSeconds = 10;
   cfg.benchmark.metric.kind = "regex";
   cfg.benchmark.metric.pattern = "time_ms=([0-9.]+)";
-  BenchmarkRunner r(cfg);
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   auto cmd = [&](const char *name, const char *value) {
     return std::vector<std::string>{"sh", "-c", std::string("printf ") + name + " >> " + log + "; echo time_ms=" + value};
   };

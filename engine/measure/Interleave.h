@@ -4,7 +4,7 @@
 // (a snapshot) so the builds can run side by side without rebuilding.
 #pragma once
 #include "Benchmark.h"
-#include "Config.h"
+#include "BenchmarkConfig.h"
 #include "Stats.h"
 
 #include <functional>
@@ -13,12 +13,6 @@
 #include <vector>
 
 namespace ciq {
-
-// Copies the benchmark executable (benchmark.command[0], when the build
-// makes it) to dir and returns the command that runs the copy; a program
-// the build does not make runs where it is.
-std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
-                                                          std::string &error);
 
 struct InterleavedResult {
   bool ok = false;
