@@ -198,7 +198,6 @@ CandidateMessage lockToCandidate(const Lockfile &l, const std::string &lockPath)
     dir = ".";
   for (const auto &a : l.acfs)
     c.acfs.push_back({a.stage, a.file.size() && a.file[0] == '/' ? a.file : dir + "/" + a.file, a.sha256});
-  c.wantStats = false;
   return c;
 }
 
