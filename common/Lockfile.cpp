@@ -1,8 +1,8 @@
-#include "Lockfile.h"
-#include "JsonRead.h"
-#include "AcfStaging.h"
-#include "NvccList.h"
-#include "Sha256.h"
+#include "common/Lockfile.h"
+#include "common/JsonRead.h"
+#include "common/AcfStaging.h"
+#include "common/NvccList.h"
+#include "common/Sha256.h"
 
 #include <cstdio>
 #include <filesystem>

@@ -8,7 +8,7 @@
 //   wrapper -> engine  {"v":1,"op":"receipt", ...Receipt}
 //   engine  -> wrapper {"v":1,"op":"ack"}
 #pragma once
-#include "JsonRead.h"
+#include "common/JsonRead.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

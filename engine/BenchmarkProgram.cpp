@@ -1,6 +1,6 @@
-#include "BenchmarkProgram.h"
-#include "FindExecutable.h"
-#include "Paths.h"
+#include "engine/BenchmarkProgram.h"
+#include "common/FindExecutable.h"
+#include "common/Paths.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>

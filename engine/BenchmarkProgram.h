@@ -2,7 +2,7 @@
 // interpreter (python3) or a binary outside the build. Found the way a user
 // expects, and checked before the baseline is measured.
 #pragma once
-#include "Config.h"
+#include "engine/Config.h"
 
 #include <optional>
 #include <string>

@@ -1,10 +1,10 @@
 // ciq.yaml: what to tune (docs/config.md). Parsed with yaml-cpp; every error
 // names the file, line and key, and what was expected.
 #pragma once
-#include "BenchmarkConfig.h"
-#include "SourceLoc.h"
-#include "Space.h"
-#include "StrategyTable.h"
+#include "engine/measure/BenchmarkConfig.h"
+#include "common/SourceLoc.h"
+#include "engine/Space.h"
+#include "engine/StrategyTable.h"
 
 #include <map>
 #include <optional>

@@ -1,9 +1,9 @@
-#include "SpaceLoader.h"
-#include "Paths.h"
-#include "Sha256.h"
-#include "CompilerVersion.h"
-#include "SpaceResolver.h"
-#include "Subprocess.h"
+#include "engine/SpaceLoader.h"
+#include "common/Paths.h"
+#include "common/Sha256.h"
+#include "common/CompilerVersion.h"
+#include "engine/assets/SpaceResolver.h"
+#include "common/Subprocess.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,4 +1,4 @@
-#include "OptionTable.h"
+#include "wrapper/OptionTable.h"
 
 #include <iterator>
 #include <string_view>

@@ -1,12 +1,12 @@
 // `ciq replay`: rebuild and rerun one candidate of a search by hand, with its
 // exact command lines, the build output on the terminal.
-#include "Benchmark.h"
-#include "BenchmarkProgram.h"
-#include "CandidateBuild.h"
-#include "Command.h"
-#include "Config.h"
-#include "Subprocess.h"
-#include "Tune.h"
+#include "engine/measure/Benchmark.h"
+#include "engine/BenchmarkProgram.h"
+#include "engine/CandidateBuild.h"
+#include "engine/Command.h"
+#include "engine/Config.h"
+#include "common/Subprocess.h"
+#include "engine/Tune.h"
 
 #include <algorithm>
 #include <cstdio>

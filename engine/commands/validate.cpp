@@ -4,18 +4,18 @@
 // once each, their benchmark executables copied aside, then run interleaved
 // in balanced order (A B B A ...) after a visible warm-up, at least 10 runs
 // each, holding the GPU alone and checking its state before and after.
-#include "Attribution.h"
-#include "BenchmarkProgram.h"
-#include "CandidateBuild.h"
-#include "Command.h"
-#include "Config.h"
-#include "EnvNames.h"
-#include "Interleave.h"
-#include "RuntimeCompiles.h"
-#include "Tune.h"
-#include "Lockfile.h"
-#include "MeasuredPhase.h"
-#include "Stats.h"
+#include "engine/Attribution.h"
+#include "engine/BenchmarkProgram.h"
+#include "engine/CandidateBuild.h"
+#include "engine/Command.h"
+#include "engine/Config.h"
+#include "common/EnvNames.h"
+#include "engine/measure/Interleave.h"
+#include "engine/RuntimeCompiles.h"
+#include "engine/Tune.h"
+#include "common/Lockfile.h"
+#include "engine/MeasuredPhase.h"
+#include "engine/measure/Stats.h"
 
 #include <llvm/Support/FileSystem.h>
 

@@ -5,14 +5,14 @@
 // pipeline is the one `ciq tune`'s local workers run (engine/Pipeline.h).
 // With --finalists instead of --candidate, the job re-measures a runtime
 // search's finalists interleaved on this one node (engine/SlurmFinalists.h).
-#include "BenchmarkProgram.h"
-#include "Command.h"
-#include "Config.h"
-#include "GpuState.h"
-#include "JsonRead.h"
-#include "Pipeline.h"
-#include "ResultRecord.h"
-#include "SlurmFinalists.h"
+#include "engine/BenchmarkProgram.h"
+#include "engine/Command.h"
+#include "engine/Config.h"
+#include "engine/analysis/GpuState.h"
+#include "common/JsonRead.h"
+#include "engine/Pipeline.h"
+#include "engine/ResultRecord.h"
+#include "engine/SlurmFinalists.h"
 
 #include <unistd.h>
 

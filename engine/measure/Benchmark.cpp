@@ -1,7 +1,7 @@
-#include "Benchmark.h"
-#include "MetricParser.h"
-#include "Stats.h"
-#include "Subprocess.h"
+#include "engine/measure/Benchmark.h"
+#include "engine/measure/MetricParser.h"
+#include "engine/measure/Stats.h"
+#include "common/Subprocess.h"
 
 #include <algorithm>
 #include <cmath>

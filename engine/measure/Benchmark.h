@@ -2,8 +2,8 @@
 // with a hard time limit, and turns their output into a metric (ms, or the
 // unit of benchmark.metric).
 #pragma once
-#include "BenchmarkConfig.h"
-#include "InvalidReason.h"
+#include "engine/measure/BenchmarkConfig.h"
+#include "common/InvalidReason.h"
 
 #include <map>
 #include <optional>

@@ -2,7 +2,7 @@
 // measuring needs, apart from the rest of the configuration so that
 // engine/measure depends on no engine header. The config reader fills it.
 #pragma once
-#include "SourceLoc.h"
+#include "common/SourceLoc.h"
 
 #include <map>
 #include <string>

@@ -1,4 +1,4 @@
-#include "Interleave.h"
+#include "engine/measure/Interleave.h"
 
 #include <cstdio>
 

@@ -3,9 +3,9 @@
 // build alike. Each build's benchmark executable is copied aside
 // (a snapshot) so the builds can run side by side without rebuilding.
 #pragma once
-#include "Benchmark.h"
-#include "BenchmarkConfig.h"
-#include "Stats.h"
+#include "engine/measure/Benchmark.h"
+#include "engine/measure/BenchmarkConfig.h"
+#include "engine/measure/Stats.h"
 
 #include <functional>
 #include <optional>

@@ -1,8 +1,8 @@
 // The benchmark protocol's CPU side: each run its own process with a hard
 // limit, outcomes named, and the validation verdict's thresholds.
-#include "Benchmark.h"
-#include "BenchmarkProgram.h"
-#include "Interleave.h"
+#include "engine/measure/Benchmark.h"
+#include "engine/BenchmarkProgram.h"
+#include "engine/measure/Interleave.h"
 
 #include <cmath>
 #include <fstream>
