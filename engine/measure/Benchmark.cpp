@@ -239,15 +239,21 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   return o;
 }
 
+// Adds a run's time to m; a failed run (the gate or a measured one) ends
+// the measurement with its reason.
+static bool countRun(MeasureOutcome &m, const RunOutcome &r) {
+  m.wallMs += r.wallMs;
+  if (!r.ok) {
+    m.reason = r.reason;
+    m.message = r.message;
+  }
+  return r.ok;
+}
+
 MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats, const RaceAgainst *race) {
   MeasureOutcome m;
-  auto gate = checkCorrectness(logPath);
-  m.wallMs += gate.wallMs;
-  if (!gate.ok) {
-    m.reason = gate.reason;
-    m.message = gate.message;
+  if (!countRun(m, checkCorrectness(logPath)))
     return m;
-  }
   const BenchmarkConfig &b = b_;
   bool adaptive = b.adaptive && repeats < 0;
   int cap = adaptive ? b.maxRepeats : repeats < 0 ? b.repeats : repeats;
@@ -256,12 +262,8 @@ MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats,
   m.stoppedBy = adaptive ? "max_repeats" : "repeats";
   for (int i = 0; (int)m.values.size() < cap; ++i) {
     auto r = runOnce(logPath);
-    m.wallMs += r.wallMs;
-    if (!r.ok) {
-      m.reason = r.reason;
-      m.message = r.message;
+    if (!countRun(m, r))
       return m;
-    }
     if (i < b.warmup)
       continue;
     m.values.push_back(r.value);
