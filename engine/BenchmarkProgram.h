@@ -23,10 +23,13 @@ bool benchmarkProgramIsBuilt(const TuneConfig &cfg, const std::string &program);
 // The benchmark's working directory (benchmark.working_dir, else the build directory).
 std::string benchmarkWorkDir(const TuneConfig &cfg);
 
-// Copies the benchmark executable (benchmark.command[0], when the build
-// makes it) to dir and returns the command that runs the copy; a program
-// the build does not make runs where it is. (Interleave.h measures the copies.)
+// Copies what the build makes of the benchmark command (command[0] and any
+// argument naming an executable file in the build directory) to dir and
+// returns the command that runs the copies; a program the build does not
+// make runs where it is. A command with nothing to copy is an error (every
+// build would run the same program), unless `runtimeSelects`: kernels
+// compiled at run time, where each run's environment selects the build.
 std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
-                                                          std::string &error);
+                                                          std::string &error, bool runtimeSelects = false);
 
 } // namespace ciq
