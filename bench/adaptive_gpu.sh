@@ -13,6 +13,7 @@
 # 2. examples: gemm, stencil, reduce (examples/; EXAMPLES="..." picks some), EVALUATIONS evaluations
 #    each (default 12, seed 1), once with the examples' REPEATS 5 and once
 #    with repeats: adaptive (racing on, max_repeats 20, target 1%).
+#    MODES="adaptive" runs one mode only (both halves).
 # Per tune it prints the benchmark runs made, from the tune's run directory
 # (bench/adaptive_runs.py): the journal's measured runs of the search (the
 # summary's "benchmark runs:" figure, results.csv's `runs`), of the
@@ -61,7 +62,7 @@ noisy() {
   mkdir -p "$out/noisy"
   cmake -S "$src" -B "$b" -G Ninja -DCompileIQ_DIR="$module" > "$out/noisy/configure.log" 2>&1 ||
     { echo "noisy: configure failed ($out/noisy/configure.log)"; return 1; }
-  for mode in fixed5 adaptive; do
+  for mode in ${MODES:-fixed5 adaptive}; do
     local measure="  repeats: 5"
     [ $mode = adaptive ] && measure="  repeats: adaptive
   max_repeats: ${NOISY_MAX_REPEATS:-200}
@@ -104,7 +105,7 @@ YAML
 examples() {
   for ex in ${EXAMPLES:-gemm stencil reduce}; do
     local bench=${ex}_bench
-    for mode in fixed5 adaptive; do
+    for mode in ${MODES:-fixed5 adaptive}; do
       local b="$out/$ex-$mode"
       rm -rf "$b"
       cmake -S "$repo/examples/$ex" -B "$b" -G Ninja -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES=90 \

@@ -34,7 +34,7 @@ struct BenchmarkConfig {
   // candidate's budget (maxRepeats runs, maxMeasureSeconds) is spent.
   bool adaptive = false;
   double targetNoisePercent = 1.0;
-  int minRepeats = 5;
+  int minRepeats = 3;
   int maxRepeats = 20;
   double maxMeasureSeconds = 120;
   // Racing: stop measuring a candidate once it is significantly worse than

@@ -114,7 +114,7 @@ EnoughRounds enoughRoundsFor(const BenchmarkConfig &b, bool minimize, Judged jud
   return [b, minimize, judged](const std::vector<std::vector<double>> &values) {
     RoundsDecision d;
     d.active.assign(values.size(), true);
-    size_t fewest = (size_t)std::max(b.minRepeats, 5);
+    size_t fewest = (size_t)std::max(b.minRepeats, 3);
     if (values.size() < 2) { // one build: only its noise matters
       d.stop = !values.empty() && values[0].size() >= fewest && withinTarget(values[0], b);
       return d;

@@ -61,7 +61,7 @@ int interleavedRounds(const BenchmarkConfig &b);
 // only the best other build's (finalists: the winner).
 enum class Judged { EachAgainstFirst, BestAgainstFirst };
 // Adaptive repeats stop once (1) every build still measured has at least
-// max(min_repeats, 5) runs and its median within the noise target, and (2)
+// max(min_repeats, 3) runs and its median within the noise target, and (2)
 // each judged pair is decided: significant (Welch p < VerdictAlpha) or
 // equal within the noise target (medians less than target_noise_percent
 // apart), so a close call gets more rounds instead of a coin toss. With

@@ -236,7 +236,7 @@ TEST(Interleave, FinalistsStopOnceTheWinnersVerdictIsMade) {
   EXPECT_TRUE(d.stop) << "the winner is decided; the noisy finalist is significantly worse than it";
   ASSERT_EQ(d.active.size(), 3u);
   EXPECT_FALSE(d.active[2]);
-  // Too few rounds: never before max(min_repeats, 5).
+  // Too few rounds: never before max(min_repeats, 3), 5 here.
   EXPECT_FALSE(enough({around(10, 0.02, 4), around(9, 0.02, 4)}).stop);
   // Every judged pair against build 0 (attribution): the noisy build needs the target too.
   auto each = enoughRoundsFor(adaptiveConfig(), true, Judged::EachAgainstFirst);

@@ -414,12 +414,12 @@ TEST(Config, AdaptiveRepeatsAndRacing) {
   EXPECT_FALSE(fixed.benchmark.racing);
   EXPECT_EQ(fixed.benchmark.repeats, 7);
   TuneConfig a = p.loadOk("target: app\nbenchmark: {command: [./b], repeats: adaptive, "
-                          "target_noise_percent: 0.5, max_repeats: 3, max_measure_s: 9}\n");
+                          "target_noise_percent: 0.5, max_repeats: 2, max_measure_s: 9}\n");
   EXPECT_TRUE(a.benchmark.adaptive);
   EXPECT_TRUE(a.benchmark.racing);
   EXPECT_DOUBLE_EQ(a.benchmark.targetNoisePercent, 0.5);
-  EXPECT_EQ(a.benchmark.maxRepeats, 3);
-  EXPECT_EQ(a.benchmark.minRepeats, 3);   // the default 5 shrinks to the maximum
+  EXPECT_EQ(a.benchmark.maxRepeats, 2);
+  EXPECT_EQ(a.benchmark.minRepeats, 2);   // the default 3 shrinks to the maximum
   EXPECT_DOUBLE_EQ(a.benchmark.maxMeasureSeconds, 9);
   std::string err = p.loadError("target: app\nbenchmark: {command: [./b], max_repeats: 3}\n");
   EXPECT_NE(err.find("benchmark.max_repeats: applies to adaptive repeats only"), std::string::npos) << err;
