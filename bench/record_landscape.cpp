@@ -11,11 +11,11 @@
 // compile_error, as in `ciq tune`. Recording through `ciq tune` itself costs a
 // full `cmake --build` per point, which a shared 2-core machine cannot afford
 // for several hundred points; the compiles and the parsing are the same.
-#include "InvalidReason.h"
-#include "PtxasStats.h"
-#include "Search.h"
-#include "SpaceLoader.h"
-#include "Subprocess.h"
+#include "common/InvalidReason.h"
+#include "wrapper/PtxasStats.h"
+#include "engine/Search.h"
+#include "engine/SpaceLoader.h"
+#include "common/Subprocess.h"
 
 #include <chrono>
 #include <cstdio>

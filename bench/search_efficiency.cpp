@@ -10,9 +10,9 @@
 // point's recorded runs (median of a resample), so a replay sees the noise a
 // search on the GPU saw. "Optimum" is the point(s) with the best true score;
 // "within 1%" is a true scalar score at most 1% above the best.
-#include "Search.h"
-#include "SpaceLoader.h"
-#include "StrategyTable.h"
+#include "engine/Search.h"
+#include "engine/SpaceLoader.h"
+#include "engine/StrategyTable.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -1,7 +1,7 @@
-#include "AcfStaging.h"
+#include "common/AcfStaging.h"
 
-#include "FileIO.h"
-#include "Sha256.h"
+#include "common/FileIO.h"
+#include "common/Sha256.h"
 
 #include <cerrno>
 #include <cstdio>

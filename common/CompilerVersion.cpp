@@ -1,8 +1,8 @@
-#include "CompilerVersion.h"
+#include "common/CompilerVersion.h"
 
-#include "FileIO.h"
-#include "Sha256.h"
-#include "Subprocess.h"
+#include "common/FileIO.h"
+#include "common/Sha256.h"
+#include "common/Subprocess.h"
 
 #include <cstdlib>
 #include <fstream>

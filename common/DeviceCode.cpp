@@ -1,6 +1,6 @@
-#include "DeviceCode.h"
-#include "Fatbin.h"
-#include "Sha256.h"
+#include "common/DeviceCode.h"
+#include "common/Fatbin.h"
+#include "common/Sha256.h"
 
 #include <algorithm>
 #include <cctype>

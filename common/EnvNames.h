@@ -6,7 +6,7 @@
 namespace ciq::env {
 
 #define CIQ_ENV(id, name, reader, what) inline constexpr const char *id = #name;
-#include "EnvNames.def"
+#include "common/EnvNames.def"
 #undef CIQ_ENV
 
 struct EnvVar {
@@ -17,7 +17,7 @@ struct EnvVar {
 
 inline constexpr EnvVar kAll[] = {
 #define CIQ_ENV(id, name, reader, what) {#name, reader, what},
-#include "EnvNames.def"
+#include "common/EnvNames.def"
 #undef CIQ_ENV
 };
 

@@ -1,4 +1,4 @@
-#include "Fatbin.h"
+#include "common/Fatbin.h"
 
 #include <llvm/Support/Endian.h>
 

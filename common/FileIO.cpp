@@ -1,4 +1,4 @@
-#include "FileIO.h"
+#include "common/FileIO.h"
 
 #include <fcntl.h>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "FindExecutable.h"
+#include "common/FindExecutable.h"
 
 #include <climits>
 #include <cstdlib>

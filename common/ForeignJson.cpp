@@ -1,4 +1,4 @@
-#include "ForeignJson.h"
+#include "common/ForeignJson.h"
 
 #include <llvm/Support/ConvertUTF.h>
 

@@ -1,4 +1,4 @@
-#include "InvalidReason.h"
+#include "common/InvalidReason.h"
 
 #include <algorithm>
 

@@ -1,6 +1,6 @@
-#include "JournalLines.h"
-#include "JsonRead.h"
-#include "Sha256.h"
+#include "common/JournalLines.h"
+#include "common/JsonRead.h"
+#include "common/Sha256.h"
 
 #include <filesystem>
 #include <fstream>

@@ -1,4 +1,4 @@
-#include "JsonRead.h"
+#include "common/JsonRead.h"
 
 #include <climits>
 #include <filesystem>

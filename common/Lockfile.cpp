@@ -1,8 +1,8 @@
-#include "Lockfile.h"
-#include "JsonRead.h"
-#include "AcfStaging.h"
-#include "NvccList.h"
-#include "Sha256.h"
+#include "common/Lockfile.h"
+#include "common/JsonRead.h"
+#include "common/AcfStaging.h"
+#include "common/NvccList.h"
+#include "common/Sha256.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -198,7 +198,6 @@ CandidateMessage lockToCandidate(const Lockfile &l, const std::string &lockPath)
     dir = ".";
   for (const auto &a : l.acfs)
     c.acfs.push_back({a.stage, a.file.size() && a.file[0] == '/' ? a.file : dir + "/" + a.file, a.sha256});
-  c.wantStats = false;
   return c;
 }
 

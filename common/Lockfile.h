@@ -1,7 +1,7 @@
 // ciq.lock: the frozen winner (docs/lockfile.md). JSON with keys in sorted
 // order (nlohmann's default object is a std::map), so it diffs well.
 #pragma once
-#include "Protocol.h"
+#include "common/Protocol.h"
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "ProcessTrack.h"
+#include "common/ProcessTrack.h"
 
 #include <cerrno>
 #include <csignal>

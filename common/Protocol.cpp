@@ -1,4 +1,4 @@
-#include "Protocol.h"
+#include "common/Protocol.h"
 
 #include <llvm/Support/ConvertUTF.h>
 #include <openssl/evp.h>
@@ -122,7 +122,7 @@ void to_json(json &j, const CandidateMessage &v) {
   j = json{{"candidate_id", v.candidateId}, {"candidate_hash", v.candidateHash},
            {"ptxas_options", bytesListToJson(v.ptxasOptions)}, {"nvcc_options", bytesListToJson(v.nvccOptions)},
            {"defines", bytesListToJson(v.defines)}, {"acfs", v.acfs},
-           {"compile_timeout_s", v.compileTimeoutSeconds}, {"want_stats", v.wantStats},
+           {"compile_timeout_s", v.compileTimeoutSeconds},
            {"strip_args", bytesListToJson(v.stripArgs)}, {"narrow_to", v.narrowTo},
            {"need_object", v.needObject}, {"engine_token", v.engineToken}};
 }
@@ -132,7 +132,7 @@ bool readJson(const json &in, CandidateMessage &v, std::string &why) {
     return false;
   READ(.opt("candidate_id", v.candidateId).opt("candidate_hash", v.candidateHash)
            .opt("ptxas_options", v.ptxasOptions).opt("nvcc_options", v.nvccOptions).opt("defines", v.defines)
-           .opt("acfs", v.acfs).opt("compile_timeout_s", v.compileTimeoutSeconds).opt("want_stats", v.wantStats)
+           .opt("acfs", v.acfs).opt("compile_timeout_s", v.compileTimeoutSeconds)
            .opt("strip_args", v.stripArgs).opt("narrow_to", v.narrowTo).opt("need_object", v.needObject)
            .opt("engine_token", v.engineToken))
 }

@@ -8,7 +8,7 @@
 //   wrapper -> engine  {"v":1,"op":"receipt", ...Receipt}
 //   engine  -> wrapper {"v":1,"op":"ack"}
 #pragma once
-#include "JsonRead.h"
+#include "common/JsonRead.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -49,7 +49,6 @@ struct CandidateMessage {
   std::vector<std::string> defines;        // "NAME=VALUE", passed as -DNAME=VALUE
   std::vector<AcfRef> acfs;
   double compileTimeoutSeconds = 0;        // 0: none
-  bool wantStats = true;                   // collect ptxas statistics (adds -v when needed)
   // Arguments the build already carries that must not reach the compiler in
   // this tuning run: the tokens ciq_apply_lock() added for a frozen winner
   // (exact matches, see lockCompileArgs), so the baseline really is the

@@ -1,5 +1,5 @@
-#include "Socket.h"
-#include "JsonRead.h"
+#include "common/Socket.h"
+#include "common/JsonRead.h"
 
 #include <cerrno>
 #include <cstdio>

@@ -1,4 +1,4 @@
-#include "Subprocess.h"
+#include "common/Subprocess.h"
 
 #include <algorithm>
 #include <atomic>

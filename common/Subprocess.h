@@ -4,7 +4,7 @@
 // (nvcc -> cicc -> ptxas) or a benchmark that forks must die as a whole group,
 // leaving nothing behind, so ciq owns this small piece.
 #pragma once
-#include "FindExecutable.h"
+#include "common/FindExecutable.h"
 
 #include <functional>
 #include <map>

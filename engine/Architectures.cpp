@@ -1,6 +1,6 @@
-#include "Architectures.h"
-#include "CommandLine.h"
-#include "GpuState.h"
+#include "engine/Architectures.h"
+#include "wrapper/CommandLine.h"
+#include "engine/analysis/GpuState.h"
 
 #include <llvm/Support/Path.h>
 

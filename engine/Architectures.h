@@ -3,8 +3,8 @@
 // code that runs when the build has SASS for the GPU: with PTX alone the
 // driver JIT-compiles it, and no ptxas option of the build applies.
 #pragma once
-#include "BuildDriver.h"
-#include "Config.h"
+#include "engine/BuildDriver.h"
+#include "engine/Config.h"
 
 #include <string>
 #include <vector>

@@ -1,6 +1,7 @@
-#include "Attribution.h"
-#include "Interleave.h"
-#include "Objectives.h"
+#include "engine/Attribution.h"
+#include "engine/BenchmarkProgram.h"
+#include "engine/measure/Interleave.h"
+#include "engine/Objectives.h"
 
 #include <cctype>
 #include <cstdio>

@@ -5,12 +5,12 @@
 // baseline with the same test as `ciq validate` (Welch's t-test, CV%).
 // Compile-only objectives compare exactly (no runs, no p-values).
 #pragma once
-#include "Benchmark.h"
-#include "CandidateBuild.h"
-#include "Config.h"
-#include "Interleave.h"
-#include "MeasuredPhase.h"
-#include "Space.h"
+#include "engine/measure/Benchmark.h"
+#include "engine/CandidateBuild.h"
+#include "engine/Config.h"
+#include "engine/measure/Interleave.h"
+#include "engine/MeasuredPhase.h"
+#include "engine/Space.h"
 
 #include <functional>
 #include <map>

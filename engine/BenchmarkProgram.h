@@ -2,10 +2,11 @@
 // interpreter (python3) or a binary outside the build. Found the way a user
 // expects, and checked before the baseline is measured.
 #pragma once
-#include "Config.h"
+#include "engine/Config.h"
 
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace ciq {
 
@@ -21,5 +22,14 @@ bool benchmarkProgramIsBuilt(const TuneConfig &cfg, const std::string &program);
 
 // The benchmark's working directory (benchmark.working_dir, else the build directory).
 std::string benchmarkWorkDir(const TuneConfig &cfg);
+
+// Copies what the build makes of the benchmark command (command[0] and any
+// argument naming an executable file in the build directory) to dir and
+// returns the command that runs the copies; a program the build does not
+// make runs where it is. A command with nothing to copy is an error (every
+// build would run the same program), unless `runtimeSelects`: kernels
+// compiled at run time, where each run's environment selects the build.
+std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
+                                                          std::string &error, bool runtimeSelects = false);
 
 } // namespace ciq

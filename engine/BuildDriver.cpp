@@ -1,8 +1,8 @@
-#include "BuildDriver.h"
-#include "EnvNames.h"
-#include "ForeignJson.h"
-#include "Paths.h"
-#include "ProcessTrack.h"
+#include "engine/BuildDriver.h"
+#include "common/EnvNames.h"
+#include "common/ForeignJson.h"
+#include "common/Paths.h"
+#include "common/ProcessTrack.h"
 
 #include <algorithm>
 #include <csignal>

@@ -4,8 +4,8 @@
 // the user's (`build: {command: ...}` in ciq.yaml: make, a script), which may
 // also be empty (`build: none`: the benchmark compiles at run time).
 #pragma once
-#include "Config.h"
-#include "Subprocess.h"
+#include "engine/Config.h"
+#include "common/Subprocess.h"
 
 #include <map>
 #include <memory>

@@ -1,7 +1,7 @@
-#include "BuildTreeGuard.h"
-#include "FileIO.h"
-#include "ProcessTrack.h"
-#include "Subprocess.h"
+#include "engine/BuildTreeGuard.h"
+#include "common/FileIO.h"
+#include "common/ProcessTrack.h"
+#include "common/Subprocess.h"
 
 #include <cstdio>
 

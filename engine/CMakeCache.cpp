@@ -1,4 +1,4 @@
-#include "CMakeCache.h"
+#include "engine/CMakeCache.h"
 
 #include <fstream>
 

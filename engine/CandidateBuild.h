@@ -2,10 +2,10 @@
 // candidate to every ciq-ptxas, the target's CUDA objects are cleaned and
 // rebuilt, and the receipts prove each translation unit got the candidate.
 #pragma once
-#include "BuildDriver.h"
-#include "Config.h"
-#include "Daemon.h"
-#include "Evaluation.h"
+#include "engine/BuildDriver.h"
+#include "engine/Config.h"
+#include "engine/Daemon.h"
+#include "engine/Evaluation.h"
 
 #include <map>
 #include <memory>

@@ -1,7 +1,7 @@
-#include "CompileLines.h"
-#include "CMakeCache.h"
-#include "FindExecutable.h"
-#include "Subprocess.h"
+#include "engine/CompileLines.h"
+#include "engine/CMakeCache.h"
+#include "common/FindExecutable.h"
+#include "common/Subprocess.h"
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/CommandLine.h>

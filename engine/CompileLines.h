@@ -4,7 +4,7 @@
 // custom commands). `ciq doctor` checks them: ciq-ptxas must run first, or
 // no candidate reaches the compiler.
 #pragma once
-#include "Config.h"
+#include "engine/Config.h"
 
 #include <optional>
 #include <string>

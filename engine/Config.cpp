@@ -1,17 +1,17 @@
-#include "Config.h"
-#include "BuildTreeGuard.h"
+#include "engine/Config.h"
+#include "engine/BuildTreeGuard.h"
 
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
-#include "CMakeCache.h"
-#include "Lockfile.h"
-#include "MetricSources.h"
-#include "Metrics.h"
-#include "Objectives.h"
-#include "Paths.h"
-#include "SpaceLoader.h"
-#include "StrategyTable.h"
-#include "YamlUtil.h"
+#include "engine/CMakeCache.h"
+#include "common/Lockfile.h"
+#include "engine/measure/MetricSources.h"
+#include "engine/Metrics.h"
+#include "engine/Objectives.h"
+#include "common/Paths.h"
+#include "engine/SpaceLoader.h"
+#include "engine/StrategyTable.h"
+#include "engine/YamlUtil.h"
 
 #include <algorithm>
 #include <regex>
@@ -397,15 +397,6 @@ TuneConfig parse(const std::string &path) {
 }
 
 } // namespace
-
-std::string SourceLoc::str() const {
-  std::string s = file;
-  if (line > 0)
-    s += ":" + std::to_string(line);
-  if (!key.empty())
-    s += ": " + key;
-  return s;
-}
 
 std::optional<TuneConfig> loadConfig(const std::string &path, std::string &error) {
   llvm::SmallString<256> abs(path);

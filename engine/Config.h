@@ -1,8 +1,10 @@
 // ciq.yaml: what to tune (docs/config.md). Parsed with yaml-cpp; every error
 // names the file, line and key, and what was expected.
 #pragma once
-#include "Space.h"
-#include "StrategyTable.h"
+#include "engine/measure/BenchmarkConfig.h"
+#include "common/SourceLoc.h"
+#include "engine/Space.h"
+#include "engine/StrategyTable.h"
 
 #include <map>
 #include <optional>
@@ -10,14 +12,6 @@
 #include <vector>
 
 namespace ciq {
-
-// Where a value came from in ciq.yaml, for error messages.
-struct SourceLoc {
-  std::string file;
-  int line = 0;     // 1-based, 0 when unknown
-  std::string key;  // dotted path, e.g. "search.pool_size"
-  std::string str() const;   // "ciq.yaml:12: search.pool_size"
-};
 
 // One objective. Compile metrics come from the wrapper's receipts (ptxas -v);
 // runtime metrics from the benchmark.
@@ -30,51 +24,6 @@ struct Objective {
   std::vector<std::string> kernels;    // empty: summed over all kernels (compile metrics)
   std::string reduce = "sum";          // sum | max over kernels
   SourceLoc loc;
-};
-
-// How a metric is read from the benchmark (runtime tuning).
-struct MetricSource {
-  std::string kind = "wall_time";  // a name of kMetricSources (MetricSources.h)
-  std::string pattern;             // regex (first capture group is the number) or JSON pointer
-  std::string file;                // read from this file instead of stdout (relative to build dir)
-  std::string nvbenchColumn = "GPU Time";   // NVBench: column / summary name
-  std::string nvbenchState;        // NVBench: state (row) selector, empty: first
-  std::string unit = "ms";
-  double scale = 1.0;              // multiply the parsed value (e.g. 1e3 for s -> ms)
-};
-
-struct BenchmarkConfig {
-  bool enabled = false;
-  std::vector<std::string> command;   // argv; run in workingDir; [0] any program (see BenchmarkProgram.h)
-  SourceLoc commandLoc;               // where command: is, for errors about the program
-  std::string workingDir;             // default: the build directory
-  std::map<std::string, std::string> env;
-  int warmup = 1;
-  int repeats = 5;                    // fixed measured runs per candidate (when not adaptive)
-  // repeats: adaptive (docs/config.md, "Adaptive repeats"): measure until the
-  // median's relative 95% CI half-width is under targetNoisePercent, or the
-  // candidate's budget (maxRepeats runs, maxMeasureSeconds) is spent.
-  bool adaptive = false;
-  double targetNoisePercent = 1.0;
-  int minRepeats = 3;
-  int maxRepeats = 20;
-  double maxMeasureSeconds = 120;
-  // Racing: stop measuring a candidate once it is significantly worse than
-  // the incumbent (one-sided Welch, p < raceAlpha, after minRaceRuns runs).
-  // Default: on with adaptive repeats, off with fixed ones.
-  bool racing = false;
-  double raceAlpha = 0.01;
-  static constexpr int minRaceRuns = 3;
-  double timeoutSeconds = 60;         // per run; adapts down to adaptiveFactor x best median
-  double adaptiveFactor = 3.0;
-  MetricSource metric;
-  std::vector<std::string> correctness;   // gate command; empty: the benchmark's exit status
-  // Output comparison (correctness: {compare: ...}): "stdout" or a file the
-  // check writes (relative to the working dir); "" : none. Every number of
-  // a candidate's output must match the baseline's: |x - ref| <= atol + rtol |ref|.
-  std::string compare;
-  double rtol = 1e-5, atol = 1e-8;
-  int finalists = 4;                      // re-measured interleaved with the baseline
 };
 
 // How the workload is built (docs/config.md, "build"): a CMake target (the

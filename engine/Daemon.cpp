@@ -1,7 +1,7 @@
-#include "Daemon.h"
-#include "JsonRead.h"
-#include "Sha256.h"
-#include "Subprocess.h"
+#include "engine/Daemon.h"
+#include "common/JsonRead.h"
+#include "common/Sha256.h"
+#include "common/Subprocess.h"
 
 #include <chrono>
 #include <cstdlib>

@@ -2,8 +2,8 @@
 // current candidate to every ciq-ptxas of the builds the engine drives, and
 // collects their receipts. Also answers `ciq status` and `ciq stop`.
 #pragma once
-#include "Protocol.h"
-#include "Socket.h"
+#include "common/Protocol.h"
+#include "common/Socket.h"
 
 #include <atomic>
 #include <functional>

@@ -1,8 +1,8 @@
 // One evaluated candidate: what the journal and results.csv record.
 #pragma once
-#include "InvalidReason.h"
-#include "Protocol.h"
-#include "Space.h"
+#include "common/InvalidReason.h"
+#include "common/Protocol.h"
+#include "engine/Space.h"
 
 #include <map>
 #include <nlohmann/json.hpp>

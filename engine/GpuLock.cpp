@@ -1,5 +1,5 @@
-#include "GpuLock.h"
-#include "EnvNames.h"
+#include "engine/GpuLock.h"
+#include "common/EnvNames.h"
 
 #include <cctype>
 #include <cerrno>

@@ -1,4 +1,4 @@
-#include "InertControls.h"
+#include "engine/InertControls.h"
 
 namespace ciq {
 namespace {

@@ -5,8 +5,8 @@
 // "Overriding global maxrregcount ... with entry-specific value", recorded per
 // kernel as KernelStats::capOverride).
 #pragma once
-#include "Evaluation.h"
-#include "Space.h"
+#include "engine/Evaluation.h"
+#include "engine/Space.h"
 
 #include <string>
 #include <vector>

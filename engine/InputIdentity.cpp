@@ -1,9 +1,9 @@
-#include "InputIdentity.h"
-#include "CMakeCache.h"
-#include "CompilerVersion.h"
-#include "JsonRead.h"
-#include "Sha256.h"
-#include "Subprocess.h"
+#include "engine/InputIdentity.h"
+#include "engine/CMakeCache.h"
+#include "common/CompilerVersion.h"
+#include "common/JsonRead.h"
+#include "common/Sha256.h"
+#include "common/Subprocess.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <map>

@@ -4,8 +4,8 @@
 // "inputs" line after the baseline build; `ciq resume` refuses to mix
 // results of changed inputs.
 #pragma once
-#include "BuildDriver.h"
-#include "Config.h"
+#include "engine/BuildDriver.h"
+#include "engine/Config.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,6 +1,6 @@
-#include "Journal.h"
-#include "JournalLines.h"
-#include "JsonRead.h"
+#include "engine/Journal.h"
+#include "common/JournalLines.h"
+#include "common/JsonRead.h"
 
 #include <chrono>
 #include <ctime>

@@ -2,8 +2,8 @@
 // (docs/journal.md), each with a checksum. A line cut short by a kill is
 // ignored on reading; a damaged line is reported.
 #pragma once
-#include "Evaluation.h"
-#include "JournalLines.h"
+#include "engine/Evaluation.h"
+#include "common/JournalLines.h"
 
 #include <nlohmann/json.hpp>
 #include <optional>

@@ -1,9 +1,9 @@
-#include "LockApply.h"
+#include "engine/LockApply.h"
 
-#include "AcfStaging.h"
-#include "JsonRead.h"
-#include "Lockfile.h"
-#include "Sha256.h"
+#include "common/AcfStaging.h"
+#include "common/JsonRead.h"
+#include "common/Lockfile.h"
+#include "common/Sha256.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>

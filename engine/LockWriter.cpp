@@ -1,9 +1,9 @@
-#include "LockWriter.h"
-#include "CMakeCache.h"
-#include "CompilerVersion.h"
-#include "Lockfile.h"
-#include "Subprocess.h"
-#include "Version.h"
+#include "engine/LockWriter.h"
+#include "engine/CMakeCache.h"
+#include "common/CompilerVersion.h"
+#include "common/Lockfile.h"
+#include "common/Subprocess.h"
+#include "engine/Version.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>

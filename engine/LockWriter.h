@@ -1,7 +1,7 @@
 // Freezing the winner: ciq.lock beside the project, ACFs in ciq-acf/.
 #pragma once
-#include "Config.h"
-#include "Evaluation.h"
+#include "engine/Config.h"
+#include "engine/Evaluation.h"
 
 #include <string>
 

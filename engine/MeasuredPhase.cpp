@@ -1,5 +1,5 @@
-#include "MeasuredPhase.h"
-#include "GpuState.h"
+#include "engine/MeasuredPhase.h"
+#include "engine/analysis/GpuState.h"
 
 #include <algorithm>
 #include <cstdlib>

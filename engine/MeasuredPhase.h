@@ -4,7 +4,7 @@
 // process during any phase makes the measurements untrustworthy: the
 // problems are collected, shown, and recorded in the lock.
 #pragma once
-#include "GpuLock.h"
+#include "engine/GpuLock.h"
 
 #include <functional>
 #include <nlohmann/json.hpp>

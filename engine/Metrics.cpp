@@ -1,4 +1,4 @@
-#include "Metrics.h"
+#include "engine/Metrics.h"
 
 #include <algorithm>
 

@@ -1,4 +1,4 @@
-#include "Minimize.h"
+#include "engine/Minimize.h"
 
 #include <map>
 

@@ -5,7 +5,7 @@
 // worse for a runtime objective (the `ciq validate` test), worse at all for
 // a compile-only one (exact).
 #pragma once
-#include "Space.h"
+#include "engine/Space.h"
 
 #include <functional>
 #include <nlohmann/json.hpp>

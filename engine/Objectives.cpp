@@ -1,5 +1,5 @@
-#include "Objectives.h"
-#include "Metrics.h"
+#include "engine/Objectives.h"
+#include "engine/Metrics.h"
 
 #include <algorithm>
 

@@ -2,8 +2,8 @@
 // device code), runtime metrics from the benchmark, and the vector the
 // strategies compare.
 #pragma once
-#include "Config.h"
-#include "Evaluation.h"
+#include "engine/Config.h"
+#include "engine/Evaluation.h"
 
 #include <map>
 #include <optional>

@@ -1,8 +1,8 @@
-#include "Pipeline.h"
-#include "BenchmarkProgram.h"
-#include "GpuState.h"
-#include "Interleave.h"
-#include "Objectives.h"
+#include "engine/Pipeline.h"
+#include "engine/BenchmarkProgram.h"
+#include "engine/analysis/GpuState.h"
+#include "engine/measure/Interleave.h"
+#include "engine/Objectives.h"
 
 #include <cstdlib>
 #include <llvm/ADT/StringRef.h>

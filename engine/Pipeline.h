@@ -5,8 +5,8 @@
 // GPU's clocks and throttle state. `ciq tune`'s local workers (one per GPU)
 // and `ciq worker` (a Slurm job, docs/cluster.md) run this same code.
 #pragma once
-#include "Evaluation.h"
-#include "Workers.h"
+#include "engine/Evaluation.h"
+#include "engine/Workers.h"
 
 #include <functional>
 #include <string>

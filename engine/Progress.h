@@ -2,8 +2,8 @@
 // a terminal a live status line (generation, evaluations done and total,
 // best so far, invalid rate, ETA) redrawn in place.
 #pragma once
-#include "Config.h"
-#include "Evaluation.h"
+#include "engine/Config.h"
+#include "engine/Evaluation.h"
 
 #include <chrono>
 #include <nlohmann/json.hpp>

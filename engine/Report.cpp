@@ -1,6 +1,6 @@
 // One line per message on stderr, in LLVM's colours: the engine library and
 // the commands report through these, so the library links without main.cpp.
-#include "Command.h"
+#include "engine/Command.h"
 
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>

@@ -1,6 +1,6 @@
-#include "ResultRecord.h"
-#include "FileIO.h"
-#include "JsonRead.h"
+#include "engine/ResultRecord.h"
+#include "common/FileIO.h"
+#include "common/JsonRead.h"
 
 #include <chrono>
 #include <cstdlib>

@@ -1,7 +1,7 @@
-#include "ResultsCsv.h"
+#include "engine/ResultsCsv.h"
 
-#include "FileIO.h"
-#include "RunSchema.h"
+#include "common/FileIO.h"
+#include "engine/analysis/RunSchema.h"
 
 #include <cstdio>
 #include <sstream>

@@ -1,8 +1,8 @@
 // results.csv: one row per evaluation, columns in docs/results-csv.md; the
 // schema (columns, quoting, numbers) is RunSchema.h's, which analysis reads by.
 #pragma once
-#include "Config.h"
-#include "Evaluation.h"
+#include "engine/Config.h"
+#include "engine/Evaluation.h"
 
 #include <string>
 #include <vector>

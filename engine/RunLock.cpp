@@ -1,4 +1,4 @@
-#include "RunLock.h"
+#include "engine/RunLock.h"
 
 #include <cerrno>
 #include <cstring>

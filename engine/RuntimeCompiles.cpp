@@ -1,9 +1,9 @@
-#include "RuntimeCompiles.h"
-#include "CMakeCache.h"
-#include "DeviceCode.h"
-#include "EnvNames.h"
-#include "FindExecutable.h"
-#include "Paths.h"
+#include "engine/RuntimeCompiles.h"
+#include "engine/CMakeCache.h"
+#include "common/DeviceCode.h"
+#include "common/EnvNames.h"
+#include "common/FindExecutable.h"
+#include "common/Paths.h"
 
 #include <algorithm>
 #include <cstdlib>

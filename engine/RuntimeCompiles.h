@@ -6,9 +6,9 @@
 // the candidate; their receipts count like a build's, and a run whose
 // expected compiles did not reach the candidate is a stale build.
 #pragma once
-#include "Config.h"
-#include "Evaluation.h"
-#include "Protocol.h"
+#include "engine/Config.h"
+#include "engine/Evaluation.h"
+#include "common/Protocol.h"
 
 #include <map>
 #include <string>

@@ -1,7 +1,7 @@
-#include "Search.h"
-#include "SearchParts.h"
-#include "SearchTpe.h"
-#include "StrategyTable.h"
+#include "engine/Search.h"
+#include "engine/SearchParts.h"
+#include "engine/SearchTpe.h"
+#include "engine/StrategyTable.h"
 
 #include <algorithm>
 #include <cmath>

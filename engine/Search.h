@@ -5,8 +5,8 @@
 // from (seed, g). That is what makes a search reproducible for a seed and lets
 // `ciq resume` rebuild the exact pool a killed engine was working on.
 #pragma once
-#include "Config.h"
-#include "Space.h"
+#include "engine/Config.h"
+#include "engine/Space.h"
 
 #include <cstdint>
 #include <memory>

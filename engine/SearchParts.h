@@ -1,6 +1,6 @@
 // Building blocks the strategies share (engine/Search.cpp, SearchTpe.cpp).
 #pragma once
-#include "Search.h"
+#include "engine/Search.h"
 
 #include <set>
 #include <vector>

@@ -20,8 +20,8 @@
 //
 // Like every strategy it is a pure function of (seed, generation, history):
 // the same seed gives the same search, and a resumed search the same pools.
-#include "SearchTpe.h"
-#include "StrategyTable.h"
+#include "engine/SearchTpe.h"
+#include "engine/StrategyTable.h"
 
 #include <algorithm>
 #include <cmath>

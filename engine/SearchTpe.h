@@ -3,7 +3,7 @@
 // INVALID points, proposing a batch of pool_size points per generation
 // (docs/search-space.md#strategies).
 #pragma once
-#include "SearchParts.h"
+#include "engine/SearchParts.h"
 
 #include <memory>
 #include <vector>

@@ -1,10 +1,10 @@
-#include "SlurmExecutor.h"
-#include "Command.h"
-#include "JsonRead.h"
-#include "Paths.h"
-#include "ResultRecord.h"
-#include "Sha256.h"
-#include "Subprocess.h"
+#include "engine/SlurmExecutor.h"
+#include "engine/Command.h"
+#include "common/JsonRead.h"
+#include "common/Paths.h"
+#include "engine/ResultRecord.h"
+#include "common/Sha256.h"
+#include "common/Subprocess.h"
 
 #include <chrono>
 #include <llvm/ADT/StringExtras.h>

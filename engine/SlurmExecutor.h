@@ -11,9 +11,9 @@
 // (or resubmits) and `ciq stop` can cancel them. The finalists of a runtime
 // search are one more such job (SlurmFinalists.h).
 #pragma once
-#include "Config.h"
-#include "Daemon.h"
-#include "Evaluation.h"
+#include "engine/Config.h"
+#include "engine/Daemon.h"
+#include "engine/Evaluation.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

@@ -1,7 +1,8 @@
-#include "SlurmFinalists.h"
-#include "Interleave.h"
-#include "JsonRead.h"
-#include "Sha256.h"
+#include "engine/SlurmFinalists.h"
+#include "engine/BenchmarkProgram.h"
+#include "engine/measure/Interleave.h"
+#include "common/JsonRead.h"
+#include "common/Sha256.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>

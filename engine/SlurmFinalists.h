@@ -8,10 +8,10 @@
 // values, the node and the GPU's state; the engine judges them with the same
 // verdict code as local finalists.
 #pragma once
-#include "Config.h"
-#include "Evaluation.h"
-#include "SlurmExecutor.h"
-#include "Workers.h"
+#include "engine/Config.h"
+#include "engine/Evaluation.h"
+#include "engine/SlurmExecutor.h"
+#include "engine/Workers.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

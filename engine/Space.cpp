@@ -1,9 +1,9 @@
-#include "Space.h"
+#include "engine/Space.h"
 
-#include "Lockfile.h"
-#include "Sha256.h"
-#include "RunSchema.h"
-#include "Subprocess.h"
+#include "common/Lockfile.h"
+#include "common/Sha256.h"
+#include "engine/analysis/RunSchema.h"
+#include "common/Subprocess.h"
 
 namespace ciq {
 using nlohmann::json;

@@ -1,8 +1,9 @@
-#include "SpaceLoader.h"
-#include "Paths.h"
-#include "Sha256.h"
-#include "CompilerVersion.h"
-#include "Subprocess.h"
+#include "engine/SpaceLoader.h"
+#include "common/Paths.h"
+#include "common/Sha256.h"
+#include "common/CompilerVersion.h"
+#include "engine/assets/SpaceResolver.h"
+#include "common/Subprocess.h"
 
 #include <algorithm>
 #include <cmath>
@@ -14,14 +15,8 @@
 #include <map>
 #include <set>
 
-#if __has_include("SpaceResolver.h")
-#include "SpaceResolver.h"
-#define CIQ_HAVE_RESOLVER 1
-#endif
-
 namespace ciq {
 namespace {
-
 
 std::string formatNumber(double v, bool integral) {
   if (integral)
@@ -305,7 +300,6 @@ SearchSpace includeEntry(const YAML::Node &e, const YamlReader &r, const std::st
   }
   if (!e.IsMap())
     r.fail(e, key, "expected a space name, a file, or {provider, version, variant, tag}");
-#ifdef CIQ_HAVE_RESOLVER
   SpaceRequest req;
   if (e["file"]) {
     req.provider = "file";
@@ -326,11 +320,6 @@ SearchSpace includeEntry(const YAML::Node &e, const YamlReader &r, const std::st
                        "(use provider ptxas/nvcc with ciq's curated spaces, or a YAML file)");
   return fromFile(resolved->localPath, {req.provider == "file" ? req.file : req.provider + "-" + req.version + "-" + req.variant,
                                         resolved->provider, resolved->tag, resolved->sha256}, 1);
-#else
-  if (e["file"])
-    return fromFile(absolutePath(r.str(e["file"], key + ".file"), baseDir), {e["file"].Scalar(), "file", "", ""}, 1);
-  r.fail(e, key, "release-backed spaces are not available in this build");
-#endif
 }
 
 } // namespace

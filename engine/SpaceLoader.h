@@ -1,8 +1,8 @@
 // Builds a SearchSpace from the `space:` section of ciq.yaml: user controls,
 // included built-in or release-backed spaces, and exclusions.
 #pragma once
-#include "Space.h"
-#include "YamlUtil.h"
+#include "engine/Space.h"
+#include "engine/YamlUtil.h"
 
 namespace ciq {
 

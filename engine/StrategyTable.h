@@ -12,7 +12,7 @@ struct StrategyInfo {
 
 inline constexpr StrategyInfo kStrategies[] = {
 #define CIQ_STRATEGY(n, d) {#n, d},
-#include "Strategies.def"
+#include "engine/Strategies.def"
 #undef CIQ_STRATEGY
 };
 
@@ -20,7 +20,7 @@ inline constexpr StrategyInfo kStrategies[] = {
 // other file spells one.
 namespace strategies {
 #define CIQ_STRATEGY(n, d) inline constexpr const char *n = #n;
-#include "Strategies.def"
+#include "engine/Strategies.def"
 #undef CIQ_STRATEGY
 } // namespace strategies
 

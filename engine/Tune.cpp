@@ -1,29 +1,29 @@
-#include "Tune.h"
-#include "Attribution.h"
-#include "Architectures.h"
-#include "Benchmark.h"
-#include "BenchmarkProgram.h"
-#include "CandidateBuild.h"
-#include "InertControls.h"
-#include "InputIdentity.h"
-#include "Interleave.h"
-#include "JsonRead.h"
-#include "Journal.h"
-#include "LockWriter.h"
-#include "Minimize.h"
-#include "Objectives.h"
-#include "Paths.h"
-#include "Pipeline.h"
-#include "RunLock.h"
-#include "Progress.h"
-#include "ResultsCsv.h"
-#include "Search.h"
-#include "Sha256.h"
-#include "SlurmExecutor.h"
-#include "SlurmFinalists.h"
-#include "Stats.h"
-#include "Version.h"
-#include "Workers.h"
+#include "engine/Tune.h"
+#include "engine/Attribution.h"
+#include "engine/Architectures.h"
+#include "engine/measure/Benchmark.h"
+#include "engine/BenchmarkProgram.h"
+#include "engine/CandidateBuild.h"
+#include "engine/InertControls.h"
+#include "engine/InputIdentity.h"
+#include "engine/measure/Interleave.h"
+#include "common/JsonRead.h"
+#include "engine/Journal.h"
+#include "engine/LockWriter.h"
+#include "engine/Minimize.h"
+#include "engine/Objectives.h"
+#include "common/Paths.h"
+#include "engine/Pipeline.h"
+#include "engine/RunLock.h"
+#include "engine/Progress.h"
+#include "engine/ResultsCsv.h"
+#include "engine/Search.h"
+#include "common/Sha256.h"
+#include "engine/SlurmExecutor.h"
+#include "engine/SlurmFinalists.h"
+#include "engine/measure/Stats.h"
+#include "engine/Version.h"
+#include "engine/Workers.h"
 
 #include <algorithm>
 #include <functional>
@@ -379,7 +379,7 @@ bool TuneRun::startWorkers() {
       std::map<std::string, std::string> env;
       if (n > 1)
         env["CUDA_VISIBLE_DEVICES"] = w->gpu = gpus[k];
-      w->bench = std::make_unique<BenchmarkRunner>(w->cfg, env);
+      w->bench = std::make_unique<BenchmarkRunner>(w->cfg.benchmark, benchmarkWorkDir(w->cfg), env);
       w->bench->setReferenceFile(cfg_.runDir + "/reference-output.json");
       std::string visible = env.count("CUDA_VISIBLE_DEVICES") ? env["CUDA_VISIBLE_DEVICES"] : "";
       w->phase = std::make_unique<MeasuredPhase>(visible, "ciq tune " + cfg_.target + " (" + cfg_.path + ")",

@@ -6,9 +6,9 @@
 // (engine/commands/tune.cpp); only the progress lines (Progress.h) are
 // printed while it runs.
 #pragma once
-#include "Config.h"
-#include "Evaluation.h"
-#include "Winner.h"
+#include "engine/Config.h"
+#include "engine/Evaluation.h"
+#include "engine/Winner.h"
 
 #include <functional>
 #include <optional>

@@ -1,7 +1,7 @@
-#include "Winner.h"
-#include "NoiseSource.h"
-#include "Objectives.h"
-#include "Search.h"
+#include "engine/Winner.h"
+#include "engine/analysis/NoiseSource.h"
+#include "engine/Objectives.h"
+#include "engine/Search.h"
 
 #include <map>
 #include <set>

@@ -1,7 +1,7 @@
-#include "Workers.h"
-#include "CMakeCache.h"
-#include "EnvNames.h"
-#include "Subprocess.h"
+#include "engine/Workers.h"
+#include "engine/CMakeCache.h"
+#include "common/EnvNames.h"
+#include "common/Subprocess.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -3,10 +3,10 @@
 // same cache), its own daemon socket, and CUDA_VISIBLE_DEVICES set to its GPU,
 // so that one worker builds while another measures.
 #pragma once
-#include "Benchmark.h"
-#include "CandidateBuild.h"
-#include "MeasuredPhase.h"
-#include "Config.h"
+#include "engine/measure/Benchmark.h"
+#include "engine/CandidateBuild.h"
+#include "engine/MeasuredPhase.h"
+#include "engine/Config.h"
 
 #include <memory>
 #include <string>

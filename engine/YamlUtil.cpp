@@ -1,4 +1,4 @@
-#include "YamlUtil.h"
+#include "engine/YamlUtil.h"
 
 #include <llvm/Support/FileSystem.h>
 

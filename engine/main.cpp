@@ -1,8 +1,8 @@
 // ciq: the engine's command-line entry point. The work lives in the engine
 // library and in engine/commands/*.cpp; this file only dispatches.
-#include "Command.h"
-#include "Subprocess.h"
-#include "Version.h"
+#include "engine/Command.h"
+#include "common/Subprocess.h"
+#include "engine/Version.h"
 
 #include <llvm/Support/InitLLVM.h>
 #include <llvm/Support/PrettyStackTrace.h>

@@ -1,5 +1,5 @@
-#include "CommandLine.h"
-#include "FileIO.h"
+#include "wrapper/CommandLine.h"
+#include "common/FileIO.h"
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/Support/Allocator.h>

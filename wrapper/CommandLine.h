@@ -9,8 +9,8 @@
 // and NVCC_APPEND_FLAGS after argv (read only, never rewritten). nvcc and ptxas
 // 13.0 do not expand `@file`: it is an input name to them, and so it is here.
 #pragma once
-#include "NvccList.h"
-#include "OptionTable.h"
+#include "common/NvccList.h"
+#include "wrapper/OptionTable.h"
 
 #include <optional>
 #include <string>

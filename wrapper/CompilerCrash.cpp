@@ -1,4 +1,4 @@
-#include "CompilerCrash.h"
+#include "wrapper/CompilerCrash.h"
 
 #include <llvm/ADT/StringRef.h>
 

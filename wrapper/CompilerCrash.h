@@ -3,7 +3,7 @@
 // compiler_crash with the signal, so the engine retries once and diagnose
 // points at the compiler, not at the candidate's controls.
 #pragma once
-#include "Subprocess.h"
+#include "common/Subprocess.h"
 
 #include <string>
 

@@ -1,24 +1,24 @@
-#include "Driver.h"
+#include "wrapper/Driver.h"
 
 #include <set>
 #include <sys/stat.h>
 
-#include "AcfStaging.h"
-#include "CommandLine.h"
-#include "DeviceCode.h"
-#include "EngineClient.h"
-#include "EnvNames.h"
-#include "Inject.h"
-#include "InvalidReason.h"
-#include "LockMode.h"
-#include "CompilerCrash.h"
-#include "NarrowArch.h"
-#include "PtxReuse.h"
-#include "ProcessTrack.h"
-#include "PtxasStats.h"
-#include "RegisterCap.h"
-#include "Sha256.h"
-#include "Subprocess.h"
+#include "common/AcfStaging.h"
+#include "wrapper/CommandLine.h"
+#include "common/DeviceCode.h"
+#include "wrapper/EngineClient.h"
+#include "common/EnvNames.h"
+#include "wrapper/Inject.h"
+#include "common/InvalidReason.h"
+#include "wrapper/LockMode.h"
+#include "wrapper/CompilerCrash.h"
+#include "wrapper/NarrowArch.h"
+#include "wrapper/PtxReuse.h"
+#include "common/ProcessTrack.h"
+#include "wrapper/PtxasStats.h"
+#include "wrapper/RegisterCap.h"
+#include "common/Sha256.h"
+#include "common/Subprocess.h"
 
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>

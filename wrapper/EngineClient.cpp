@@ -1,5 +1,5 @@
-#include "EngineClient.h"
-#include "EnvNames.h"
+#include "wrapper/EngineClient.h"
+#include "common/EnvNames.h"
 
 #include <cerrno>
 #include <cstdlib>

@@ -1,8 +1,8 @@
 // The wrapper's side of the tuning-run protocol (docs/protocol.md): one
 // connection per compiler invocation, every wait bounded by CIQ_SOCKET_TIMEOUT.
 #pragma once
-#include "Protocol.h"
-#include "Socket.h"
+#include "common/Protocol.h"
+#include "common/Socket.h"
 
 #include <optional>
 #include <string>

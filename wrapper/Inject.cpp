@@ -1,4 +1,4 @@
-#include "Inject.h"
+#include "wrapper/Inject.h"
 
 #include <set>
 

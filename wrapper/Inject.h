@@ -12,8 +12,8 @@
 // An occurrence in NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS, which ciq never
 // rewrites, is an error.
 #pragma once
-#include "CommandLine.h"
-#include "Protocol.h"
+#include "wrapper/CommandLine.h"
+#include "common/Protocol.h"
 
 #include <string>
 #include <vector>

@@ -1,8 +1,8 @@
-#include "LockMode.h"
+#include "wrapper/LockMode.h"
 
-#include "CompilerVersion.h"
-#include "Lockfile.h"
-#include "Sha256.h"
+#include "common/CompilerVersion.h"
+#include "common/Lockfile.h"
+#include "common/Sha256.h"
 
 #include <algorithm>
 

@@ -8,7 +8,7 @@
 // the lock was frozen with, and every SASS architecture of this invocation is
 // one of the lock's architectures.
 #pragma once
-#include "Protocol.h"
+#include "common/Protocol.h"
 
 #include <optional>
 #include <string>

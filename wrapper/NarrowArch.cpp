@@ -1,5 +1,5 @@
-#include "NarrowArch.h"
-#include "CommandLine.h"
+#include "wrapper/NarrowArch.h"
+#include "wrapper/CommandLine.h"
 
 #include <cstdlib>
 

@@ -1,6 +1,7 @@
-#include "OptionTable.h"
+#include "wrapper/OptionTable.h"
 
 #include <iterator>
+#include <string_view>
 
 namespace ciq::wrapper {
 namespace {
@@ -219,9 +220,6 @@ ParsedOption parse(const OptionSpec (&table)[N], const std::string &arg, const s
 }
 
 } // namespace
-
-const OptionSpec *findPtxasOption(std::string_view name) { return find(kPtxas, name); }
-const OptionSpec *findNvccOption(std::string_view name) { return find(kNvcc, name); }
 
 ParsedOption parsePtxasOption(const std::string &arg, const std::string *next) {
   return parse(kPtxas, arg, next);

@@ -7,7 +7,6 @@
 // here is treated as a flag without a value.
 #pragma once
 #include <string>
-#include <string_view>
 
 namespace ciq::wrapper {
 
@@ -18,10 +17,6 @@ struct OptionSpec {
   bool attachedShort;     // short form takes its value attached: -O3, -Ifoo, -DX
   bool accumulates = false; // a list option (-D, -I, -Xptxas): repeats add, never replace
 };
-
-// Looks a name (without leading dashes and without "=value") up; nullptr when unknown.
-const OptionSpec *findPtxasOption(std::string_view name);
-const OptionSpec *findNvccOption(std::string_view name);
 
 // One option of a command line, split into its canonical name and value.
 struct ParsedOption {

@@ -1,9 +1,9 @@
-#include "PtxReuse.h"
+#include "wrapper/PtxReuse.h"
 
-#include "DeviceCode.h"
-#include "EnvNames.h"
-#include "FindExecutable.h"
-#include "Subprocess.h"
+#include "common/DeviceCode.h"
+#include "common/EnvNames.h"
+#include "common/FindExecutable.h"
+#include "common/Subprocess.h"
 
 #include <llvm/Support/Allocator.h>
 #include <llvm/Support/CommandLine.h>

@@ -15,9 +15,9 @@
 // Anything else is a full compile, with one line in the candidate's log that
 // says why. CIQ_PTX_REUSE=0 turns reuse off.
 #pragma once
-#include "CommandLine.h"
-#include "Protocol.h"
-#include "PtxReuseStore.h"
+#include "wrapper/CommandLine.h"
+#include "common/Protocol.h"
+#include "wrapper/PtxReuseStore.h"
 
 #include <optional>
 #include <string>

@@ -1,8 +1,8 @@
-#include "PtxReuseStore.h"
+#include "wrapper/PtxReuseStore.h"
 
-#include "FileIO.h"
-#include "Protocol.h"
-#include "Sha256.h"
+#include "common/FileIO.h"
+#include "common/Protocol.h"
+#include "common/Sha256.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>

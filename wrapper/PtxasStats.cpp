@@ -1,4 +1,4 @@
-#include "PtxasStats.h"
+#include "wrapper/PtxasStats.h"
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringRef.h>

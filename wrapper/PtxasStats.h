@@ -9,7 +9,7 @@
 //   ptxas info    : Used 14 registers, used 1 barriers, 128 bytes smem, 368 bytes cmem[0]
 //   ptxas info    : Compile time = 15.827 ms
 #pragma once
-#include "Protocol.h"
+#include "common/Protocol.h"
 
 #include <string>
 #include <vector>

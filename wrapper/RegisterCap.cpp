@@ -1,4 +1,4 @@
-#include "RegisterCap.h"
+#include "wrapper/RegisterCap.h"
 
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringRef.h>

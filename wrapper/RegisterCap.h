@@ -11,7 +11,7 @@
 // name has exactly one override line. Otherwise the overrides are counted, not
 // attributed (never guessed).
 #pragma once
-#include "Protocol.h"
+#include "common/Protocol.h"
 
 #include <string>
 #include <vector>

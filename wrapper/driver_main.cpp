@@ -1,6 +1,6 @@
 // ciq-ptxas-driver: every mode but the plain pass-through (see main.cpp).
-#include "Driver.h"
-#include "Subprocess.h"
+#include "wrapper/Driver.h"
+#include "common/Subprocess.h"
 
 #include <openssl/crypto.h>
 

@@ -3,8 +3,8 @@
 // This file links nothing but libc and the PATH search: the driver
 // (ciq-ptxas-driver, a larger program to start) is exec'd only when there is work
 // for it, and it also owns every error message but "cannot run".
-#include "EnvNames.h"
-#include "FindExecutable.h"
+#include "common/EnvNames.h"
+#include "common/FindExecutable.h"
 
 #include <cerrno>
 #include <climits>

@@ -1,9 +1,9 @@
-#include "JsonRead.h"
-#include "Diagnose.h"
-#include "InvalidReason.h"
-#include "NoiseSource.h"
+#include "common/JsonRead.h"
+#include "engine/analysis/Diagnose.h"
+#include "common/InvalidReason.h"
+#include "engine/analysis/NoiseSource.h"
 
-#include "Stats.h"
+#include "engine/measure/Stats.h"
 
 #include <algorithm>
 #include <cmath>

@@ -2,7 +2,7 @@
 // journal.jsonl. Each finding carries the threshold it used, the likely cause
 // and the next step (docs/troubleshooting.md has the same table for people).
 #pragma once
-#include "RunData.h"
+#include "engine/analysis/RunData.h"
 
 #include <llvm/Support/raw_ostream.h>
 #include <string>

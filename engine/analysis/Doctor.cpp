@@ -1,7 +1,7 @@
-#include "Doctor.h"
+#include "engine/analysis/Doctor.h"
 
-#include "GpuState.h"
-#include "Subprocess.h"
+#include "engine/analysis/GpuState.h"
+#include "common/Subprocess.h"
 
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/FileSystem.h>

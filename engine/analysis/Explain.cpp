@@ -1,10 +1,10 @@
-#include "JsonRead.h"
-#include "Explain.h"
+#include "common/JsonRead.h"
+#include "engine/analysis/Explain.h"
 
-#include "CsvTable.h"
-#include "Occupancy.h"
-#include "Protocol.h"
-#include "Subprocess.h"
+#include "engine/measure/CsvTable.h"
+#include "engine/analysis/Occupancy.h"
+#include "common/Protocol.h"
+#include "common/Subprocess.h"
 
 #include <llvm/Support/Format.h>
 #include <llvm/Support/Path.h>

@@ -4,7 +4,7 @@
 // the device-code size of each object. Everything comes from the journal's
 // `kernels` and `objects` of the two evaluations; nothing is rebuilt.
 #pragma once
-#include "RunData.h"
+#include "engine/analysis/RunData.h"
 
 #include <llvm/Support/raw_ostream.h>
 #include <string>

@@ -1,7 +1,7 @@
-#include "GpuState.h"
+#include "engine/analysis/GpuState.h"
 
-#include "CsvTable.h"
-#include "Subprocess.h"
+#include "engine/measure/CsvTable.h"
+#include "common/Subprocess.h"
 
 #include <algorithm>
 #include <cstdlib>

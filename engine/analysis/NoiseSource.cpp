@@ -1,5 +1,5 @@
-#include "NoiseSource.h"
-#include "Stats.h"
+#include "engine/analysis/NoiseSource.h"
+#include "engine/measure/Stats.h"
 
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>

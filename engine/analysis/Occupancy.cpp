@@ -1,4 +1,4 @@
-#include "Occupancy.h"
+#include "engine/analysis/Occupancy.h"
 
 #include <climits>
 #include <cuda_occupancy.h>

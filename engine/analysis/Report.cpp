@@ -1,9 +1,9 @@
-#include "JsonRead.h"
-#include "Report.h"
+#include "common/JsonRead.h"
+#include "engine/analysis/Report.h"
 
-#include "Diagnose.h"
-#include "Stats.h"
-#include "Subprocess.h"
+#include "engine/analysis/Diagnose.h"
+#include "engine/measure/Stats.h"
+#include "common/Subprocess.h"
 
 #include <algorithm>
 #include <cmath>

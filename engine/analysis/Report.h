@@ -4,7 +4,7 @@
 // baseline sorted (S-curve), and the Pareto front of the first two objectives
 // when the search has several.
 #pragma once
-#include "RunData.h"
+#include "engine/analysis/RunData.h"
 
 #include <string>
 #include <vector>

@@ -1,11 +1,11 @@
-#include "RunData.h"
-#include "JournalLines.h"
-#include "JsonRead.h"
-#include "Protocol.h"
+#include "engine/analysis/RunData.h"
+#include "common/JournalLines.h"
+#include "common/JsonRead.h"
+#include "common/Protocol.h"
 
-#include "CsvTable.h"
-#include "FileIO.h"
-#include "RunSchema.h"
+#include "engine/measure/CsvTable.h"
+#include "common/FileIO.h"
+#include "engine/analysis/RunSchema.h"
 
 #include <cmath>
 #include <cstdlib>

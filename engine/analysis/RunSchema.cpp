@@ -1,6 +1,6 @@
-#include "RunSchema.h"
-#include "JsonRead.h"
-#include "Subprocess.h"
+#include "engine/analysis/RunSchema.h"
+#include "common/JsonRead.h"
+#include "common/Subprocess.h"
 
 #include <cstdio>
 

@@ -1,7 +1,7 @@
-#include "AssetCache.h"
+#include "engine/assets/AssetCache.h"
 
-#include "Paths.h"
-#include "Sha256.h"
+#include "common/Paths.h"
+#include "common/Sha256.h"
 
 #include <cstdio>
 #include <fstream>

@@ -6,8 +6,8 @@
 // downloaded and verified ".part" file, and is verified again on every use:
 // a corrupt entry is reported and fetched again.
 #pragma once
-#include "FileIO.h"
-#include "Http.h"
+#include "common/FileIO.h"
+#include "engine/assets/Http.h"
 
 #include <cstdint>
 #include <optional>

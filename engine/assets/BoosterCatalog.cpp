@@ -1,7 +1,7 @@
-#include "BoosterCatalog.h"
+#include "engine/assets/BoosterCatalog.h"
 
-#include "AssetCache.h"
-#include "JsonRead.h"
+#include "engine/assets/AssetCache.h"
+#include "common/JsonRead.h"
 
 #include <set>
 #include <sstream>

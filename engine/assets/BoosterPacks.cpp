@@ -1,11 +1,11 @@
-#include "BoosterPacks.h"
+#include "engine/assets/BoosterPacks.h"
 
-#include "AssetCache.h"
-#include "EnvNames.h"
-#include "Paths.h"
-#include "Releases.h"
-#include "Sha256.h"
-#include "Subprocess.h"
+#include "engine/assets/AssetCache.h"
+#include "common/EnvNames.h"
+#include "common/Paths.h"
+#include "engine/assets/Releases.h"
+#include "common/Sha256.h"
+#include "common/Subprocess.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/WithColor.h>

@@ -5,8 +5,8 @@
 // checked against SHA256SUMS.txt and the catalog; zips are cached like
 // search spaces and extracted under <cache>/<tag>/packs/.
 #pragma once
-#include "BoosterCatalog.h"
-#include "PackArchive.h"
+#include "engine/assets/BoosterCatalog.h"
+#include "engine/assets/PackArchive.h"
 
 #include <map>
 #include <optional>

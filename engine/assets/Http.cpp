@@ -1,5 +1,5 @@
-#include "Http.h"
-#include "EnvNames.h"
+#include "engine/assets/Http.h"
+#include "common/EnvNames.h"
 
 #include <cerrno>
 #include <chrono>

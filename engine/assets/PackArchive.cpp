@@ -1,6 +1,6 @@
-#include "PackArchive.h"
+#include "engine/assets/PackArchive.h"
 
-#include "AssetCache.h"
+#include "engine/assets/AssetCache.h"
 
 #include <archive.h>
 #include <archive_entry.h>

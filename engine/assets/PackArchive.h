@@ -4,7 +4,7 @@
 // component or a link is refused, and every file lands, by its base name,
 // in a folder ciq chose.
 #pragma once
-#include "BoosterCatalog.h"
+#include "engine/assets/BoosterCatalog.h"
 
 #include <optional>
 #include <string>

@@ -1,9 +1,9 @@
-#include "Releases.h"
+#include "engine/assets/Releases.h"
 
-#include "AssetCache.h"
-#include "EnvNames.h"
-#include "JsonRead.h"
-#include "Paths.h"
+#include "engine/assets/AssetCache.h"
+#include "common/EnvNames.h"
+#include "common/JsonRead.h"
+#include "common/Paths.h"
 
 #include <chrono>
 #include <cstdlib>

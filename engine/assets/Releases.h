@@ -4,7 +4,7 @@
 // https://api.github.com), so a GitHub Enterprise host or a local test server
 // serves the same layout.
 #pragma once
-#include "Http.h"
+#include "engine/assets/Http.h"
 
 #include <cstdint>
 #include <optional>

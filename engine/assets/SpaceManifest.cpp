@@ -1,7 +1,7 @@
-#include "SpaceManifest.h"
-#include "JsonRead.h"
+#include "engine/assets/SpaceManifest.h"
+#include "common/JsonRead.h"
 
-#include "AssetCache.h"
+#include "engine/assets/AssetCache.h"
 
 #include <nlohmann/json.hpp>
 #include <set>

@@ -1,10 +1,10 @@
-#include "SpaceResolver.h"
+#include "engine/assets/SpaceResolver.h"
 
-#include "AssetCache.h"
-#include "EnvNames.h"
-#include "Paths.h"
-#include "Releases.h"
-#include "Sha256.h"
+#include "engine/assets/AssetCache.h"
+#include "common/EnvNames.h"
+#include "common/Paths.h"
+#include "engine/assets/Releases.h"
+#include "common/Sha256.h"
 
 #include <algorithm>
 #include <llvm/Support/FileSystem.h>

@@ -13,7 +13,7 @@
 //   "latest", no network and no cached tag (or CIQ_OFFLINE=1): the curated
 //                            space of the same compiler/version/variant, with a warning.
 #pragma once
-#include "SpaceManifest.h"
+#include "engine/assets/SpaceManifest.h"
 
 #include <optional>
 #include <string>

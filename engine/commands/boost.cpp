@@ -2,10 +2,10 @@
 // CompileIQ's release format (docs/spaces-and-boosters.md). Fetching and
 // verification live in engine/assets/BoosterPacks; `try` runs the pack's
 // ACFs through the normal tuning pipeline (engine/Tune.h).
-#include "BoosterPacks.h"
-#include "Command.h"
-#include "Config.h"
-#include "Tune.h"
+#include "engine/assets/BoosterPacks.h"
+#include "engine/Command.h"
+#include "engine/Config.h"
+#include "engine/Tune.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,7 +1,7 @@
 // `ciq canary`: prove controls reach the compiler.
-#include "Command.h"
-#include "Config.h"
-#include "Tune.h"
+#include "engine/Command.h"
+#include "engine/Config.h"
+#include "engine/Tune.h"
 
 #include <llvm/Support/FileSystem.h>
 

@@ -1,10 +1,10 @@
 // `ciq status` and `ciq stop`: talk to a running engine over its socket.
-#include "Command.h"
-#include "Config.h"
-#include "Daemon.h"
-#include "Protocol.h"
-#include "SlurmExecutor.h"
-#include "Socket.h"
+#include "engine/Command.h"
+#include "engine/Config.h"
+#include "engine/Daemon.h"
+#include "common/Protocol.h"
+#include "engine/SlurmExecutor.h"
+#include "common/Socket.h"
 
 using namespace llvm;
 

@@ -1,8 +1,8 @@
 // `ciq diagnose [results.csv | run dir]`: names the pathologies of a finished
 // or running search (engine/analysis/Diagnose). Exit status: 0 clean,
 // 3 when something was found, 1 when the run cannot be read.
-#include "Command.h"
-#include "Diagnose.h"
+#include "engine/Command.h"
+#include "engine/analysis/Diagnose.h"
 
 #include <llvm/Support/raw_ostream.h>
 

@@ -1,10 +1,10 @@
 // `ciq doctor [--config ciq.yaml]`: one line per environment check with its
 // fix (engine/analysis/Doctor). Exit status = number of failed checks.
-#include "Command.h"
-#include "CompileLines.h"
-#include "Config.h"
-#include "Doctor.h"
-#include "Paths.h"
+#include "engine/Command.h"
+#include "engine/CompileLines.h"
+#include "engine/Config.h"
+#include "engine/analysis/Doctor.h"
+#include "common/Paths.h"
 
 #include <llvm/Support/raw_ostream.h>
 

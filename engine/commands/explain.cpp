@@ -1,10 +1,10 @@
 // `ciq explain <candidate> [--against baseline]`: per kernel, what ptxas
 // reported and the theoretical occupancy, for a candidate and another one;
 // optionally Nsight Compute (`--ncu`) on the benchmark of both builds.
-#include "Command.h"
-#include "Config.h"
-#include "Explain.h"
-#include "Subprocess.h"
+#include "engine/Command.h"
+#include "engine/Config.h"
+#include "engine/analysis/Explain.h"
+#include "common/Subprocess.h"
 
 #include <llvm/Support/raw_ostream.h>
 

@@ -1,19 +1,19 @@
 // `ciq lock show|verify|acfs|env|render`: read a lockfile, prove a build matches it, apply it to run-time
 // compiles, or check and render it for ciq_apply_lock() (docs/lockfile.md).
-#include "AcfStaging.h"
-#include "BuildDriver.h"
-#include "Command.h"
-#include "CompilerVersion.h"
-#include "Config.h"
-#include "DeviceCode.h"
-#include "EnvNames.h"
-#include "LockWriter.h"
-#include "LockApply.h"
-#include "Lockfile.h"
-#include "Paths.h"
-#include "RuntimeCompiles.h"
-#include "Sha256.h"
-#include "Subprocess.h"
+#include "common/AcfStaging.h"
+#include "engine/BuildDriver.h"
+#include "engine/Command.h"
+#include "common/CompilerVersion.h"
+#include "engine/Config.h"
+#include "common/DeviceCode.h"
+#include "common/EnvNames.h"
+#include "engine/LockWriter.h"
+#include "engine/LockApply.h"
+#include "common/Lockfile.h"
+#include "common/Paths.h"
+#include "engine/RuntimeCompiles.h"
+#include "common/Sha256.h"
+#include "common/Subprocess.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>

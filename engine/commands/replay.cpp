@@ -1,11 +1,12 @@
 // `ciq replay`: rebuild and rerun one candidate of a search by hand, with its
 // exact command lines, the build output on the terminal.
-#include "Benchmark.h"
-#include "CandidateBuild.h"
-#include "Command.h"
-#include "Config.h"
-#include "Subprocess.h"
-#include "Tune.h"
+#include "engine/measure/Benchmark.h"
+#include "engine/BenchmarkProgram.h"
+#include "engine/CandidateBuild.h"
+#include "engine/Command.h"
+#include "engine/Config.h"
+#include "common/Subprocess.h"
+#include "engine/Tune.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -47,7 +48,7 @@ int replayCandidate(const TuneConfig &cfg, const std::string &candidateId) {
     return reportError(e.candidateId + ": " + e.reason + ": " + e.message);
   printf("device code: %s (journal: %s)\n", e.deviceCodeSha256.c_str(), it->deviceCodeSha256.c_str());
   if (cfg.benchmark.enabled) {
-    BenchmarkRunner bench(cfg);
+    BenchmarkRunner bench(cfg.benchmark, benchmarkWorkDir(cfg));
     bench.setEnv(builder.runtimeEnv(e, /*freshCache=*/true));
     builder.beginRuntime(e);
     auto m2 = bench.measure(log);

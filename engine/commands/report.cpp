@@ -1,7 +1,7 @@
 // `ciq report [run dir] [-o dir]`: an HTML page with SVG plots of a search
 // (engine/analysis/Report, drawn by gnuplot).
-#include "Command.h"
-#include "Report.h"
+#include "engine/Command.h"
+#include "engine/analysis/Report.h"
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/Path.h>

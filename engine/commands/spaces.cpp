@@ -1,10 +1,10 @@
 // `ciq spaces list|fetch|verify`: release-backed search spaces
 // (docs/spaces-and-boosters.md). The resolution itself lives in
 // engine/assets/SpaceResolver; this file is the command line.
-#include "AssetCache.h"
-#include "Command.h"
-#include "Paths.h"
-#include "SpaceResolver.h"
+#include "engine/assets/AssetCache.h"
+#include "engine/Command.h"
+#include "common/Paths.h"
+#include "engine/assets/SpaceResolver.h"
 
 #include <llvm/Support/Format.h>
 #include <llvm/Support/raw_ostream.h>

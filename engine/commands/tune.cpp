@@ -1,8 +1,8 @@
 // `ciq tune` and `ciq resume`: run (or continue) a search and freeze the winner.
-#include "Command.h"
-#include "Config.h"
-#include "EnvNames.h"
-#include "Tune.h"
+#include "engine/Command.h"
+#include "engine/Config.h"
+#include "common/EnvNames.h"
+#include "engine/Tune.h"
 
 #include <cstdio>
 #include <cstdlib>

@@ -4,17 +4,18 @@
 // once each, their benchmark executables copied aside, then run interleaved
 // in balanced order (A B B A ...) after a visible warm-up, at least 10 runs
 // each, holding the GPU alone and checking its state before and after.
-#include "Attribution.h"
-#include "CandidateBuild.h"
-#include "Command.h"
-#include "Config.h"
-#include "EnvNames.h"
-#include "Interleave.h"
-#include "RuntimeCompiles.h"
-#include "Tune.h"
-#include "Lockfile.h"
-#include "MeasuredPhase.h"
-#include "Stats.h"
+#include "engine/Attribution.h"
+#include "engine/BenchmarkProgram.h"
+#include "engine/CandidateBuild.h"
+#include "engine/Command.h"
+#include "engine/Config.h"
+#include "common/EnvNames.h"
+#include "engine/measure/Interleave.h"
+#include "engine/RuntimeCompiles.h"
+#include "engine/Tune.h"
+#include "common/Lockfile.h"
+#include "engine/MeasuredPhase.h"
+#include "engine/measure/Stats.h"
 
 #include <llvm/Support/FileSystem.h>
 
@@ -104,7 +105,7 @@ int run() {
   ciq::CandidateBuilder builder(*cfg);
   if (!builder.start(cfg->runDir + "/validate.sock", err))
     return ciq::reportError(err);
-  ciq::BenchmarkRunner runner(*cfg);
+  ciq::BenchmarkRunner runner(cfg->benchmark, ciq::benchmarkWorkDir(*cfg));
   ciq::MeasuredPhase phase("", "ciq validate " + cfg->target + " (" + cfg->path + ")",
                            [](const std::string &l) { fprintf(stderr, "ciq: %s\n", l.c_str()); });
   // The GPU is held for the runs only, not while building.

@@ -5,13 +5,14 @@
 // pipeline is the one `ciq tune`'s local workers run (engine/Pipeline.h).
 // With --finalists instead of --candidate, the job re-measures a runtime
 // search's finalists interleaved on this one node (engine/SlurmFinalists.h).
-#include "Command.h"
-#include "Config.h"
-#include "GpuState.h"
-#include "JsonRead.h"
-#include "Pipeline.h"
-#include "ResultRecord.h"
-#include "SlurmFinalists.h"
+#include "engine/BenchmarkProgram.h"
+#include "engine/Command.h"
+#include "engine/Config.h"
+#include "engine/analysis/GpuState.h"
+#include "common/JsonRead.h"
+#include "engine/Pipeline.h"
+#include "engine/ResultRecord.h"
+#include "engine/SlurmFinalists.h"
 
 #include <unistd.h>
 
@@ -140,7 +141,7 @@ int run() {
   if (!ciq::socketPathFor(dir, socket, err) || !w.builder->start(socket, err))
     return rec.failed(e, ciq::reason::WorkerFailed, err);
   if (w.cfg.benchmark.enabled) {
-    w.bench = std::make_unique<ciq::BenchmarkRunner>(w.cfg);
+    w.bench = std::make_unique<ciq::BenchmarkRunner>(w.cfg.benchmark, ciq::benchmarkWorkDir(w.cfg));
     // The GPU alone while measuring, also against other processes on the node.
     w.phase = std::make_unique<ciq::MeasuredPhase>("", "ciq worker " + e.candidateId + " (" + Config + ")",
                                                    [](const std::string &l) { ciq::reportNote(l); });

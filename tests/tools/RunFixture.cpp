@@ -7,12 +7,12 @@
 // engine does not know are dropped), its start line supplies the objectives,
 // the Pareto column is the engine's markFront, and OUTDIR gets journal.jsonl
 // (Journal::append, checksums included) and results.csv (writeResultsCsv).
-#include "Config.h"
-#include "Evaluation.h"
-#include "Journal.h"
-#include "JsonRead.h"
-#include "ResultsCsv.h"
-#include "Winner.h"
+#include "engine/Config.h"
+#include "engine/Evaluation.h"
+#include "engine/Journal.h"
+#include "common/JsonRead.h"
+#include "engine/ResultsCsv.h"
+#include "engine/Winner.h"
 
 #include <cstdio>
 #include <llvm/Support/FileSystem.h>

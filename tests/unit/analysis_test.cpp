@@ -1,14 +1,14 @@
 // Unit tests of engine/analysis: statistics against known values, the metric
 // parsers against the real output formats (NVBench CSV/JSON), the occupancy
 // calculator against NVIDIA's occupancy rules, and the results.csv reader.
-#include "CsvTable.h"
-#include "Diagnose.h"
-#include "Explain.h"
-#include "MetricParser.h"
-#include "NoiseSource.h"
-#include "Occupancy.h"
-#include "RunData.h"
-#include "Stats.h"
+#include "engine/measure/CsvTable.h"
+#include "engine/analysis/Diagnose.h"
+#include "engine/analysis/Explain.h"
+#include "engine/measure/MetricParser.h"
+#include "engine/analysis/NoiseSource.h"
+#include "engine/analysis/Occupancy.h"
+#include "engine/analysis/RunData.h"
+#include "engine/measure/Stats.h"
 
 #include <gtest/gtest.h>
 #include <random>
@@ -327,7 +327,7 @@ TEST(RunData, BadInputsNameTheFile) {
 
 // --- GPU state ------------------------------------------------------------------
 
-#include "GpuState.h"
+#include "engine/analysis/GpuState.h"
 
 TEST(GpuState, ReportsGpusOrSaysWhyNot) {
   nlohmann::json s = queryGpuState();

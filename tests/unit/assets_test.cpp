@@ -1,12 +1,12 @@
 // Unit tests of engine/assets: manifests, catalogs, checksums, zip safety,
 // the cache, and search-space resolution from a mirror. (The network paths
 // are tested end to end in tests/lit/assets against a real HTTP server.)
-#include "AssetCache.h"
-#include "BoosterCatalog.h"
-#include "PackArchive.h"
-#include "Sha256.h"
-#include "SpaceManifest.h"
-#include "SpaceResolver.h"
+#include "engine/assets/AssetCache.h"
+#include "engine/assets/BoosterCatalog.h"
+#include "engine/assets/PackArchive.h"
+#include "common/Sha256.h"
+#include "engine/assets/SpaceManifest.h"
+#include "engine/assets/SpaceResolver.h"
 
 #include <archive.h>
 #include <archive_entry.h>

@@ -1,7 +1,8 @@
 // The benchmark protocol's CPU side: each run its own process with a hard
 // limit, outcomes named, and the validation verdict's thresholds.
-#include "Benchmark.h"
-#include "Interleave.h"
+#include "engine/measure/Benchmark.h"
+#include "engine/BenchmarkProgram.h"
+#include "engine/measure/Interleave.h"
 
 #include <cmath>
 #include <fstream>
@@ -31,7 +32,7 @@ const std::string kLog = "/tmp/ciq-benchmark-test.log";
 
 TEST(Benchmark, MedianAndCvOfRepeats) {
   auto cfg = shellBenchmark("echo time_ms=2.5");
-  BenchmarkRunner r(cfg);
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   auto m = r.measure(kLog);
   ASSERT_TRUE(m.ok) << m.message;
   EXPECT_EQ(m.values.size(), 3u);
@@ -41,7 +42,7 @@ TEST(Benchmark, MedianAndCvOfRepeats) {
 
 TEST(Benchmark, CrashIsRunCrash) {
   auto cfg = shellBenchmark("kill -SEGV $$");
-  BenchmarkRunner r(cfg);
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   auto o = r.runOnce(kLog);
   EXPECT_FALSE(o.ok);
   EXPECT_EQ(o.reason, "run_crash");
@@ -50,7 +51,7 @@ TEST(Benchmark, CrashIsRunCrash) {
 
 TEST(Benchmark, HangIsRunTimeoutWithinTheLimit) {
   auto cfg = shellBenchmark("sleep 30", /*timeout=*/0.5);
-  BenchmarkRunner r(cfg);
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   auto o = r.runOnce(kLog);
   EXPECT_EQ(o.reason, "run_timeout");
   EXPECT_LT(o.wallMs, 3000);
@@ -58,10 +59,10 @@ TEST(Benchmark, HangIsRunTimeoutWithinTheLimit) {
 
 TEST(Benchmark, NonZeroExitIsWrongAnswerWhenItIsTheGate) {
   auto cfg = shellBenchmark("echo time_ms=1; exit 1");
-  BenchmarkRunner r(cfg);
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   EXPECT_EQ(r.runOnce(kLog).reason, "wrong_answer");
   cfg.benchmark.correctness = {"sh", "-c", "exit 3"};
-  BenchmarkRunner gated(cfg);
+  BenchmarkRunner gated(cfg.benchmark, benchmarkWorkDir(cfg));
   auto m = gated.measure(kLog);
   EXPECT_EQ(m.reason, "wrong_answer");
   EXPECT_NE(m.message.find("correctness check exited 3"), std::string::npos);
@@ -69,7 +70,7 @@ TEST(Benchmark, NonZeroExitIsWrongAnswerWhenItIsTheGate) {
 
 TEST(Benchmark, UnparsableOutputIsParseErrorShowingThePattern) {
   auto cfg = shellBenchmark("echo elapsed: 3 ms");
-  BenchmarkRunner r(cfg);
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   auto o = r.runOnce(kLog);
   EXPECT_EQ(o.reason, "parse_error");
   EXPECT_NE(o.message.find("time_ms="), std::string::npos) << o.message;
@@ -78,7 +79,7 @@ TEST(Benchmark, UnparsableOutputIsParseErrorShowingThePattern) {
 TEST(Benchmark, RunLimitAdaptsToTheBestTimeSeen) {
   auto cfg = shellBenchmark("echo time_ms=1", /*timeout=*/60);
   cfg.benchmark.adaptiveFactor = 3;
-  BenchmarkRunner r(cfg);
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   EXPECT_DOUBLE_EQ(r.runTimeoutSeconds(), 60);
   r.noteBestRunWallMs(4000);
   EXPECT_DOUBLE_EQ(r.runTimeoutSeconds(), 12);
@@ -114,7 +115,7 @@ TEST(Benchmark, ImpossibleValuesAreInvalidValue) {
   for (const char *v : {"0", "-1", "nan", "inf", "0.0"}) {
     auto cfg = shellBenchmark(std::string("echo time_ms=") + v);
     cfg.benchmark.metric.pattern = "time_ms=([-+0-9.a-z]+)";
-    BenchmarkRunner r(cfg);
+    BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
     auto o = r.runOnce(kLog);
     EXPECT_FALSE(o.ok) << v;
     EXPECT_EQ(o.reason, "invalid_value") << v << ": " << o.message;
@@ -137,7 +138,7 @@ TEST(Benchmark, StaleResultFileIsNoFreshResult) {
   cfg.benchmark.metric.kind = "json_pointer";
   cfg.benchmark.metric.pattern = "/t";
   cfg.benchmark.metric.file = "bench.json";
-  BenchmarkRunner r(cfg);
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   auto first = r.runOnce(kLog);
   ASSERT_TRUE(first.ok) << first.message;
   EXPECT_DOUBLE_EQ(first.value, 7.00487);
@@ -159,7 +160,7 @@ TEST(Benchmark, AdaptiveStopsAtTheTargetOrTheBudget) {
   quiet.benchmark.adaptive = true;
   quiet.benchmark.minRepeats = 4;
   quiet.benchmark.maxRepeats = 9;
-  auto m = BenchmarkRunner(quiet).measure(kLog);
+  auto m = BenchmarkRunner(quiet.benchmark, benchmarkWorkDir(quiet)).measure(kLog);
   ASSERT_TRUE(m.ok) << m.message;
   EXPECT_EQ(m.values.size(), 4u);
   EXPECT_EQ(m.stoppedBy, "target");
@@ -167,17 +168,17 @@ TEST(Benchmark, AdaptiveStopsAtTheTargetOrTheBudget) {
   // 1 and 3 ms, alternating (a run counter): never within 1%.
   auto noisy = quiet;
   noisy.benchmark.command = {"sh", "-c", kCounter + "echo time_ms=$(( n % 2 * 2 + 1 ))"};
-  auto n = BenchmarkRunner(noisy).measure(kLog);
+  auto n = BenchmarkRunner(noisy.benchmark, benchmarkWorkDir(noisy)).measure(kLog);
   ASSERT_TRUE(n.ok) << n.message;
   EXPECT_EQ(n.values.size(), 9u);
   EXPECT_EQ(n.stoppedBy, "max_repeats");
   EXPECT_GT(n.noisePercent, 1);
   noisy.benchmark.maxMeasureSeconds = 1e-6;
-  auto t = BenchmarkRunner(noisy).measure(kLog);
+  auto t = BenchmarkRunner(noisy.benchmark, benchmarkWorkDir(noisy)).measure(kLog);
   EXPECT_EQ(t.values.size(), 4u);
   EXPECT_EQ(t.stoppedBy, "max_measure_s");
   // An explicit count (the finalists' re-measurements) is never adaptive.
-  EXPECT_EQ(BenchmarkRunner(quiet).measure(kLog, 2).values.size(), 2u);
+  EXPECT_EQ(BenchmarkRunner(quiet.benchmark, benchmarkWorkDir(quiet)).measure(kLog, 2).values.size(), 2u);
 }
 
 TEST(Benchmark, RacingStopsAClearlyWorseCandidate) {
@@ -185,22 +186,22 @@ TEST(Benchmark, RacingStopsAClearlyWorseCandidate) {
   cfg.benchmark.repeats = 10;
   cfg.benchmark.racing = true;
   RaceAgainst faster{{100, 101, 102, 103, 104, 105}, true};
-  auto m = BenchmarkRunner(cfg).measure(kLog, -1, &faster);
+  auto m = BenchmarkRunner(cfg.benchmark, benchmarkWorkDir(cfg)).measure(kLog, -1, &faster);
   ASSERT_TRUE(m.ok) << m.message;
   EXPECT_EQ(m.stoppedBy, "racing");
   EXPECT_EQ(m.values.size(), (size_t)BenchmarkConfig::minRaceRuns);
   EXPECT_EQ(m.runsSaved, 10 - BenchmarkConfig::minRaceRuns);
   // Against a slower incumbent it is not worse: all 10 runs.
   RaceAgainst slower{{300, 301, 302, 303, 304}, true};
-  auto s = BenchmarkRunner(cfg).measure(kLog, -1, &slower);
+  auto s = BenchmarkRunner(cfg.benchmark, benchmarkWorkDir(cfg)).measure(kLog, -1, &slower);
   EXPECT_EQ(s.values.size(), 10u);
   EXPECT_EQ(s.stoppedBy, "repeats");
   // Maximized metric: 200 is worse than 300.
   slower.minimize = false;
-  EXPECT_EQ(BenchmarkRunner(cfg).measure(kLog, -1, &slower).stoppedBy, "racing");
+  EXPECT_EQ(BenchmarkRunner(cfg.benchmark, benchmarkWorkDir(cfg)).measure(kLog, -1, &slower).stoppedBy, "racing");
   // Racing off: no early stop whatever the incumbent.
   cfg.benchmark.racing = false;
-  EXPECT_EQ(BenchmarkRunner(cfg).measure(kLog, -1, &faster).values.size(), 10u);
+  EXPECT_EQ(BenchmarkRunner(cfg.benchmark, benchmarkWorkDir(cfg)).measure(kLog, -1, &faster).values.size(), 10u);
 }
 
 // Issue 21: racing inside the finalists' re-measurement. A finalist
@@ -290,7 +291,7 @@ TEST(Interleave, DroppedBuildsSkipTheRemainingRounds) {
   std::string log = dir + "/order.txt";
   std::remove(log.c_str());
   auto cfg = shellBenchmark("true");
-  BenchmarkRunner r(cfg);
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   auto cmd = [&](const char *name, const char *value) {
     return std::vector<std::string>{"sh", "-c", std::string("printf ") + name + " >> " + log + "; echo time_ms=" + value};
   };

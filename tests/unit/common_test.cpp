@@ -1,7 +1,7 @@
-#include "ForeignJson.h"
-#include "Protocol.h"
-#include "Sha256.h"
-#include "Subprocess.h"
+#include "common/ForeignJson.h"
+#include "common/Protocol.h"
+#include "common/Sha256.h"
+#include "common/Subprocess.h"
 
 #include <gtest/gtest.h>
 

@@ -1,7 +1,7 @@
 // ciq.yaml errors: each names the file, the line and the key, and says what
 // was expected (docs/config.md). Every case loads a real file through
 // loadConfig; the option check asks the real `ptxas --help`.
-#include "engine_test_util.h"
+#include "tests/unit/engine_test_util.h"
 
 #include <gmock/gmock.h>
 

@@ -1,8 +1,8 @@
 // common/DeviceCode.h against the real nvcc: compressed device code (nvcc 13
 // compresses -rdc cubins and every -compress-mode but none) hashes as the SASS
 // it holds, so spellings of the same compile agree and real changes differ.
-#include "DeviceCode.h"
-#include "Subprocess.h"
+#include "common/DeviceCode.h"
+#include "common/Subprocess.h"
 
 #include <gtest/gtest.h>
 #include <llvm/Support/FileSystem.h>

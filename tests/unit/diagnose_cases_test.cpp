@@ -2,11 +2,11 @@
 // is written by the engine's own writers (Journal::append, evaluationToJson,
 // writeResultsCsv) and read back through the loader the command uses
 // (loadRun), so the run schema between them is covered too.
-#include "Diagnose.h"
-#include "Evaluation.h"
-#include "Journal.h"
-#include "ResultsCsv.h"
-#include "Winner.h"
+#include "engine/analysis/Diagnose.h"
+#include "engine/Evaluation.h"
+#include "engine/Journal.h"
+#include "engine/ResultsCsv.h"
+#include "engine/Winner.h"
 
 #include <functional>
 #include <gtest/gtest.h>

@@ -4,17 +4,17 @@
 // flips, NULs, cuts) and runs the reader on each in a forked child. A child
 // that dies of a signal or an uncaught exception is a crash; the goal is 0.
 // Clean rejections (one error line) and acceptances are both fine.
-#include "BoosterCatalog.h"
-#include "Config.h"
-#include "Daemon.h"
-#include "Journal.h"
-#include "JsonRead.h"
-#include "Lockfile.h"
-#include "Releases.h"
-#include "RunData.h"
-#include "Sha256.h"
-#include "SpaceManifest.h"
-#include "engine_test_util.h"
+#include "engine/assets/BoosterCatalog.h"
+#include "engine/Config.h"
+#include "engine/Daemon.h"
+#include "engine/Journal.h"
+#include "common/JsonRead.h"
+#include "common/Lockfile.h"
+#include "engine/assets/Releases.h"
+#include "engine/analysis/RunData.h"
+#include "common/Sha256.h"
+#include "engine/assets/SpaceManifest.h"
+#include "tests/unit/engine_test_util.h"
 
 #include <fstream>
 #include <functional>

@@ -1,8 +1,8 @@
 // Issue 13, point 5: ciq_apply_lock()'s checks and rendering in C++
 // (engine/LockApply.h); tests/lit/cmake runs them through the module.
-#include "LockApply.h"
-#include "Lockfile.h"
-#include "Sha256.h"
+#include "engine/LockApply.h"
+#include "common/Lockfile.h"
+#include "common/Sha256.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

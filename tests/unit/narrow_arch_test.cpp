@@ -1,8 +1,8 @@
 // wrapper/NarrowArch.h: every spelling of a GPU target option is replaced by
 // one --generate-code for the tuned architecture, and nvcc (parsed the way
 // ciq-ptxas parses it) then compiles SASS for that architecture only.
-#include "CommandLine.h"
-#include "NarrowArch.h"
+#include "wrapper/CommandLine.h"
+#include "wrapper/NarrowArch.h"
 
 #include <gtest/gtest.h>
 

@@ -1,8 +1,8 @@
 // PTX reuse's pure parts: which commands and candidates it takes, the key,
 // and reading a depfile. The compiles themselves are lit tests with the real
 // nvcc (tests/lit/wrapper/ptx-reuse*.test).
-#include "PtxReuse.h"
-#include "PtxReuseStore.h"
+#include "wrapper/PtxReuse.h"
+#include "wrapper/PtxReuseStore.h"
 
 #include <fstream>
 #include <gtest/gtest.h>

@@ -1,8 +1,8 @@
 // wrapper/RegisterCap.h on ptxas 13.0's own words (captured from
 // `nvcc -arch=sm_90 -Xptxas -v,-maxrregcount=32`), and engine/InertControls.h.
-#include "InertControls.h"
-#include "PtxasStats.h"
-#include "RegisterCap.h"
+#include "engine/InertControls.h"
+#include "wrapper/PtxasStats.h"
+#include "wrapper/RegisterCap.h"
 
 #include <gtest/gtest.h>
 

@@ -3,19 +3,19 @@
 // socket and its folder are this user's only, names from remote answers stay
 // one path component, compiles of a killed search are tracked and ended, the
 // journal's lines carry checksums and its inputs are recorded.
-#include "BoosterCatalog.h"
-#include "BuildTreeGuard.h"
-#include "Daemon.h"
-#include "InputIdentity.h"
-#include "Journal.h"
-#include "JsonRead.h"
-#include "Lockfile.h"
-#include "ProcessTrack.h"
-#include "Releases.h"
-#include "Sha256.h"
-#include "Socket.h"
-#include "SpaceManifest.h"
-#include "engine_test_util.h"
+#include "engine/assets/BoosterCatalog.h"
+#include "engine/BuildTreeGuard.h"
+#include "engine/Daemon.h"
+#include "engine/InputIdentity.h"
+#include "engine/Journal.h"
+#include "common/JsonRead.h"
+#include "common/Lockfile.h"
+#include "common/ProcessTrack.h"
+#include "engine/assets/Releases.h"
+#include "common/Sha256.h"
+#include "common/Socket.h"
+#include "engine/assets/SpaceManifest.h"
+#include "tests/unit/engine_test_util.h"
 
 #include <csignal>
 #include <fstream>

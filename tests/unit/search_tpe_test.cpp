@@ -4,10 +4,10 @@
 // INVALID, starts near the default, stops sampling a control or a value that
 // only ever made things worse, and spends half of a later pool next to the
 // best point. Also: the strategy names are one table.
-#include "Config.h"
-#include "Search.h"
-#include "SearchTpe.h"
-#include "StrategyTable.h"
+#include "engine/Config.h"
+#include "engine/Search.h"
+#include "engine/SearchTpe.h"
+#include "engine/StrategyTable.h"
 
 #include <algorithm>
 #include <functional>

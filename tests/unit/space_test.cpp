@@ -1,8 +1,8 @@
 // The search-space language: every domain primitive as ciq.yaml declares it,
 // rendering to ptxas / nvcc / -D / ACF, the candidate hash, the space size.
-#include "Search.h"
-#include "Space.h"
-#include "engine_test_util.h"
+#include "engine/Search.h"
+#include "engine/Space.h"
+#include "tests/unit/engine_test_util.h"
 
 #include <gmock/gmock.h>
 

@@ -2,17 +2,18 @@
 // exact build, and attributed. The CPU-side parts: the INVALID reasons
 // table, balanced interleaving, the GPU lock and state, minimization, the
 // summary's one verdict, unknown compile statistics and compiler crashes.
-#include "Attribution.h"
-#include "CompilerCrash.h"
-#include "DeviceCode.h"
-#include "GpuLock.h"
-#include "GpuState.h"
-#include "Interleave.h"
-#include "InvalidReason.h"
-#include "MeasuredPhase.h"
-#include "Minimize.h"
-#include "Objectives.h"
-#include "Winner.h"
+#include "engine/Attribution.h"
+#include "engine/BenchmarkProgram.h"
+#include "wrapper/CompilerCrash.h"
+#include "common/DeviceCode.h"
+#include "engine/GpuLock.h"
+#include "engine/analysis/GpuState.h"
+#include "engine/measure/Interleave.h"
+#include "common/InvalidReason.h"
+#include "engine/MeasuredPhase.h"
+#include "engine/Minimize.h"
+#include "engine/Objectives.h"
+#include "engine/Winner.h"
 
 #include <atomic>
 #include <chrono>
@@ -91,7 +92,7 @@ TEST(Interleave, BalancedOrderAndSeparateWarmup) {
   cfg.benchmark.timeoutSeconds = 10;
   cfg.benchmark.metric.kind = "regex";
   cfg.benchmark.metric.pattern = "time_ms=([0-9.]+)";
-  BenchmarkRunner r(cfg);
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   auto cmd = [&](const char *name, const char *value) {
     return std::vector<std::string>{"sh", "-c", std::string("printf ") + name + " >> " + log + "; echo time_ms=" + value};
   };

@@ -1,9 +1,9 @@
 // The search loop as a library (engine/Tune.h): a search that cannot start
 // returns its one error line in the outcome and prints nothing of its own;
 // the command prints it.
-#include "Tune.h"
-#include "Workers.h"
-#include "engine_test_util.h"
+#include "engine/Tune.h"
+#include "engine/Workers.h"
+#include "tests/unit/engine_test_util.h"
 
 #include <gmock/gmock.h>
 

@@ -1,12 +1,12 @@
 // Issue 13, point 1: each vocabulary (INVALID reasons, strategies, metrics,
 // metric sources, accumulating nvcc options, CIQ_* variables) is one table,
 // the docs list exactly its rows, and no other file spells its names.
-#include "EnvNames.h"
-#include "InvalidReason.h"
-#include "MetricSources.h"
-#include "Metrics.h"
-#include "OptionTable.h"
-#include "StrategyTable.h"
+#include "common/EnvNames.h"
+#include "common/InvalidReason.h"
+#include "engine/measure/MetricSources.h"
+#include "engine/Metrics.h"
+#include "wrapper/OptionTable.h"
+#include "engine/StrategyTable.h"
 
 #include <gtest/gtest.h>
 

@@ -1,9 +1,9 @@
 // The wrapper's argument model (nvcc/ptxas grammar), injection rules and the
 // ptxas -v parser. Expectations about nvcc behaviour were checked against
 // `nvcc --dryrun` of CUDA 13.0.
-#include "CommandLine.h"
-#include "Inject.h"
-#include "PtxasStats.h"
+#include "wrapper/CommandLine.h"
+#include "wrapper/Inject.h"
+#include "wrapper/PtxasStats.h"
 
 #include <gtest/gtest.h>
 

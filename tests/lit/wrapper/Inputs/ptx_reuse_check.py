@@ -33,7 +33,7 @@ def candidate(work, name, ptxas, need_object):
     with open(path, "w") as f:
         json.dump({"candidate_id": name, "candidate_hash": "0" * 64, "ptxas_options": ptxas,
                    "nvcc_options": [], "defines": [], "acfs": [], "compile_timeout_s": 0,
-                   "want_stats": True, "need_object": need_object}, f)
+                   "need_object": need_object}, f)
     return path
 
 

@@ -1,7 +1,7 @@
-#include "MetricParser.h"
+#include "engine/measure/MetricParser.h"
 
-#include "CsvTable.h"
-#include "MetricSources.h"
+#include "engine/measure/CsvTable.h"
+#include "engine/measure/MetricSources.h"
 
 #include <cctype>
 #include <cmath>

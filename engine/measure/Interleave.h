@@ -3,9 +3,9 @@
 // build alike. Each build's benchmark executable is copied aside
 // (a snapshot) so the builds can run side by side without rebuilding.
 #pragma once
-#include "Benchmark.h"
-#include "Config.h"
-#include "Stats.h"
+#include "engine/measure/Benchmark.h"
+#include "engine/measure/BenchmarkConfig.h"
+#include "engine/measure/Stats.h"
 
 #include <functional>
 #include <optional>
@@ -13,15 +13,6 @@
 #include <vector>
 
 namespace ciq {
-
-// Copies what the build makes of the benchmark command (command[0] and any
-// argument naming an executable file in the build directory) to dir and
-// returns the command that runs the copies; a program the build does not
-// make runs where it is. A command with nothing to copy is an error (every
-// build would run the same program), unless `runtimeSelects`: kernels
-// compiled at run time, where each run's environment selects the build.
-std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
-                                                          std::string &error, bool runtimeSelects = false);
 
 struct InterleavedResult {
   bool ok = false;

@@ -1,4 +1,4 @@
-#include "CsvTable.h"
+#include "engine/measure/CsvTable.h"
 
 #include <csv.h>
 

@@ -1,5 +1,5 @@
-#include "Paths.h"
-#include "EnvNames.h"
+#include "common/Paths.h"
+#include "common/EnvNames.h"
 
 #include <cstdlib>
 #include <llvm/Support/FileSystem.h>

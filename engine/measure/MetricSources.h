@@ -1,6 +1,6 @@
 // Where a runtime metric's number comes from (ciq.yaml benchmark.metric): one
 // descriptor table, read by the config reader (the keys it accepts and what
-// each one's value is), the parser (engine/analysis/MetricParser.cpp switches
+// each one's value is), the parser (engine/measure/MetricParser.cpp switches
 // on `id`, so a row without a parser is a compile warning) and the docs test
 // (docs/config.md "Metric sources" lists every row). A new source is one row
 // here plus its case in parseMetric().

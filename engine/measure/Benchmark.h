@@ -2,8 +2,8 @@
 // with a hard time limit, and turns their output into a metric (ms, or the
 // unit of benchmark.metric).
 #pragma once
-#include "Config.h"
-#include "InvalidReason.h"
+#include "engine/measure/BenchmarkConfig.h"
+#include "common/InvalidReason.h"
 
 #include <map>
 #include <optional>
@@ -45,7 +45,9 @@ bool unitAllows(const std::string &unit, double value, std::string &why);
 
 class BenchmarkRunner {
 public:
-  BenchmarkRunner(const TuneConfig &cfg, std::map<std::string, std::string> env = {});
+  // Runs in workDir (benchmarkWorkDir(), BenchmarkProgram.h) with b.env
+  // added to env; b is read at every run, not copied.
+  BenchmarkRunner(const BenchmarkConfig &b, std::string workDir, std::map<std::string, std::string> env = {});
   // Correctness gate, warm-up runs, then `repeats` measured runs (-1: the
   // config's, fixed or adaptive), stopped early by racing against `race`
   // when benchmark.racing is on. Outputs are appended to logPath.
@@ -70,7 +72,8 @@ public:
   }
 
 private:
-  const TuneConfig &cfg_;
+  const BenchmarkConfig &b_;
+  std::string workDir_;
   std::map<std::string, std::string> env_;
   double bestWallMs_ = 0;
   std::string referenceFile_;

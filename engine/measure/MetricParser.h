@@ -22,7 +22,7 @@
 // and the number already is in it) end in src.unit (ns, us, ms, s); the result
 // is then multiplied by src.scale.
 #pragma once
-#include "Config.h"
+#include "engine/measure/BenchmarkConfig.h"
 
 #include <optional>
 #include <string>

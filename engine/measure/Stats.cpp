@@ -1,4 +1,4 @@
-#include "Stats.h"
+#include "engine/measure/Stats.h"
 
 #include <algorithm>
 #include <boost/math/distributions/students_t.hpp>

@@ -1,8 +1,7 @@
-#include "Benchmark.h"
-#include "BenchmarkProgram.h"
-#include "MetricParser.h"
-#include "Stats.h"
-#include "Subprocess.h"
+#include "engine/measure/Benchmark.h"
+#include "engine/measure/MetricParser.h"
+#include "engine/measure/Stats.h"
+#include "common/Subprocess.h"
 
 #include <algorithm>
 #include <cmath>
@@ -15,16 +14,16 @@
 
 namespace ciq {
 
-BenchmarkRunner::BenchmarkRunner(const TuneConfig &cfg, std::map<std::string, std::string> env)
-    : cfg_(cfg), env_(std::move(env)) {
-  for (const auto &kv : cfg.benchmark.env)
+BenchmarkRunner::BenchmarkRunner(const BenchmarkConfig &b, std::string workDir, std::map<std::string, std::string> env)
+    : b_(b), workDir_(std::move(workDir)), env_(std::move(env)) {
+  for (const auto &kv : b.env)
     env_[kv.first] = kv.second;
 }
 
 double BenchmarkRunner::runTimeoutSeconds() const {
-  double limit = cfg_.benchmark.timeoutSeconds;
+  double limit = b_.timeoutSeconds;
   if (bestWallMs_ > 0) // never below 2 s: process start and CUDA context creation
-    limit = std::min(limit, std::max(2.0, cfg_.benchmark.adaptiveFactor * bestWallMs_ / 1000.0));
+    limit = std::min(limit, std::max(2.0, b_.adaptiveFactor * bestWallMs_ / 1000.0));
   return limit;
 }
 
@@ -90,7 +89,7 @@ std::string compareNumbers(const std::vector<double> &got, const std::vector<dou
 // The output the comparison reads: the check's stdout, or the file it wrote.
 RunOutcome BenchmarkRunner::compareOutput(const std::string &stdoutText, const std::string &cwd) {
   RunOutcome o;
-  const BenchmarkConfig &b = cfg_.benchmark;
+  const BenchmarkConfig &b = b_;
   std::string text = stdoutText;
   if (b.compare != "stdout") {
     std::string path = llvm::sys::path::is_absolute(b.compare) ? b.compare : cwd + "/" + b.compare;
@@ -132,7 +131,7 @@ RunOutcome BenchmarkRunner::compareOutput(const std::string &stdoutText, const s
 
 RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
   RunOutcome o;
-  const BenchmarkConfig &b = cfg_.benchmark;
+  const BenchmarkConfig &b = b_;
   if (b.correctness.empty() && b.compare.empty()) {
     o.ok = true;
     return o;
@@ -140,7 +139,7 @@ RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
   // Without a check command, the comparison reads one extra benchmark run.
   const auto &cmd = b.correctness.empty() ? b.command : b.correctness;
   SubprocessOptions so;
-  so.cwd = benchmarkWorkDir(cfg_);
+  so.cwd = workDir_;
   so.setEnv = env_;
   so.timeoutSeconds = b.timeoutSeconds;
   if (b.compare != "stdout" && !b.compare.empty()) { // a file left by an earlier check is not this one's
@@ -172,14 +171,14 @@ RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
 }
 
 RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vector<std::string> &command) {
-  const auto &cmd = command.empty() ? cfg_.benchmark.command : command;
+  const auto &cmd = command.empty() ? b_.command : command;
   RunOutcome o;
   SubprocessOptions so;
-  so.cwd = benchmarkWorkDir(cfg_);
+  so.cwd = workDir_;
   so.setEnv = env_;
   so.timeoutSeconds = runTimeoutSeconds();
   // A result file left by an earlier run must never be read as this run's.
-  std::string file = cfg_.benchmark.metric.kind == "wall_time" ? "" : metricFilePath(cfg_.benchmark.metric, so.cwd);
+  std::string file = b_.metric.kind == "wall_time" ? "" : metricFilePath(b_.metric, so.cwd);
   if (!file.empty() && llvm::sys::fs::exists(file)) {
     if (auto ec = llvm::sys::fs::remove(file)) {
       o.reason = reason::NoFreshResult;
@@ -190,7 +189,7 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   auto r = runSubprocess(cmd, so);
   appendLog(logPath, "benchmark: " + shellJoin(cmd), r);
   o.wallMs = r.wallMs;
-  bool gateIsExit = cfg_.benchmark.correctness.empty() && cfg_.benchmark.compare.empty();
+  bool gateIsExit = b_.correctness.empty() && b_.compare.empty();
   if (r.spawnFailed) {
     o.reason = reason::RunCrash;
     o.message = r.errorMessage;
@@ -213,7 +212,7 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
     o.message = "the benchmark exited " + std::to_string(r.exitCode);
     return o;
   }
-  if (cfg_.benchmark.metric.kind == "wall_time") {
+  if (b_.metric.kind == "wall_time") {
     o.value = r.wallMs;
     o.ok = true;
     return o;
@@ -224,13 +223,13 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
     return o;
   }
   std::string err;
-  auto v = parseMetric(cfg_.benchmark.metric, r.out, so.cwd, err);
+  auto v = parseMetric(b_.metric, r.out, so.cwd, err);
   if (!v) {
     o.reason = reason::ParseError;
     o.message = err;
     return o;
   }
-  if (!unitAllows(cfg_.benchmark.metric.unit, *v, err)) {
+  if (!unitAllows(b_.metric.unit, *v, err)) {
     o.reason = reason::InvalidValue;
     o.message = err;
     return o;
@@ -240,16 +239,22 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   return o;
 }
 
+// Adds a run's time to m; a failed run (the gate or a measured one) ends
+// the measurement with its reason.
+static bool countRun(MeasureOutcome &m, const RunOutcome &r) {
+  m.wallMs += r.wallMs;
+  if (!r.ok) {
+    m.reason = r.reason;
+    m.message = r.message;
+  }
+  return r.ok;
+}
+
 MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats, const RaceAgainst *race) {
   MeasureOutcome m;
-  auto gate = checkCorrectness(logPath);
-  m.wallMs += gate.wallMs;
-  if (!gate.ok) {
-    m.reason = gate.reason;
-    m.message = gate.message;
+  if (!countRun(m, checkCorrectness(logPath)))
     return m;
-  }
-  const BenchmarkConfig &b = cfg_.benchmark;
+  const BenchmarkConfig &b = b_;
   bool adaptive = b.adaptive && repeats < 0;
   int cap = adaptive ? b.maxRepeats : repeats < 0 ? b.repeats : repeats;
   std::vector<double> walls;
@@ -257,12 +262,8 @@ MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats,
   m.stoppedBy = adaptive ? "max_repeats" : "repeats";
   for (int i = 0; (int)m.values.size() < cap; ++i) {
     auto r = runOnce(logPath);
-    m.wallMs += r.wallMs;
-    if (!r.ok) {
-      m.reason = r.reason;
-      m.message = r.message;
+    if (!countRun(m, r))
       return m;
-    }
     if (i < b.warmup)
       continue;
     m.values.push_back(r.value);

@@ -1,0 +1,58 @@
+// The benchmark section of ciq.yaml (docs/config.md, "benchmark"): what
+// measuring needs, apart from the rest of the configuration so that
+// engine/measure depends on no engine header. The config reader fills it.
+#pragma once
+#include "common/SourceLoc.h"
+
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+// How a metric is read from the benchmark (runtime tuning).
+struct MetricSource {
+  std::string kind = "wall_time";  // a name of kMetricSources (MetricSources.h)
+  std::string pattern;             // regex (first capture group is the number) or JSON pointer
+  std::string file;                // read from this file instead of stdout (relative to build dir)
+  std::string nvbenchColumn = "GPU Time";   // NVBench: column / summary name
+  std::string nvbenchState;        // NVBench: state (row) selector, empty: first
+  std::string unit = "ms";
+  double scale = 1.0;              // multiply the parsed value (e.g. 1e3 for s -> ms)
+};
+
+struct BenchmarkConfig {
+  bool enabled = false;
+  std::vector<std::string> command;   // argv; run in workingDir; [0] any program (see BenchmarkProgram.h)
+  SourceLoc commandLoc;               // where command: is, for errors about the program
+  std::string workingDir;             // default: the build directory
+  std::map<std::string, std::string> env;
+  int warmup = 1;
+  int repeats = 5;                    // fixed measured runs per candidate (when not adaptive)
+  // repeats: adaptive (docs/config.md, "Adaptive repeats"): measure until the
+  // median's relative 95% CI half-width is under targetNoisePercent, or the
+  // candidate's budget (maxRepeats runs, maxMeasureSeconds) is spent.
+  bool adaptive = false;
+  double targetNoisePercent = 1.0;
+  int minRepeats = 3;
+  int maxRepeats = 20;
+  double maxMeasureSeconds = 120;
+  // Racing: stop measuring a candidate once it is significantly worse than
+  // the incumbent (one-sided Welch, p < raceAlpha, after minRaceRuns runs).
+  // Default: on with adaptive repeats, off with fixed ones.
+  bool racing = false;
+  double raceAlpha = 0.01;
+  static constexpr int minRaceRuns = 3;
+  double timeoutSeconds = 60;         // per run; adapts down to adaptiveFactor x best median
+  double adaptiveFactor = 3.0;
+  MetricSource metric;
+  std::vector<std::string> correctness;   // gate command; empty: the benchmark's exit status
+  // Output comparison (correctness: {compare: ...}): "stdout" or a file the
+  // check writes (relative to the working dir); "" : none. Every number of
+  // a candidate's output must match the baseline's: |x - ref| <= atol + rtol |ref|.
+  std::string compare;
+  double rtol = 1e-5, atol = 1e-8;
+  int finalists = 4;                      // re-measured interleaved with the baseline
+};
+
+} // namespace ciq
