@@ -171,6 +171,16 @@ function(_ciq_defer command)
   cmake_language(EVAL CODE "cmake_language(DEFER CALL ${command}${args})")
 endfunction()
 
+# `value` as one POSIX shell word, for commands a message tells people to
+# copy: a path with spaces must paste as one argument.
+function(_ciq_shell_quote out value)
+  if(NOT "${value}" MATCHES "^[A-Za-z0-9_./:=+@%,-]+$")
+    string(REPLACE "'" "'\\''" value "${value}")
+    set(value "'${value}'")
+  endif()
+  set(${out} "${value}" PARENT_SCOPE)
+endfunction()
+
 function(_ciq_require_uint fn key value)
   if(NOT "${value}" MATCHES "^[0-9]+$")
     _ciq_fail("${fn}" "${key} '${value}' is not a non-negative integer")
@@ -634,7 +644,8 @@ function(ciq_apply_lock target)
   endif()
   if(NOT EXISTS "${lockfile}")
     if(TARGET ciq-tune-${target})
-      set(how "run `cmake --build ${CMAKE_BINARY_DIR} --target ciq-tune-${target}` to create it")
+      _ciq_shell_quote(bin "${CMAKE_BINARY_DIR}")
+      set(how "run `cmake --build ${bin} --target ciq-tune-${target}` to create it")
     else()
       set(how "tune with `ciq tune` to create it")
     endif()
@@ -653,8 +664,9 @@ function(ciq_apply_lock target)
   # FindCUDA reads no compile options: the lock would not reach its compiles.
   _ciq_findcuda_objects(generated ${target})
   if(generated)
+    _ciq_shell_quote(quoted "${lockfile}")
     message(WARNING " ${fn}: ${target} is compiled by legacy FindCUDA, which reads no compile options, so "
-      "the lock cannot be applied here; build with CIQ_LOCK=${lockfile} in the environment and "
+      "the lock cannot be applied here; build with CIQ_LOCK=${quoted} in the environment and "
       "CUDA_NVCC_EXECUTABLE set to the nvcc stand-in (docs/cmake.md, \"Legacy FindCUDA\")")
     return()
   endif()
