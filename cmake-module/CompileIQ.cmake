@@ -12,6 +12,7 @@
 #       that the lock still applies (nvcc/ptxas version, architectures, ACF bytes).
 include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/CompileIQStrategies.cmake)   # _CIQ_STRATEGIES
+include(${CMAKE_CURRENT_LIST_DIR}/CompileIQMetrics.cmake)      # _CIQ_COMPILE_METRICS, _CIQ_BENCHMARK_METRICS
 
 if(CMAKE_VERSION VERSION_LESS 3.20)
   message(FATAL_ERROR "CompileIQ needs CMake 3.20 or newer (this is ${CMAKE_VERSION})")
@@ -438,6 +439,30 @@ function(_ciq_check_findcuda fn t)
     "that sets CUDA_TOOLKIT_ROOT_DIR; docs/cmake.md, \"Legacy FindCUDA\")")
 endfunction()
 
+# METRIC names checked at configure against the engine's table, as ciq tune
+# would check them (parseObjective, engine/Config.cpp): without a BENCHMARK
+# only a compile metric can be scored; with one, any name may be what the
+# benchmark prints.
+function(_ciq_check_metrics fn benchmark)
+  list(JOIN _CIQ_COMPILE_METRICS ", " compile)
+  foreach(m IN LISTS ARGN)
+    if(m MATCHES "^(.*):(.*)$")
+      set(m "${CMAKE_MATCH_1}")
+      set(dir "${CMAKE_MATCH_2}")
+      if(NOT dir MATCHES "^(minimize|maximize)$")
+        _ciq_fail("${fn}" "METRIC '${m}:${dir}': the direction after ':' is minimize or maximize")
+      endif()
+    endif()
+    if(benchmark OR m IN_LIST _CIQ_COMPILE_METRICS)
+      continue()
+    elseif(m IN_LIST _CIQ_BENCHMARK_METRICS)
+      _ciq_fail("${fn}" "METRIC '${m}' is measured by running a benchmark: add BENCHMARK <command>, or use a compile metric (${compile})")
+    else()
+      _ciq_fail("${fn}" "METRIC '${m}' is not a compile metric; use one of ${compile}, or add BENCHMARK <command> for a metric the benchmark prints")
+    endif()
+  endforeach()
+endfunction()
+
 # Writes <build>/ciq/<target>/ciq.yaml from ciq_tune's arguments (ARG_*).
 macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
   set(benchmark "")
@@ -464,6 +489,7 @@ macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
       set(metrics spill_bytes registers)
     endif()
   endif()
+  _ciq_check_metrics("${fn}" "${benchmark}" ${metrics})
   set(metric_regex "time_ms=([0-9.eE+-]+)")
   if(DEFINED ARG_METRIC_REGEX)
     set(metric_regex "${ARG_METRIC_REGEX}")
