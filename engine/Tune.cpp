@@ -595,6 +595,8 @@ bool TuneRun::runCanary() {
     warn("canary: the degrading build failed (" + c.reason + ": " + c.message + "), so it proves nothing");
     return !opts_.canaryOnly;
   }
+  if (std::string none = noDeviceCodeReason(cfg_, b); c.ok && !none.empty())
+    return fail("canary: " + none);
   fail("canary: " +
               (c.ok ? what + " produced the same device code (" + b.deviceCodeSha256.substr(0, 12) +
                           ") as the default compile"

@@ -78,6 +78,17 @@ SearchShape searchShape(const RunData &run) {
   return s;
 }
 
+// The journal's baseline compiled CUDA objects but ptxas reported no kernel
+// or device function, and nothing was compiled at run time: an empty target.
+bool hasNoDeviceCode(const RecordedEval *base) {
+  if (!base || !base->ok || !base->journal.is_object())
+    return false;
+  auto empty = [&](const char *k) { return base->journal.contains(k) && base->journal[k].is_array() && base->journal[k].empty(); };
+  bool objects = base->journal.contains("objects") && base->journal["objects"].is_array() &&
+                 !base->journal["objects"].empty();
+  return objects && empty("kernels") && empty("runtime_kernels");
+}
+
 std::optional<Finding> checkIdentical(const RunData &run, const DiagnoseThresholds &t) {
   std::map<std::string, const RecordedEval *> distinct;   // by candidate hash
   for (const auto *e : searched(run))
@@ -101,6 +112,13 @@ std::optional<Finding> checkIdentical(const RunData &run, const DiagnoseThreshol
               "code (SHA-256 " + codes.begin()->substr(0, 12) + "...)";
     f.threshold = "one device-code SHA-256 over >= " + std::to_string(t.identicalMinCandidates) +
                   " distinct candidates";
+    if (hasNoDeviceCode(base)) {
+      f.cause = "the target has no device code for ptxas to tune: the baseline's CUDA objects define no "
+                "__global__ kernel or __device__ function ptxas compiled, so every control gives the same "
+                "(empty) device code";
+      f.next = "tune a target whose .cu files define kernels (ciq_tune(), or target: in ciq.yaml)";
+      return f;
+    }
     f.cause = "the candidate's controls did not reach ptxas/nvcc: a compiler cache (ccache, "
               "sccache, a framework's own cache), stale objects, or a launcher chain that drops "
               "the wrapper";
