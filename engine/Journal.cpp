@@ -31,6 +31,12 @@ json evaluationToJson(const Evaluation &e) {
   return j;
 }
 
+json buildToJson(const Evaluation &e) {
+  json j = evaluationToJson(e);
+  j["op"] = "build";
+  return j;
+}
+
 json evaluationCoreToJson(const Evaluation &e) {
   json acfs = json::array();
   for (const auto &a : e.rendered.acfs)

@@ -984,6 +984,7 @@ bool TuneRun::minimize(WinnerChoice &w) {
   if (!minimized_.ok)
     return fail("the minimized winner " + minimized_.rendered.summary() + " does not build: " + minimized_.message);
   scoreCompileMetrics(cfg_, minimized_);
+  journal_.append(buildToJson(minimized_));   // `ciq explain <id>-min`
   return true;
 }
 
