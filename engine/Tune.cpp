@@ -212,7 +212,7 @@ private:
   // Ids continue after every id the journal used, damaged lines included.
   std::string nextName(size_t k) const { return candidateName(firstNewId_ + (evals_.size() - resumedCount_) + k); }
   bool stopInterrupted() {
-    return fail(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + cfg_.path +
+    return fail(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + shellQuote(cfg_.path) +
                        "`");
   }
   std::vector<Point> unspent(std::vector<Point> pool, int generation);
@@ -246,7 +246,7 @@ bool TuneRun::openJournal() {
     if (!prior.inputs.is_null())
       if (std::string changed = changedInput(prior.inputs, cfg_); !changed.empty())
         return fail(jpath + ": " + changed + "; results of the old and new inputs must not mix: start over "
-                                   "with `ciq tune --fresh --config " + cfg_.path + "`");
+                                   "with `ciq tune --fresh --config " + shellQuote(cfg_.path) + "`");
     for (const auto &d : prior.damaged)
       warn(d + "; that line is skipped (its evaluation, if it was one, is measured again under a new id)");
     evals_ = prior.evaluations;
@@ -261,8 +261,8 @@ bool TuneRun::openJournal() {
     return false;
   } else if (unfinished && !opts_.fresh && !opts_.canaryOnly) {
     fail(cfg_.runDir + " holds an unfinished search (" + std::to_string(prior.evaluations.size()) +
-                " evaluations); continue it with `ciq resume --config " + cfg_.path +
-                "`, or start over with `ciq tune --fresh`");
+                " evaluations); continue it with `ciq resume --config " + shellQuote(cfg_.path) +
+                "`, or start over with `ciq tune --fresh --config " + shellQuote(cfg_.path) + "`");
     return false;
   } else if (llvm::sys::fs::exists(jpath)) {
     // A finished or discarded search is kept beside, never overwritten: its
@@ -511,7 +511,7 @@ bool TuneRun::evaluateBaseline() {
     fail(cfg_.runDir + "/journal.jsonl: the baseline " + b.candidateId + " is " +
                 (b.generation == 0 ? "INVALID (" + b.reason + ": " + b.message + ")" : "missing") +
                 ", and no search goes on without a valid baseline; start over with `ciq tune --fresh --config " +
-                cfg_.path + "`");
+                shellQuote(cfg_.path) + "`");
     return false;
   }
   evaluateBatch({cfg_.space.baseline()}, 0);
@@ -742,7 +742,7 @@ bool TuneRun::searchGenerations() {
         if (slurm_)
           slurm_->cancelAll();
         progress_.note("stopped after " + evals_.back().candidateId + "; continue with `ciq resume --config " +
-                       cfg_.path + "`");
+                       shellQuote(cfg_.path) + "`");
         outcome_.status = TuneOutcome::Status::Stopped;
         return false;
       }
