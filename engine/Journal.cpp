@@ -196,6 +196,13 @@ JournalContents readJournal(const std::string &path) {
       }
       c.nextId = std::max(c.nextId, candidateNumber(e.candidateId) + 1);
       c.evaluations.push_back(std::move(e));
+    } else if (l.op == "build") {
+      Evaluation e;
+      std::string why;
+      if (evaluationFromJson(l.object, e, why, where))
+        c.builds.push_back(std::move(e));
+      else
+        c.damaged.push_back(why);
     } else if (l.op == "generation") {
       int g = 0;
       JsonFields f(l.object, where);
