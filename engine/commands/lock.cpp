@@ -92,9 +92,14 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
 
 // Why a build tree that has ciq_apply_lock() built without the lock on
 // purpose, with how to undo it; "" when nothing overrides it. CIQ_APPLY_LOCKS
-// is the module's switch (docs/cmake.md, "Variables"), false by CMake's rules.
-std::string lockOverride(const std::string &buildDir) {
+// is the module's switch (docs/cmake.md, "Variables"), false by CMake's rules;
+// CIQ_LOCK_LEFT_OUT_<target> says POLICY warn built the target without it.
+std::string lockOverride(const std::string &buildDir, const std::string &target) {
   auto cache = ciq::readCMakeCache(buildDir);
+  if (cache.count("CIQ_LOCK_LEFT_OUT_" + target))
+    return "the configure of " + buildDir + " left it out: it does not apply to this build and POLICY is warn "
+           "(or CIQ_LOCK_POLICY=warn), so " + target + " was built with the compiler defaults; cmake " +
+           ciq::shellQuote(buildDir) + " prints what differs: fix that or tune again, then rebuild";
   auto it = cache.find("CIQ_APPLY_LOCKS");
   if (it == cache.end())
     return "";
@@ -199,7 +204,7 @@ int verify(const ciq::Lockfile &l) {
     objects.push_back(o.object);
   return bad + compareDeviceCode(l, objects, cfg.target + " in " + cfg.buildDir,
                                  " (build the target first: cmake --build " + ciq::shellQuote(cfg.buildDir) + ")",
-                                 lockOverride(cfg.buildDir));
+                                 lockOverride(cfg.buildDir, cfg.target));
 }
 
 // One "<stage> <path>" line per ACF of the winner: the path nvcc passes on
