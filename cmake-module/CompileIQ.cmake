@@ -12,6 +12,7 @@
 #       that the lock still applies (nvcc/ptxas version, architectures, ACF bytes).
 include_guard(GLOBAL)
 include(${CMAKE_CURRENT_LIST_DIR}/CompileIQStrategies.cmake)   # _CIQ_STRATEGIES
+include(${CMAKE_CURRENT_LIST_DIR}/CompileIQMetrics.cmake)      # _CIQ_COMPILE_METRICS, _CIQ_BENCHMARK_METRICS
 
 if(CMAKE_VERSION VERSION_LESS 3.20)
   message(FATAL_ERROR "CompileIQ needs CMake 3.20 or newer (this is ${CMAKE_VERSION})")
@@ -169,6 +170,16 @@ function(_ciq_defer command)
     endif()
   endforeach()
   cmake_language(EVAL CODE "cmake_language(DEFER CALL ${command}${args})")
+endfunction()
+
+# `value` as one POSIX shell word, for commands a message tells people to
+# copy: a path with spaces must paste as one argument.
+function(_ciq_shell_quote out value)
+  if(NOT "${value}" MATCHES "^[A-Za-z0-9_./:=+@%,-]+$")
+    string(REPLACE "'" "'\\''" value "${value}")
+    set(value "'${value}'")
+  endif()
+  set(${out} "${value}" PARENT_SCOPE)
 endfunction()
 
 function(_ciq_require_uint fn key value)
@@ -428,6 +439,30 @@ function(_ciq_check_findcuda fn t)
     "that sets CUDA_TOOLKIT_ROOT_DIR; docs/cmake.md, \"Legacy FindCUDA\")")
 endfunction()
 
+# METRIC names checked at configure against the engine's table, as ciq tune
+# would check them (parseObjective, engine/Config.cpp): without a BENCHMARK
+# only a compile metric can be scored; with one, any name may be what the
+# benchmark prints.
+function(_ciq_check_metrics fn benchmark)
+  list(JOIN _CIQ_COMPILE_METRICS ", " compile)
+  foreach(m IN LISTS ARGN)
+    if(m MATCHES "^(.*):(.*)$")
+      set(m "${CMAKE_MATCH_1}")
+      set(dir "${CMAKE_MATCH_2}")
+      if(NOT dir MATCHES "^(minimize|maximize)$")
+        _ciq_fail("${fn}" "METRIC '${m}:${dir}': the direction after ':' is minimize or maximize")
+      endif()
+    endif()
+    if(benchmark OR m IN_LIST _CIQ_COMPILE_METRICS)
+      continue()
+    elseif(m IN_LIST _CIQ_BENCHMARK_METRICS)
+      _ciq_fail("${fn}" "METRIC '${m}' is measured by running a benchmark: add BENCHMARK <command>, or use a compile metric (${compile})")
+    else()
+      _ciq_fail("${fn}" "METRIC '${m}' is not a compile metric; use one of ${compile}, or add BENCHMARK <command> for a metric the benchmark prints")
+    endif()
+  endforeach()
+endfunction()
+
 # Writes <build>/ciq/<target>/ciq.yaml from ciq_tune's arguments (ARG_*).
 macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
   set(benchmark "")
@@ -454,6 +489,7 @@ macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
       set(metrics spill_bytes registers)
     endif()
   endif()
+  _ciq_check_metrics("${fn}" "${benchmark}" ${metrics})
   set(metric_regex "time_ms=([0-9.eE+-]+)")
   if(DEFINED ARG_METRIC_REGEX)
     set(metric_regex "${ARG_METRIC_REGEX}")
@@ -634,7 +670,8 @@ function(ciq_apply_lock target)
   endif()
   if(NOT EXISTS "${lockfile}")
     if(TARGET ciq-tune-${target})
-      set(how "run `cmake --build ${CMAKE_BINARY_DIR} --target ciq-tune-${target}` to create it")
+      _ciq_shell_quote(bin "${CMAKE_BINARY_DIR}")
+      set(how "run `cmake --build ${bin} --target ciq-tune-${target}` to create it")
     else()
       set(how "tune with `ciq tune` to create it")
     endif()
@@ -653,8 +690,9 @@ function(ciq_apply_lock target)
   # FindCUDA reads no compile options: the lock would not reach its compiles.
   _ciq_findcuda_objects(generated ${target})
   if(generated)
+    _ciq_shell_quote(quoted "${lockfile}")
     message(WARNING " ${fn}: ${target} is compiled by legacy FindCUDA, which reads no compile options, so "
-      "the lock cannot be applied here; build with CIQ_LOCK=${lockfile} in the environment and "
+      "the lock cannot be applied here; build with CIQ_LOCK=${quoted} in the environment and "
       "CUDA_NVCC_EXECUTABLE set to the nvcc stand-in (docs/cmake.md, \"Legacy FindCUDA\")")
     return()
   endif()
@@ -724,11 +762,14 @@ endfunction()
 function(_ciq_apply_lock_now target lockfile policy tune_targets)
   set(fn "ciq_apply_lock(${target})")
   set(problems "")
+  # `ciq lock verify --build-dir` reads why a lock was left out (lock.cpp).
+  unset(CIQ_LOCK_LEFT_OUT_${target} CACHE)
   _ciq_lock_render("${lockfile}" "${policy}")
   if(problems)
     set(text " ${fn}: ${lockfile} does not apply to this build:${problems}")
     if(policy STREQUAL "warn")
       message(WARNING "${text}\n (POLICY warn: building ${target} with the compiler defaults, without the lock)")
+      set(CIQ_LOCK_LEFT_OUT_${target} "POLICY warn" CACHE INTERNAL "ciq_apply_lock() built ${target} without its lock")
       return()
     endif()
     message(FATAL_ERROR "${text}\n (POLICY warn, or -DCIQ_LOCK_POLICY=warn, builds without the lock instead)")

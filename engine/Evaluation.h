@@ -63,6 +63,10 @@ struct Evaluation {
 };
 
 nlohmann::json evaluationToJson(const Evaluation &e);
+// A build made after the search (the minimized winner, `<id>-min`): the same
+// members under op "build", so `ciq explain` finds the id the summary prints
+// while a resume and results.csv, which read only evaluations, never see it.
+nlohmann::json buildToJson(const Evaluation &e);
 // Reads one journal evaluation line, checking every type; false with error
 // "<where>: "<key>": expected ..., found ...".
 bool evaluationFromJson(const nlohmann::json &j, Evaluation &e, std::string &error, const std::string &where);

@@ -31,6 +31,12 @@ json evaluationToJson(const Evaluation &e) {
   return j;
 }
 
+json buildToJson(const Evaluation &e) {
+  json j = evaluationToJson(e);
+  j["op"] = "build";
+  return j;
+}
+
 json evaluationCoreToJson(const Evaluation &e) {
   json acfs = json::array();
   for (const auto &a : e.rendered.acfs)
@@ -190,6 +196,13 @@ JournalContents readJournal(const std::string &path) {
       }
       c.nextId = std::max(c.nextId, candidateNumber(e.candidateId) + 1);
       c.evaluations.push_back(std::move(e));
+    } else if (l.op == "build") {
+      Evaluation e;
+      std::string why;
+      if (evaluationFromJson(l.object, e, why, where))
+        c.builds.push_back(std::move(e));
+      else
+        c.damaged.push_back(why);
     } else if (l.op == "generation") {
       int g = 0;
       JsonFields f(l.object, where);

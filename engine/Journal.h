@@ -30,6 +30,7 @@ struct JournalContents {
   nlohmann::json start;                  // the "start" line, or null
   nlohmann::json inputs;                 // the "inputs" line (InputIdentity.h), or null
   std::vector<Evaluation> evaluations;   // in order
+  std::vector<Evaluation> builds;        // "build" lines: made after the search (<id>-min), never resumed
   std::vector<int> completedGenerations;
   bool done = false;
   nlohmann::json winner;                 // the "winner" line, or null

@@ -4,6 +4,7 @@
 #include "common/JsonRead.h"
 #include "common/Lockfile.h"
 #include "common/Sha256.h"
+#include "common/Subprocess.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -142,7 +143,7 @@ void checkAcfs(const Lockfile &l, const std::string &lockPath, const std::string
 
 LockRender renderLockForBuild(const std::string &lockPath, const LockBuild &b) {
   LockRender r;
-  std::string retune = "tune again (cmake --build " + b.buildDir + " --target ciq-tune-" + b.target + ")";
+  std::string retune = "tune again (cmake --build " + shellQuote(b.buildDir) + " --target ciq-tune-" + b.target + ")";
   if (!checkShape(lockPath, retune, b.policy, r.problems))
     return r;
   std::string err;

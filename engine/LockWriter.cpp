@@ -7,7 +7,9 @@
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
+#include <fcntl.h>
 #include <set>
+#include <sys/stat.h>
 
 namespace ciq {
 
@@ -15,6 +17,16 @@ namespace ciq {
 std::string cudaCompilerOf(const std::string &buildDir) {
   std::string nvcc = cacheValue(readCMakeCache(buildDir), "CMAKE_CUDA_COMPILER");
   return nvcc.empty() ? findExecutable("nvcc").value_or("nvcc") : nvcc;
+}
+
+// ciq_apply_lock() of a target without a lock makes the configure depend on
+// <build>/ciq/lock.stamp (cmake-module/CompileIQ.cmake); touching it makes
+// the next build reconfigure and apply the new lock, whether the tune ran
+// through the ciq-tune-<target> target (which touches it too) or by hand.
+static void touchLockStamp(const std::string &buildDir) {
+  std::string stamp = buildDir + "/ciq/lock.stamp";
+  if (llvm::sys::fs::exists(stamp))
+    ::utimensat(AT_FDCWD, stamp.c_str(), nullptr, 0);
 }
 
 bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &win, std::string &error,
@@ -88,7 +100,10 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
     score[it.key()] = it.value();
   score["baseline_device_code_sha256"] = base.deviceCodeSha256;
   l.score = score;
-  return writeLockfile(cfg.lockfile, l, error);
+  if (!writeLockfile(cfg.lockfile, l, error))
+    return false;
+  touchLockStamp(cfg.buildDir);
+  return true;
 }
 
 } // namespace ciq

@@ -85,6 +85,17 @@ bool scoreCompileMetrics(const TuneConfig &cfg, Evaluation &e) {
   return true;
 }
 
+std::string noDeviceCodeReason(const TuneConfig &cfg, const Evaluation &e) {
+  if (!e.ok || !e.kernels.empty() || !e.runtimeKernels.empty() || e.objects.empty())
+    return "";
+  std::string sources;
+  for (const auto &o : e.objects)
+    sources += (sources.empty() ? "" : ", ") + o.source;
+  return cfg.target + " has no device code for ptxas to tune: its " + std::to_string(e.objects.size()) +
+         " CUDA object(s) (" + sources + ") define no __global__ kernel or __device__ function ptxas compiled; "
+         "tune a target whose .cu files define kernels (ciq_tune(), or target: in ciq.yaml)";
+}
+
 std::vector<double> normalizedObjectives(const TuneConfig &cfg, const Evaluation &e) {
   std::vector<double> v;
   for (const auto &o : cfg.objectives) {

@@ -28,6 +28,12 @@ bool isCompileMetric(const std::string &metric);
 // not_measurable) when one is unknown.
 bool scoreCompileMetrics(const TuneConfig &cfg, Evaluation &e);
 
+// "" when ptxas compiled at least one kernel or device function for e (or
+// kernels were compiled at run time); else why there is nothing to tune,
+// naming e's sources: a target whose .cu files define no device code gives
+// every control the same (empty) device code, which is no cache problem.
+std::string noDeviceCodeReason(const TuneConfig &cfg, const Evaluation &e);
+
 // The objectives of e, negated where maximized: smaller is better.
 std::vector<double> normalizedObjectives(const TuneConfig &cfg, const Evaluation &e);
 

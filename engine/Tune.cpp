@@ -214,7 +214,7 @@ private:
   // Ids continue after every id the journal used, damaged lines included.
   std::string nextName(size_t k) const { return candidateName(firstNewId_ + (evals_.size() - resumedCount_) + k); }
   bool stopInterrupted() {
-    return fail(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + cfg_.path +
+    return fail(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + shellQuote(cfg_.path) +
                        "`");
   }
   std::vector<Point> unspent(std::vector<Point> pool, int generation);
@@ -248,7 +248,7 @@ bool TuneRun::openJournal() {
     if (!prior.inputs.is_null())
       if (std::string changed = changedInput(prior.inputs, cfg_); !changed.empty())
         return fail(jpath + ": " + changed + "; results of the old and new inputs must not mix: start over "
-                                   "with `ciq tune --fresh --config " + cfg_.path + "`");
+                                   "with `ciq tune --fresh --config " + shellQuote(cfg_.path) + "`");
     for (const auto &d : prior.damaged)
       warn(d + "; that line is skipped (its evaluation, if it was one, is measured again under a new id)");
     evals_ = prior.evaluations;
@@ -263,8 +263,8 @@ bool TuneRun::openJournal() {
     return false;
   } else if (unfinished && !opts_.fresh && !opts_.canaryOnly) {
     fail(cfg_.runDir + " holds an unfinished search (" + std::to_string(prior.evaluations.size()) +
-                " evaluations); continue it with `ciq resume --config " + cfg_.path +
-                "`, or start over with `ciq tune --fresh`");
+                " evaluations); continue it with `ciq resume --config " + shellQuote(cfg_.path) +
+                "`, or start over with `ciq tune --fresh --config " + shellQuote(cfg_.path) + "`");
     return false;
   } else if (llvm::sys::fs::exists(jpath)) {
     // A finished or discarded search is kept beside, never overwritten: its
@@ -513,7 +513,7 @@ bool TuneRun::evaluateBaseline() {
     fail(cfg_.runDir + "/journal.jsonl: the baseline " + b.candidateId + " is " +
                 (b.generation == 0 ? "INVALID (" + b.reason + ": " + b.message + ")" : "missing") +
                 ", and no search goes on without a valid baseline; start over with `ciq tune --fresh --config " +
-                cfg_.path + "`");
+                shellQuote(cfg_.path) + "`");
     return false;
   }
   evaluateBatch({cfg_.space.baseline()}, 0);
@@ -597,6 +597,8 @@ bool TuneRun::runCanary() {
     warn("canary: the degrading build failed (" + c.reason + ": " + c.message + "), so it proves nothing");
     return !opts_.canaryOnly;
   }
+  if (std::string none = noDeviceCodeReason(cfg_, b); c.ok && !none.empty())
+    return fail("canary: " + none);
   fail("canary: " +
               (c.ok ? what + " produced the same device code (" + b.deviceCodeSha256.substr(0, 12) +
                           ") as the default compile"
@@ -742,7 +744,7 @@ bool TuneRun::searchGenerations() {
         if (slurm_)
           slurm_->cancelAll();
         progress_.note("stopped after " + evals_.back().candidateId + "; continue with `ciq resume --config " +
-                       cfg_.path + "`");
+                       shellQuote(cfg_.path) + "`");
         outcome_.status = TuneOutcome::Status::Stopped;
         return false;
       }
@@ -991,6 +993,7 @@ bool TuneRun::minimize(WinnerChoice &w) {
   if (!minimized_.ok)
     return fail("the minimized winner " + minimized_.rendered.summary() + " does not build: " + minimized_.message);
   scoreCompileMetrics(cfg_, minimized_);
+  journal_.append(buildToJson(minimized_));   // `ciq explain <id>-min`
   return true;
 }
 

@@ -2,7 +2,9 @@
 #include "engine/analysis/NoiseSource.h"
 #include "engine/Objectives.h"
 #include "engine/Search.h"
+#include "engine/WinnerOrder.h"
 
+#include <algorithm>
 #include <map>
 #include <set>
 #include <string>
@@ -19,17 +21,14 @@ static std::vector<ScoredPoint> scored(const TuneConfig &cfg, const std::vector<
 WinnerChoice chooseWinner(const TuneConfig &cfg, const std::vector<Evaluation> &evals) {
   WinnerChoice w;
   auto pts = scored(cfg, evals);
-  auto order = rankOrder(pts, false);
-  if (order.empty() || !pts[order[0]].ok)
-    return w;
-  w.index = (int)order[0];
-  // Ties go to the simplest configuration: fewest controls set (the baseline
-  // when nothing is better), then the earliest. Options that do not change
-  // the score are not worth shipping.
-  auto setCount = [&](size_t i) { return evals[i].rendered.controls.size(); };
+  // Ties go to the simplest configuration, then the earliest (WinnerOrder.h).
+  std::vector<WinnerKey> keys;
   for (size_t i = 0; i < pts.size(); ++i)
-    if (pts[i].ok && pts[i].objectives == pts[w.index].objectives && setCount(i) < setCount(w.index))
-      w.index = (int)i;
+    keys.push_back({pts[i].ok, pts[i].objectives, evals[i].rendered.controls.size(), i});
+  auto best = std::min_element(keys.begin(), keys.end(), winnerBefore);
+  if (best == keys.end() || !best->ok)
+    return w;
+  w.index = (int)best->index;
   w.improved = w.index != 0 && !evals.empty() && evals[0].ok && pts[w.index].objectives < pts[0].objectives;
   return w;
 }

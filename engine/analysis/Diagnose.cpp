@@ -78,6 +78,35 @@ SearchShape searchShape(const RunData &run) {
   return s;
 }
 
+// The first evaluation that reached a minimized primary score of 0 when no
+// score is below 0 (spill bytes, stack frame: counts): nothing can beat it,
+// so an unchanging best is the optimum, not a stalled search.
+const RecordedEval *reachedZeroFloor(const RunData &run) {
+  if (run.direction != "minimize")
+    return nullptr;
+  const RecordedEval *first = nullptr;
+  for (const auto &e : run.evals) {
+    if (!e.ok || !e.score)
+      continue;
+    if (*e.score < 0)
+      return nullptr;
+    if (*e.score == 0 && !first)
+      first = &e;
+  }
+  return first;
+}
+
+// The journal's baseline compiled CUDA objects but ptxas reported no kernel
+// or device function, and nothing was compiled at run time: an empty target.
+bool hasNoDeviceCode(const RecordedEval *base) {
+  if (!base || !base->ok || !base->journal.is_object())
+    return false;
+  auto empty = [&](const char *k) { return base->journal.contains(k) && base->journal[k].is_array() && base->journal[k].empty(); };
+  bool objects = base->journal.contains("objects") && base->journal["objects"].is_array() &&
+                 !base->journal["objects"].empty();
+  return objects && empty("kernels") && empty("runtime_kernels");
+}
+
 std::optional<Finding> checkIdentical(const RunData &run, const DiagnoseThresholds &t) {
   std::map<std::string, const RecordedEval *> distinct;   // by candidate hash
   for (const auto *e : searched(run))
@@ -101,6 +130,13 @@ std::optional<Finding> checkIdentical(const RunData &run, const DiagnoseThreshol
               "code (SHA-256 " + codes.begin()->substr(0, 12) + "...)";
     f.threshold = "one device-code SHA-256 over >= " + std::to_string(t.identicalMinCandidates) +
                   " distinct candidates";
+    if (hasNoDeviceCode(base)) {
+      f.cause = "the target has no device code for ptxas to tune: the baseline's CUDA objects define no "
+                "__global__ kernel or __device__ function ptxas compiled, so every control gives the same "
+                "(empty) device code";
+      f.next = "tune a target whose .cu files define kernels (ciq_tune(), or target: in ciq.yaml)";
+      return f;
+    }
     f.cause = "the candidate's controls did not reach ptxas/nvcc: a compiler cache (ccache, "
               "sccache, a framework's own cache), stale objects, or a launcher chain that drops "
               "the wrapper";
@@ -116,7 +152,7 @@ std::optional<Finding> checkIdentical(const RunData &run, const DiagnoseThreshol
     return std::nullopt;
   auto [mn, mx] = std::minmax_element(scores.begin(), scores.end());
   double scale = std::max(std::fabs(*mn), std::fabs(*mx));
-  if (*mx - *mn > t.identicalRelTolerance * std::max(scale, 1e-300))
+  if (*mx - *mn > t.identicalRelTolerance * std::max(scale, 1e-300) || reachedZeroFloor(run))
     return std::nullopt;
   Finding f;
   f.kind = "identical_scores";
@@ -316,7 +352,7 @@ std::optional<Finding> checkStalled(const RunData &run, const DiagnoseThresholds
       if (gain)
         best = s, lastImprovement = g;
     }
-  if (!best)
+  if (!best || reachedZeroFloor(run))
     return std::nullopt;
   int window = std::max(2, int(std::ceil(gens.size() / 2.0)));
   int since = lastGen - lastImprovement;
@@ -548,6 +584,11 @@ void printFindings(const RunData &run, const std::vector<Finding> &findings,
      << " INVALID; " << (run.journalPath.empty() ? "no journal" : "journal read") << ")\n";
   if (!run.directionKnown)
     os << "note: no journal start line: assuming the primary objective is minimized\n";
+  if (const RecordedEval *e = reachedZeroFloor(run))
+    os << "note: already optimal: " << (run.objectiveNames.empty() ? "the primary objective" : run.objectiveNames[0])
+       << " is 0 from " << e->id << (e->baseline ? " (the baseline)" : "")
+       << " on, the least it can be; an unchanging best is not a stalled search (checks of a stalled best and "
+          "identical scores skipped)\n";
   if (findings.empty()) {
     os << "no pathology found (checked: all INVALID, identical scores/device code, rising "
           "invalid rate, stalled best, high CV%, noise source, low diversity)\n";

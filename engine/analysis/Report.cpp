@@ -4,6 +4,7 @@
 #include "engine/analysis/Diagnose.h"
 #include "engine/measure/Stats.h"
 #include "common/Subprocess.h"
+#include "engine/WinnerOrder.h"
 
 #include <algorithm>
 #include <cmath>
@@ -224,14 +225,40 @@ struct Plotter {
   }
 };
 
+// The run's best as the engine's winner choice ranks it (WinnerOrder.h):
+// every objective in ciq.yaml order, then the fewest controls, then the
+// earliest; nullptr when nothing scored.
+const RecordedEval *bestByWinnerOrder(const RunData &run) {
+  std::vector<std::string> directions;
+  if (run.start.is_object() && run.start.contains("objectives") && run.start["objectives"].is_array())
+    for (const auto &o : run.start["objectives"]) {
+      std::string d = "minimize";
+      JsonFields(o, "").opt("direction", d);
+      directions.push_back(d);
+    }
+  std::vector<WinnerKey> keys;
+  for (size_t i = 0; i < run.evals.size(); ++i) {
+    const RecordedEval &e = run.evals[i];
+    WinnerKey k{e.ok && e.score, {}, 0, i};
+    for (size_t m = 0; m < run.objectiveNames.size(); ++m) {
+      auto it = e.objectives.find(run.objectiveNames[m]);
+      double v = it == e.objectives.end() ? 0 : it->second;   // as normalizedObjectives
+      bool maximize = m < directions.size() ? directions[m] == "maximize" : m == 0 && run.direction == "maximize";
+      k.objectives.push_back(maximize ? -v : v);
+    }
+    auto controls = nlohmann::json::parse(e.controls, nullptr, false);
+    k.controls = controls.is_object() ? controls.size() : 0;
+    keys.push_back(std::move(k));
+  }
+  auto best = std::min_element(keys.begin(), keys.end(), winnerBefore);
+  return best == keys.end() || !best->ok ? nullptr : &run.evals[best->index];
+}
+
 std::string summaryTable(const RunData &run) {
   size_t invalid = 0;
-  const RecordedEval *bestE = nullptr;
-  for (const auto &e : run.evals) {
+  for (const auto &e : run.evals)
     invalid += !e.ok;
-    if (e.ok && e.score && !e.baseline && (!bestE || run.better(*e.score, *bestE->score)))
-      bestE = &e;
-  }
+  const RecordedEval *bestE = bestByWinnerOrder(run);
   const RecordedEval *b = run.baseline();
   std::ostringstream o;
   auto row = [&](const std::string &k, const std::string &v) {
@@ -244,7 +271,9 @@ std::string summaryTable(const RunData &run) {
   row("direction", run.direction);
   if (b && b->ok && b->score)
     row("baseline score", num(*b->score) + " " + b->unit);
-  if (bestE) {
+  if (bestE == b && b) {
+    row("best candidate", b->id + " (the baseline: no candidate beat the default compile)");
+  } else if (bestE) {
     row("best candidate", bestE->id + " (generation " + std::to_string(bestE->generation) + ")");
     row("best score", num(*bestE->score) + " " + bestE->unit);
     row("best controls", bestE->rendered.empty() ? bestE->controls : bestE->rendered);

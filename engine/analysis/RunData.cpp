@@ -32,6 +32,9 @@ const RecordedEval *RunData::find(const std::string &key) const {
   for (const auto &e : evals)
     if (e.id == key)
       return &e;
+  for (const auto &e : builds)
+    if (e.id == key)
+      return &e;
   const RecordedEval *hit = nullptr;
   for (const auto &e : evals)
     if (key.size() >= 6 && llvm::StringRef(e.candidateHash).startswith(key)) {
@@ -96,6 +99,8 @@ std::string checkLineTypes(const nlohmann::json &j, const std::string &where) {
   return f.error();
 }
 
+RecordedEval fromJournal(const nlohmann::json &j, const nlohmann::json &start);
+
 bool loadJournal(const std::string &path, RunData &run, std::map<std::string, nlohmann::json> &byId,
                  std::vector<std::string> &order, std::string &error) {
   std::vector<JournalLine> lines;
@@ -126,6 +131,9 @@ bool loadJournal(const std::string &path, RunData &run, std::map<std::string, nl
       run.attribution = l.object.value("rows", nlohmann::json::array());
     } else if (l.op == "minimize") {
       run.minimization = l.object;
+    } else if (l.op == "build") {
+      run.builds.push_back(fromJournal(l.object, run.start));
+      run.builds.back().baseline = false;   // built after the search, whatever its generation
     }
   }
   return true;

@@ -39,6 +39,7 @@ struct RunData {
   std::string dir;                // the run directory
   std::string resultsPath, journalPath;   // "" when absent
   std::vector<RecordedEval> evals;  // in evaluation order
+  std::vector<RecordedEval> builds; // journal "build" lines: made after the search (<id>-min), not evaluations
   std::vector<std::string> objectiveNames;  // objective columns, ciq.yaml order
   std::string direction = "minimize";       // of the primary objective
   bool directionKnown = false;    // from the journal's start line
@@ -48,7 +49,7 @@ struct RunData {
   nlohmann::json minimization;    // the journal's last "minimize" line, or null
 
   const RecordedEval *baseline() const;
-  const RecordedEval *find(const std::string &idOrHashPrefix) const;
+  const RecordedEval *find(const std::string &idOrHashPrefix) const;   // evals, then builds
   bool better(double a, double b) const { return direction == "maximize" ? a > b : a < b; }
   int pareto() const;   // journal start: 1 when several objectives form a Pareto front
 };

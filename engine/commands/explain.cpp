@@ -65,9 +65,15 @@ int run() {
   if (!data)
     return reportError(error);
   const RecordedEval *cand = data->find(Candidate);
+  std::string from = Candidate.substr(0, Candidate.rfind("-min"));
+  if (!cand && from != Candidate && data->find(from))
+    return reportError(Candidate + " is the minimized winner of " + from + ", and " + data->dir +
+                       "/journal.jsonl (of an earlier ciq) has no record of its build; explain " + from +
+                       ", or tune again");
   if (!cand)
     return reportError("no candidate '" + Candidate + "' in " + data->dir +
-                       "; give an id from results.csv (c0007) or a hash prefix of 6+ characters");
+                       "; give an id from results.csv (c0007), the minimized winner the summary names (c0007-min) "
+                       "or a hash prefix of 6+ characters");
   const RecordedEval *against = Against == "baseline" ? data->baseline() : data->find(Against);
   if (!against)
     return reportError("no candidate '" + Against + "' to compare with in " + data->dir);

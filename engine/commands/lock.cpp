@@ -2,6 +2,7 @@
 // compiles, or check and render it for ciq_apply_lock() (docs/lockfile.md).
 #include "common/AcfStaging.h"
 #include "engine/BuildDriver.h"
+#include "engine/CMakeCache.h"
 #include "engine/Command.h"
 #include "common/CompilerVersion.h"
 #include "engine/Config.h"
@@ -52,7 +53,7 @@ cl::list<std::string> Objects("object", cl::desc("verify: an object (.o, .cubin,
 // The lock's device-code SHA-256 against that of `objects` (the same
 // combination of per-object hashes the tune recorded); 0 when they match.
 int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &objects, const std::string &what,
-                      const std::string &hint) {
+                      const std::string &hint, const std::string &overridden = "") {
   std::vector<std::string> hashes;
   std::string err;
   std::set<std::string> seen;
@@ -76,8 +77,10 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
   std::string got = ciq::combineDeviceCodeHashes(hashes);
   if (got != l.deviceCodeSha256 && got == l.score.value("baseline_device_code_sha256", ""))
     return ciq::reportError("device code of " + what + " is the default compile's (" + got.substr(0, 16) +
-                            "...): the lock was not applied; add ciq_apply_lock(" + l.target +
-                            ") or build through ciq-ptxas --lock, then rebuild");
+                            "...): the lock was not applied; " +
+                            (overridden.empty() ? "add ciq_apply_lock(" + l.target +
+                                                      ") or build through ciq-ptxas --lock, then rebuild"
+                                                : overridden));
   if (got != l.deviceCodeSha256)
     return ciq::reportError("device code of " + what + " is " + got + ", the lock's winner is " + l.deviceCodeSha256 +
                             "; was the lock applied (ciq_apply_lock, or ciq-ptxas --lock), the build up to date, and "
@@ -85,6 +88,29 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
   printf("device code matches %s: %s (%zu CUDA object%s)\n", LockPath.c_str(), got.c_str(), hashes.size(),
          hashes.size() == 1 ? "" : "s");
   return 0;
+}
+
+// Why a build tree that has ciq_apply_lock() built without the lock on
+// purpose, with how to undo it; "" when nothing overrides it. CIQ_APPLY_LOCKS
+// is the module's switch (docs/cmake.md, "Variables"), false by CMake's rules;
+// CIQ_LOCK_LEFT_OUT_<target> says POLICY warn built the target without it.
+std::string lockOverride(const std::string &buildDir, const std::string &target) {
+  auto cache = ciq::readCMakeCache(buildDir);
+  if (cache.count("CIQ_LOCK_LEFT_OUT_" + target))
+    return "the configure of " + buildDir + " left it out: it does not apply to this build and POLICY is warn "
+           "(or CIQ_LOCK_POLICY=warn), so " + target + " was built with the compiler defaults; cmake " +
+           ciq::shellQuote(buildDir) + " prints what differs: fix that or tune again, then rebuild";
+  auto it = cache.find("CIQ_APPLY_LOCKS");
+  if (it == cache.end())
+    return "";
+  std::string v = StringRef(it->second.value).upper();
+  bool off = v.empty() || v == "0" || v == "OFF" || v == "NO" || v == "FALSE" || v == "N" || v == "IGNORE" ||
+             v == "NOTFOUND" || StringRef(v).endswith("-NOTFOUND");
+  if (!off)
+    return "";
+  return "it is overridden: CIQ_APPLY_LOCKS is " + it->second.value + " in " + buildDir +
+         "/CMakeCache.txt, so ciq_apply_lock() applies nothing; undo it with cmake " + ciq::shellQuote(buildDir) +
+         " -DCIQ_APPLY_LOCKS=ON, then rebuild";
 }
 
 // "time_ms: 0.8424 -> 0.6924 ms (1.218x, p=3e-05)" from the lock's score object.
@@ -177,7 +203,8 @@ int verify(const ciq::Lockfile &l) {
   for (const auto &o : driver.objects())
     objects.push_back(o.object);
   return bad + compareDeviceCode(l, objects, cfg.target + " in " + cfg.buildDir,
-                                 " (build the target first: cmake --build " + cfg.buildDir + ")");
+                                 " (build the target first: cmake --build " + ciq::shellQuote(cfg.buildDir) + ")",
+                                 lockOverride(cfg.buildDir, cfg.target));
 }
 
 // One "<stage> <path>" line per ACF of the winner: the path nvcc passes on

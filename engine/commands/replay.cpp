@@ -1,12 +1,13 @@
 // `ciq replay`: rebuild and rerun one candidate of a search by hand, with its
 // exact command lines, the build output on the terminal.
 #include "engine/measure/Benchmark.h"
-#include "engine/BenchmarkProgram.h"
 #include "engine/CandidateBuild.h"
 #include "engine/Command.h"
 #include "engine/Config.h"
+#include "engine/Journal.h"
 #include "common/Subprocess.h"
 #include "engine/Tune.h"
+#include "engine/BenchmarkProgram.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -23,10 +24,17 @@ cl::opt<std::string> CandidateId(cl::Positional, cl::desc("<candidate id, e.g. c
 // Rebuilds the journaled candidate, then its correctness check and
 // benchmark. Exit status 0 when it is OK.
 int replayCandidate(const TuneConfig &cfg, const std::string &candidateId) {
-  auto evals = loadEvaluations(cfg);
-  auto it = std::find_if(evals.begin(), evals.end(), [&](const Evaluation &e) { return e.candidateId == candidateId; });
-  if (it == evals.end())
-    return reportError("no candidate '" + candidateId + "' in " + cfg.runDir + "/journal.jsonl; see results.csv for the ids");
+  JournalContents journal = readJournal(cfg.runDir + "/journal.jsonl");
+  const std::vector<Evaluation> &evals = journal.evaluations, &builds = journal.builds;
+  const Evaluation *it = nullptr;
+  for (const auto *list : {&evals, &builds})   // then the minimized winner (<id>-min), built after the search
+    for (const auto &e : *list)
+      if (!it && e.candidateId == candidateId)
+        it = &e;
+  if (evals.empty() || !it)
+    return reportError("no candidate '" + candidateId + "' in " + cfg.runDir +
+                       "/journal.jsonl; see results.csv for the ids, or the minimized winner the summary names "
+                       "(c0007-min)");
   Evaluation e = *it;
   e.kernels.clear();
   e.objects.clear();
@@ -37,7 +45,7 @@ int replayCandidate(const TuneConfig &cfg, const std::string &candidateId) {
   if (!builder.start(cfg.runDir + "/replay.sock", err))
     return reportError(err);
   builder.expectLike(evals.front());
-  printf("replaying %s: %s\n", e.candidateId.c_str(), e.generation == 0 ? "(default compile)" : e.rendered.summary().c_str());
+  printf("replaying %s: %s\n", e.candidateId.c_str(), it == &evals.front() ? "(default compile)" : e.rendered.summary().c_str());
   printf("environment: CIQ_SOCKET=%s (serves the candidate to ciq-ptxas)\ncommand: %s\n", builder.daemon().socketPath().c_str(),
          shellJoin(builder.driver().buildCommand()).c_str());
   std::string log = cfg.runDir + "/logs/" + e.candidateId + ".replay.log";

@@ -155,6 +155,14 @@ std::vector<Case> cases() {
          return s;
        },
        {"stalled_best"}},
+      {"optimum 0 reached at the baseline (spill bytes 0): optimal, not stalled",
+       [] {
+         Synth s;
+         s.evals.front().scores["time_ms"] = 0.0;
+         s.fill(6, 8, [](int g, int i) { return i % 2 ? 0.0 : 4.0 + i + g * 0.01; });
+         return s;
+       },
+       {}},
       {"high CV",
        [] {
          Synth s = clean();
@@ -204,6 +212,26 @@ TEST_P(DiagnoseCases, ClassifiedAsExpected) {
   llvm::sys::fs::remove_directories(dir);
 }
 
-INSTANTIATE_TEST_SUITE_P(EveryPathology, DiagnoseCases, testing::Range<size_t>(0, 9));
+INSTANTIATE_TEST_SUITE_P(EveryPathology, DiagnoseCases, testing::Range<size_t>(0, 10));
+
+// The diagnosis says why nothing was flagged: the best is already the least possible.
+TEST(Diagnose, ZeroOptimumIsSaid) {
+  Synth s;
+  s.evals.front().scores["time_ms"] = 0.0;
+  s.fill(6, 8, [](int g, int i) { return 3.0 + i + g; });
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ciq-diagnose-zero", dir));
+  s.write(std::string(dir));
+  std::string error, text;
+  auto run = loadRun(std::string(dir), error);
+  ASSERT_TRUE(run) << error;
+  llvm::raw_string_ostream os(text);
+  printFindings(*run, diagnose(*run), os);
+  EXPECT_NE(os.str().find("note: already optimal: time_ms is 0 from c0000 (the baseline) on, the least it can be"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("stalled_best"), std::string::npos) << text;
+  llvm::sys::fs::remove_directories(dir);
+}
 
 } // namespace

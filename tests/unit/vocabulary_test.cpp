@@ -143,7 +143,9 @@ TEST(Vocabulary, EnvironmentVariablesAreOneListAndDocumented) {
   // Macros and test-only names that share the prefix.
   const std::set<std::string> notEnv = {"CIQ_VERSION", "CIQ_STRATEGY", "CIQ_ENV", "CIQ_DRIVER_FALLBACK",
                                         "CIQ_HAVE_RESOLVER", "CIQ_CANDIDATE", "CIQ_HTTP" /* CIQ_HTTP_*_S */,
-                                        "CIQ_REAL" /* CIQ_REAL_<TOOL> */};
+                                        "CIQ_REAL" /* CIQ_REAL_<TOOL> */,
+                                        // CMake cache variables of the module, read from CMakeCache.txt
+                                        "CIQ_APPLY_LOCKS", "CIQ_LOCK_LEFT_OUT" /* CIQ_LOCK_LEFT_OUT_<target> */};
   std::regex name("CIQ_[A-Z][A-Z_]*[A-Z]");
   for (const auto &[path, src] : sources())
     for (std::sregex_iterator it(src.begin(), src.end(), name), end; it != end; ++it) {
