@@ -132,6 +132,9 @@ private:
   bool finish();
   bool failFirstGeneration();
   bool budgetLeft() const { return (int)evals_.size() < budget_; }
+  void fitGenerationsToBudget() {
+    cfg_.search.generations = std::max(1, (budget_ - 1 + cfg_.search.poolSize - 1) / cfg_.search.poolSize);
+  }
   // Where search.generations ends the search before the budget is spent.
   std::string generationsCap() const {
     int most = 1 + cfg_.search.poolSize * cfg_.search.generations;
@@ -249,6 +252,15 @@ bool TuneRun::openJournal() {
                                    "with `ciq tune --fresh --config " + cfg_.path + "`");
     for (const auto &d : prior.damaged)
       warn(d + "; that line is skipped (its evaluation, if it was one, is measured again under a new id)");
+    // A pool that follows the workers keeps the size it started with: the
+    // same seed and history must give the same pools after a resume, on a
+    // host with more or fewer GPUs too.
+    if (cfg_.search.poolFollowsWorkers() && prior.start.contains("search") && prior.start["search"].is_object() &&
+        prior.start["search"].value("pool_size", 0) > 0 &&
+        prior.start["search"].value("pool_size", 0) != cfg_.search.poolSize) {
+      cfg_.search.poolSize = prior.start["search"].value("pool_size", 0);
+      fitGenerationsToBudget();
+    }
     evals_ = prior.evaluations;
     firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
     resumedCount_ = evals_.size();
@@ -306,16 +318,24 @@ bool TuneRun::prepare() {
     if (!program && !benchmarkProgramIsBuilt(cfg_, absolutePath(cfg_.benchmark.command[0], benchmarkWorkDir(cfg_))))
       return fail(err);
   }
+  // tpe without pool_size: one proposal per worker (per Slurm job in
+  // flight); the default budget does not shrink with the pool.
+  if (cfg_.search.poolFollowsWorkers())
+    cfg_.search.poolSize =
+        std::max(1, cfg_.executor.kind == "slurm" ? cfg_.executor.slurm.maxJobs : workerCount(cfg_));
   budget_ = opts_.maxEvaluations > 0        ? opts_.maxEvaluations
             : cfg_.search.maxEvaluations > 0 ? cfg_.search.maxEvaluations
+            : cfg_.search.poolFollowsWorkers() ? 1 + SearchConfig::kDefaultPoolSize * cfg_.search.generations
                                              : 1 + cfg_.search.poolSize * cfg_.search.generations;
   // A budget (BUDGET, max_evaluations, --max-evaluations) is what the user
   // asked to spend: without generations of their own, enough generations to
   // spend it; with them, the header says where the search will stop. Before
   // the journal's start line, which records the generations.
+  // A pool that follows the workers always gets the generations its budget
+  // needs (generations then only sets the default budget).
   int byGenerations = 1 + cfg_.search.poolSize * cfg_.search.generations;
-  if (budget_ > byGenerations && !cfg_.search.generationsSet)
-    cfg_.search.generations = (budget_ - 1 + cfg_.search.poolSize - 1) / cfg_.search.poolSize;
+  if (budget_ > byGenerations && (!cfg_.search.generationsSet || cfg_.search.poolFollowsWorkers()))
+    fitGenerationsToBudget();
   llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
   if (!openJournal())
     return false;
