@@ -255,12 +255,13 @@ bool TuneRun::openJournal() {
     // A pool that follows the workers keeps the size it started with: the
     // same seed and history must give the same pools after a resume, on a
     // host with more or fewer GPUs too.
-    if (cfg_.search.poolFollowsWorkers() && prior.start.contains("search") && prior.start["search"].is_object() &&
-        prior.start["search"].value("pool_size", 0) > 0 &&
-        prior.start["search"].value("pool_size", 0) != cfg_.search.poolSize) {
-      cfg_.search.poolSize = prior.start["search"].value("pool_size", 0);
-      fitGenerationsToBudget();
-    }
+    if (cfg_.search.poolFollowsWorkers())
+      if (const nlohmann::json *search = prior.start.contains("search") ? &prior.start["search"] : nullptr;
+          search && search->is_object() && search->contains("pool_size") &&
+          (*search)["pool_size"].is_number_integer() && (*search)["pool_size"].get<int>() > 0) {
+        cfg_.search.poolSize = (*search)["pool_size"].get<int>();
+        fitGenerationsToBudget();
+      }
     evals_ = prior.evaluations;
     firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
     resumedCount_ = evals_.size();
