@@ -731,13 +731,25 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
 
 bool TuneRun::searchGenerations() {
   JournalContents j = readJournal(journal_.path());
-  for (int g = 1; g <= cfg_.search.generations && budgetLeft(); ++g) {
+  // A pool whose every point, its inert controls dropped, was evaluated
+  // before spends nothing: it does not count against search.generations
+  // (common with tpe's pool of 1 once a control is found inert), at most
+  // kSpentNothing of them in a row. The same on a resume: unspent() only
+  // reads earlier generations.
+  constexpr int kSpentNothing = 100;
+  int last = cfg_.search.generations, nothingInARow = 0;
+  for (int g = 1; g <= last && budgetLeft(); ++g) {
     std::vector<Point> pool = strategy_->pool(g, history(g));
     if (pool.empty())
       break;
     progress_.generation(g, cfg_.search.generations);
+    std::vector<Point> fresh = unspent(pool, g);
+    if (!fresh.empty())
+      nothingInARow = 0;
+    else if (++nothingInARow <= kSpentNothing)
+      ++last;
     std::vector<Point> todo;
-    for (const auto &p : unspent(pool, g)) {
+    for (const auto &p : fresh) {
       bool done = std::any_of(evals_.begin(), evals_.end(),
                               [&](const Evaluation &e) { return e.generation == g && e.point == p; });
       if (!done) // else evaluated before the engine was killed
