@@ -109,7 +109,8 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
     }
     buildOf[i] = byHash[hash] = runtime ? commands.size() : exactValues.size();
     if (runtime) {
-      auto cmd = snapshotBenchmark(cfg, cfg.runDir + "/" + tag + "/" + slug(variants[i].name), error);
+      auto cmd = snapshotBenchmark(cfg, cfg.runDir + "/" + tag + "/" + slug(variants[i].name), error,
+                                   (bool)opts.serveRuntime);
       if (!cmd)
         return std::nullopt;
       commands.push_back(*cmd);

@@ -8,6 +8,7 @@
 #include "Benchmark.h"
 #include "CandidateBuild.h"
 #include "Config.h"
+#include "Interleave.h"
 #include "MeasuredPhase.h"
 #include "Space.h"
 
@@ -59,7 +60,7 @@ struct MeasureOptions {
   std::vector<std::string> *problems = nullptr;
   // Adaptive repeats: asked after every round whether the runs suffice
   // (runInterleaved); `rounds` is then the most.
-  std::function<bool(const std::vector<std::vector<double>> &)> enough;
+  EnoughRounds enough;
   // The verdicts' CV gate (judge, Interleave.h); adaptive repeats turn it off.
   double maxCvPercent = 10;
   // Rendered hash -> command of its benchmark snapshot: a build made once

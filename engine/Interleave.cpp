@@ -1,32 +1,82 @@
 #include "Interleave.h"
 #include "BenchmarkProgram.h"
+#include "Paths.h"
+#include "Subprocess.h"
 
+#include <cmath>
 #include <cstdio>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
 namespace ciq {
 
+namespace {
+
+// argv[i] as the executable file it names inside the build directory, or "".
+std::string builtProgramArgument(const TuneConfig &cfg, const std::string &arg) {
+  if (arg.empty() || arg[0] == '-')
+    return "";
+  std::string p = absolutePath(arg, benchmarkWorkDir(cfg));
+  if (!benchmarkProgramIsBuilt(cfg, p) || llvm::sys::fs::is_directory(p) || !llvm::sys::fs::can_execute(p))
+    return "";
+  return p;
+}
+
+bool copyProgram(const std::string &from, const std::string &dir, std::string &to, std::string &error) {
+  llvm::sys::fs::create_directories(dir);
+  to = dir + "/" + llvm::sys::path::filename(from).str();
+  if (auto ec = llvm::sys::fs::copy_file(from, to)) {
+    error = "cannot copy " + from + " to " + to + ": " + ec.message();
+    return false;
+  }
+  llvm::sys::fs::setPermissions(to, llvm::sys::fs::all_read | llvm::sys::fs::all_exe | llvm::sys::fs::owner_write);
+  return true;
+}
+
+} // namespace
+
 std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
-                                                          std::string &error) {
+                                                          std::string &error, bool runtimeSelects) {
   std::vector<std::string> cmd = cfg.benchmark.command;
   auto exe = resolveBenchmarkProgram(cfg, error);
   if (!exe)
     return std::nullopt;
-  // A program the build does not make (python3, a script, an installed
-  // binary) is the same for every build: it runs where it is.
-  if (!benchmarkProgramIsBuilt(cfg, *exe)) {
+  // No build: every build runs the same files, and the run's environment
+  // (BeforeRun) selects the candidate's kernels compiled at run time.
+  if (cfg.build.kind == "none") {
     cmd[0] = *exe;
     return cmd;
   }
-  llvm::sys::fs::create_directories(dir);
-  std::string copy = dir + "/" + llvm::sys::path::filename(*exe).str();
-  if (auto ec = llvm::sys::fs::copy_file(*exe, copy)) {
-    error = "cannot copy " + *exe + " to " + copy + ": " + ec.message();
+  // The programs the build makes are copied: command[0], or an argument
+  // (an interpreter's script runs ./app). A program the build does not make
+  // (python3, a script, an installed binary) is the same for every build:
+  // it runs where it is.
+  bool copied = false;
+  std::string to;
+  if (benchmarkProgramIsBuilt(cfg, *exe)) {
+    if (!copyProgram(*exe, dir, to, error))
+      return std::nullopt;
+    cmd[0] = to;
+    copied = true;
+  } else
+    cmd[0] = *exe;
+  for (size_t i = 1; i < cmd.size(); ++i) {
+    std::string p = builtProgramArgument(cfg, cmd[i]);
+    if (p.empty())
+      continue;
+    if (!copyProgram(p, dir, to, error))
+      return std::nullopt;
+    cmd[i] = to;
+    copied = true;
+  }
+  // Nothing of this build in the command: every "build" would run the one
+  // program the build tree holds now, and the comparison would be void.
+  if (!copied && !runtimeSelects) {
+    error = cfg.benchmark.commandLoc.str() + ": '" + shellJoin(cfg.benchmark.command) +
+            "' names no program the build makes, so ciq cannot run each build's own copy side by side; name "
+            "the built program in the command (command[0], or an argument such as [python3, run.py, ./app])";
     return std::nullopt;
   }
-  llvm::sys::fs::setPermissions(copy, llvm::sys::fs::all_read | llvm::sys::fs::all_exe | llvm::sys::fs::owner_write);
-  cmd[0] = copy;
   return cmd;
 }
 
@@ -43,10 +93,19 @@ InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std:
   InterleavedResult r;
   r.values.resize(commands.size());
   r.warmup.resize(commands.size());
+  std::vector<bool> active(commands.size(), true);
+  int measured = 0;
   for (int round = 0; round < warmupRounds + rounds; ++round) {
-    if (round > warmupRounds && enough && enough(r.values))
-      break;
+    if (round > warmupRounds && enough) {
+      RoundsDecision d = enough(r.values);
+      if (d.stop)
+        break;
+      if (d.active.size() == active.size())
+        active = d.active;
+    }
     for (size_t i : balancedOrder(commands.size(), round)) {
+      if (!active[i])
+        continue;
       if (beforeRun)
         beforeRun(i);
       RunOutcome o = runner.runOnce(logPath, commands[i]);
@@ -58,7 +117,14 @@ InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std:
       }
       (round < warmupRounds ? r.warmup : r.values)[i].push_back(o.value);
     }
+    if (round >= warmupRounds)
+      ++measured;
   }
+  for (size_t i = 0; i < active.size(); ++i)
+    if (!active[i]) {
+      r.raced.push_back(i);
+      r.runsSaved += measured - (int)r.values[i].size();
+    }
   r.ok = true;
   return r;
 }
@@ -89,16 +155,76 @@ Verdict judge(const std::vector<double> &baseline, const std::vector<double> &wi
 
 int interleavedRounds(const BenchmarkConfig &b) { return std::max(b.adaptive ? b.maxRepeats : b.repeats, 5); }
 
-EnoughRounds enoughRoundsFor(const BenchmarkConfig &b) {
+namespace {
+
+bool withinTarget(const std::vector<double> &v, const BenchmarkConfig &b) {
+  double noise = medianCiHalfWidthPercent(v);
+  return noise >= 0 && noise <= b.targetNoisePercent;
+}
+
+// Significant, or the medians closer than the noise target: more runs
+// would not change what is reported.
+bool decided(const std::vector<double> &first, const std::vector<double> &other, const BenchmarkConfig &b) {
+  if (welchTTest(first, other).pValue < VerdictAlpha)
+    return true;
+  double m0 = median(first), m = median(other);
+  return m0 != 0 && 100 * std::fabs(m - m0) / std::fabs(m0) <= b.targetNoisePercent;
+}
+
+size_t bestOther(const std::vector<std::vector<double>> &values, bool minimize) {
+  size_t best = 1;
+  for (size_t k = 2; k < values.size(); ++k) {
+    double m = median(values[k]), mb = median(values[best]);
+    if (minimize ? m < mb : m > mb)
+      best = k;
+  }
+  return best;
+}
+
+} // namespace
+
+EnoughRounds enoughRoundsFor(const BenchmarkConfig &b, bool minimize, Judged judged) {
   if (!b.adaptive)
     return nullptr;
-  return [b](const std::vector<std::vector<double>> &values) {
-    for (const auto &v : values) {
-      double noise = medianCiHalfWidthPercent(v);
-      if ((int)v.size() < std::max(b.minRepeats, 5) || noise < 0 || noise > b.targetNoisePercent)
-        return false;
+  return [b, minimize, judged](const std::vector<std::vector<double>> &values) {
+    RoundsDecision d;
+    d.active.assign(values.size(), true);
+    size_t fewest = (size_t)std::max(b.minRepeats, 5);
+    if (values.size() < 2) { // one build: only its noise matters
+      d.stop = !values.empty() && values[0].size() >= fewest && withinTarget(values[0], b);
+      return d;
     }
-    return true;
+    size_t best = judged == Judged::BestAgainstFirst ? bestOther(values, minimize) : 0;
+    size_t most = 0;
+    for (const auto &v : values)
+      most = std::max(most, v.size());
+    bool ready = true;
+    for (size_t k = 0; k < values.size(); ++k) {
+      if (values[k].size() < most && k != 0 && k != best) { // dropped in an earlier round
+        d.active[k] = false;
+        continue;
+      }
+      if (values[k].size() < fewest) {
+        ready = false;
+        continue;
+      }
+      if (judged == Judged::BestAgainstFirst && b.racing && k != 0 && k != best &&
+          pWorse(values[k], values[best], minimize) < b.raceAlpha) {
+        d.active[k] = false;
+        continue;
+      }
+      ready = ready && withinTarget(values[k], b);
+    }
+    if (!ready)
+      return d;
+    if (judged == Judged::BestAgainstFirst)
+      d.stop = decided(values[0], values[best], b);
+    else {
+      d.stop = true;
+      for (size_t k = 1; k < values.size(); ++k)
+        d.stop = d.stop && decided(values[0], values[k], b);
+    }
+    return d;
   };
 }
 

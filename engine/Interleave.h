@@ -14,17 +14,24 @@
 
 namespace ciq {
 
-// Copies the benchmark executable (benchmark.command[0], when the build
-// makes it) to dir and returns the command that runs the copy; a program
-// the build does not make runs where it is.
+// Copies what the build makes of the benchmark command (command[0] and any
+// argument naming an executable file in the build directory) to dir and
+// returns the command that runs the copies; a program the build does not
+// make runs where it is. A command with nothing to copy is an error (every
+// build would run the same program), unless `runtimeSelects`: kernels
+// compiled at run time, where each run's environment selects the build.
 std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg, const std::string &dir,
-                                                          std::string &error);
+                                                          std::string &error, bool runtimeSelects = false);
 
 struct InterleavedResult {
   bool ok = false;
   std::string reason, message;           // first failure
   std::vector<std::vector<double>> values;   // per build, per round
   std::vector<std::vector<double>> warmup;   // per build: the warm-up rounds' values, not counted
+  // Racing inside the re-measurement: builds dropped before the last round
+  // (significantly worse than the best), and the runs that saved.
+  std::vector<size_t> raced;
+  int runsSaved = 0;
 };
 
 // The order of the builds in one round: forwards in even rounds, backwards
@@ -36,12 +43,18 @@ std::vector<size_t> balancedOrder(size_t builds, int round);
 // that compile at run time get that build's candidate and framework cache.
 using BeforeRun = std::function<void(size_t)>;
 // Asked after every measured round whether the values so far suffice
-// (adaptive repeats: stop before `rounds`).
-using EnoughRounds = std::function<bool(const std::vector<std::vector<double>> &values)>;
+// (adaptive repeats: stop before `rounds`). A build whose `active` entry is
+// false runs no more rounds (racing); an empty `active` keeps every build.
+struct RoundsDecision {
+  bool stop = false;
+  std::vector<bool> active;
+};
+using EnoughRounds = std::function<RoundsDecision(const std::vector<std::vector<double>> &values)>;
 
 // `rounds` rounds; in each, every command runs once, in balancedOrder, after
 // beforeRun(its index) when given. `warmupRounds` rounds first, in the same
-// order, kept apart in `warmup`. With `enough`, fewer rounds when it says so.
+// order, kept apart in `warmup`. With `enough`, fewer rounds when it says so,
+// and a build it drops skips the remaining rounds (the others stay interleaved).
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
                                  int rounds, const std::string &logPath, int warmupRounds = 0,
                                  const BeforeRun &beforeRun = {}, const EnoughRounds &enough = nullptr);
@@ -49,9 +62,24 @@ InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std:
 // The interleaved re-measurements' settings (finalists, minimization,
 // attribution), the same in `ciq tune` and in a Slurm finalists job: a fixed
 // count of rounds (at least 5), or with adaptive repeats up to max_repeats
-// rounds until every build's median is within the noise target.
+// rounds until the verdicts are made (enoughRoundsFor).
 int interleavedRounds(const BenchmarkConfig &b);
-EnoughRounds enoughRoundsFor(const BenchmarkConfig &b);   // null for fixed repeats
+
+// Which verdicts a re-measurement makes, all against build 0 (the baseline
+// or the reference): every other build's (minimization, attribution), or
+// only the best other build's (finalists: the winner).
+enum class Judged { EachAgainstFirst, BestAgainstFirst };
+// Adaptive repeats stop once (1) every build still measured has at least
+// max(min_repeats, 5) runs and its median within the noise target, and (2)
+// each judged pair is decided: significant (Welch p < VerdictAlpha) or
+// equal within the noise target (medians less than target_noise_percent
+// apart), so a close call gets more rounds instead of a coin toss. With
+// BestAgainstFirst and racing on, a finalist significantly worse than the
+// best one (one-sided Welch, p < race_alpha) is dropped: it cannot be the
+// winner, so it needs neither more runs nor the target. Null for fixed repeats.
+EnoughRounds enoughRoundsFor(const BenchmarkConfig &b, bool minimize, Judged judged);
+// The significance level of every verdict (judge, `ciq validate`).
+constexpr double VerdictAlpha = 0.01;
 // The CV gate of the verdicts (judge) guards small fixed samples; adaptive
 // repeats size the sample to the noise, and Welch's test alone decides.
 double verdictMaxCvPercent(const BenchmarkConfig &b);
@@ -65,6 +93,6 @@ struct Verdict {
 };
 
 Verdict judge(const std::vector<double> &baseline, const std::vector<double> &winner, bool minimize,
-              double maxCvPercent = 10, double alpha = 0.01);
+              double maxCvPercent = 10, double alpha = VerdictAlpha);
 
 } // namespace ciq

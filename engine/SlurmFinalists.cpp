@@ -75,7 +75,8 @@ std::optional<std::vector<std::string>> buildFinalist(Worker &w, const TuneConfi
     return std::nullopt;
   }
   std::string err;
-  auto cmd = snapshotBenchmark(w.cfg, w.cfg.runDir + "/finalists/" + f.candidateId, err);
+  auto cmd = snapshotBenchmark(w.cfg, w.cfg.runDir + "/finalists/" + f.candidateId, err,
+                               w.cfg.build.kind == "none" || !f.runtimeKernels.empty());
   if (!cmd) {
     e.reason = reason::RunCrash;
     e.message = err;
@@ -126,7 +127,8 @@ json measureFinalistsInWorkspace(Worker &w, const TuneConfig &main, const json &
     };
   const BenchmarkConfig &b = main.benchmark;
   auto res = runInterleaved(*w.bench, commands, interleavedRounds(b), main.runDir + "/logs/finalists.log", b.warmup,
-                            serve, enoughRoundsFor(b));
+                            serve,
+                            enoughRoundsFor(b, main.objectives.front().direction == "minimize", Judged::BestAgainstFirst));
   if (serve)
     w.builder->daemon().clearCandidate();
   std::vector<std::string> problems;

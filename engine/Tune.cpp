@@ -111,7 +111,9 @@ private:
   // settings a Slurm finalists job uses too (Interleave.h).
   int rounds() const { return interleavedRounds(cfg_.benchmark); }
   double maxCvPercent() const { return verdictMaxCvPercent(cfg_.benchmark); }
-  EnoughRounds enoughRounds() const { return enoughRoundsFor(cfg_.benchmark); }
+  EnoughRounds enoughRounds(Judged judged) const {
+    return enoughRoundsFor(cfg_.benchmark, cfg_.objectives.front().direction == "minimize", judged);
+  }
   bool beginPhase(Worker &w);
   void endPhase(Worker &w);
   void notePhaseProblems(const std::vector<std::string> &problems);
@@ -120,7 +122,7 @@ private:
     MeasureOptions m;
     m.warmupRounds = cfg_.benchmark.warmup;
     m.phase = workers_[0]->phase.get();
-    m.enough = enoughRounds();
+    m.enough = enoughRounds(Judged::EachAgainstFirst);
     m.maxCvPercent = maxCvPercent();
     m.problems = problems;
     m.snapshots = &snapshots_;
@@ -840,7 +842,7 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
     builder().build(e, logPath(evals_[i].candidateId + ".final"));
     if (!e.ok)
       return fail("finalist " + evals_[i].candidateId + " no longer builds: " + e.message);
-    auto cmd = snapshotBenchmark(cfg_, cfg_.runDir + "/finalists/" + evals_[i].candidateId, err);
+    auto cmd = snapshotBenchmark(cfg_, cfg_.runDir + "/finalists/" + evals_[i].candidateId, err, compilesAtRunTime());
     if (!cmd)
       return fail(err);
     commands.push_back(*cmd);
@@ -849,19 +851,26 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
   if (!beginPhase(*workers_[0]))
     return false;
   // Programs that compile at run time: each run gets its build's candidate
-  // and the framework cache its evaluation filled. Adaptive repeats: the
-  // finalists get the runs racing saved, up to max_repeats rounds, until
-  // every build's median is within the target.
+  // and the framework cache its evaluation filled. Adaptive repeats: up to
+  // max_repeats rounds until the winner's verdict is made; a finalist
+  // significantly worse than the best one stops early (racing).
   BeforeRun serve;
   if (compilesAtRunTime())
     serve = [&](size_t k) { serveRuntime(evals_[order[k]]); };
   auto res = runInterleaved(*bench(), commands, rounds(), logPath("finalists"), cfg_.benchmark.warmup, serve,
-                            enoughRounds());
+                            enoughRounds(Judged::BestAgainstFirst));
   if (serve)
     builder().daemon().clearCandidate();
   endPhase(*workers_[0]);
   if (!res.ok)
     return fail("finalists: " + res.reason + ": " + res.message);
+  if (!res.raced.empty()) {
+    std::string ids;
+    for (size_t k : res.raced)
+      ids += (ids.empty() ? "" : ", ") + evals_[order[k]].candidateId;
+    progress_.note("finalists: racing stopped " + ids + " early as significantly worse than the best finalist, " +
+                   std::to_string(res.runsSaved) + " run(s) saved");
+  }
   values = res.values;
   return true;
 }

@@ -203,6 +203,105 @@ TEST(Benchmark, RacingStopsAClearlyWorseCandidate) {
   EXPECT_EQ(BenchmarkRunner(cfg).measure(kLog, -1, &faster).values.size(), 10u);
 }
 
+// Issue 21: racing inside the finalists' re-measurement. A finalist
+// significantly worse than the best stops running; the measurement stops
+// once the best-against-baseline verdict is made, and a close call (medians
+// further apart than the noise target, not yet significant) gets more rounds.
+namespace {
+BenchmarkConfig adaptiveConfig() {
+  BenchmarkConfig b;
+  b.adaptive = true;
+  b.racing = true;
+  b.minRepeats = 5;
+  b.maxRepeats = 20;
+  b.targetNoisePercent = 1;
+  return b;
+}
+std::vector<double> around(double centre, double spread, size_t n) {
+  std::vector<double> v;
+  for (size_t i = 0; i < n; ++i)
+    v.push_back(centre + spread * ((double)(i % 5) - 2) / 2);
+  return v;
+}
+} // namespace
+
+TEST(Interleave, FinalistsStopOnceTheWinnersVerdictIsMade) {
+  auto enough = enoughRoundsFor(adaptiveConfig(), /*minimize=*/true, Judged::BestAgainstFirst);
+  ASSERT_TRUE(enough);
+  // Baseline 10 ms, best finalist 9 ms, a third one 10 ms but so noisy
+  // (6%) that it would never reach the 1% target.
+  std::vector<std::vector<double>> v = {around(10, 0.02, 5), around(9, 0.02, 5), around(10, 0.6, 5)};
+  RoundsDecision d = enough(v);
+  EXPECT_TRUE(d.stop) << "the winner is decided; the noisy finalist is significantly worse than it";
+  ASSERT_EQ(d.active.size(), 3u);
+  EXPECT_FALSE(d.active[2]);
+  // Too few rounds: never before max(min_repeats, 5).
+  EXPECT_FALSE(enough({around(10, 0.02, 4), around(9, 0.02, 4)}).stop);
+  // Every judged pair against build 0 (attribution): the noisy build needs the target too.
+  auto each = enoughRoundsFor(adaptiveConfig(), true, Judged::EachAgainstFirst);
+  EXPECT_FALSE(each(v).stop);
+  EXPECT_TRUE(each(v).active[2]);
+  // Racing off: the worse finalist is not dropped and keeps the stop back.
+  auto b = adaptiveConfig();
+  b.racing = false;
+  EXPECT_FALSE(enoughRoundsFor(b, true, Judged::BestAgainstFirst)(v).stop);
+  // Fixed repeats: no rule at all.
+  b.adaptive = false;
+  EXPECT_FALSE(enoughRoundsFor(b, true, Judged::BestAgainstFirst));
+}
+
+TEST(Interleave, CloseCallsGetMoreRoundsEqualOnesStop) {
+  // Both medians within the 1% target, 1.3% apart, p about 0.02: not yet
+  // significant and not equal within the target, so measure on.
+  std::vector<double> base = {9.91, 9.955, 10, 10.045, 10.09}, best;
+  for (double x : base)
+    best.push_back(x - 0.13);
+  ASSERT_LE(medianCiHalfWidthPercent(base), 1.0);
+  ASSERT_LE(medianCiHalfWidthPercent(best), 1.0);
+  ASSERT_GE(welchTTest(base, best).pValue, VerdictAlpha);
+  auto b = adaptiveConfig();
+  EXPECT_FALSE(enoughRoundsFor(b, true, Judged::BestAgainstFirst)({base, best}).stop);
+  EXPECT_FALSE(enoughRoundsFor(b, true, Judged::EachAgainstFirst)({base, best}).stop);
+  // With a 2% target the two are equal within it: more runs would not
+  // change what is reported.
+  b.targetNoisePercent = 2;
+  EXPECT_TRUE(enoughRoundsFor(b, true, Judged::BestAgainstFirst)({base, best}).stop);
+  // And a clear difference is decided at once.
+  b.targetNoisePercent = 1;
+  for (double &x : best)
+    x -= 0.5;
+  EXPECT_TRUE(enoughRoundsFor(b, true, Judged::BestAgainstFirst)({base, best}).stop);
+}
+
+TEST(Interleave, DroppedBuildsSkipTheRemainingRounds) {
+  std::string dir = "/tmp/ciq-interleave-race";
+  llvm::sys::fs::create_directories(dir);
+  std::string log = dir + "/order.txt";
+  std::remove(log.c_str());
+  auto cfg = shellBenchmark("true");
+  BenchmarkRunner r(cfg);
+  auto cmd = [&](const char *name, const char *value) {
+    return std::vector<std::string>{"sh", "-c", std::string("printf ") + name + " >> " + log + "; echo time_ms=" + value};
+  };
+  // Drop build 2 after the second round, stop after the fourth.
+  EnoughRounds rule = [](const std::vector<std::vector<double>> &v) {
+    RoundsDecision d;
+    d.active = {true, true, v[0].size() < 2};
+    d.stop = v[0].size() >= 4;
+    return d;
+  };
+  auto res = runInterleaved(r, {cmd("A", "1"), cmd("B", "2"), cmd("C", "3")}, 10, dir + "/run.log", 0, {}, rule);
+  ASSERT_TRUE(res.ok) << res.message;
+  std::ifstream in(log);
+  std::string order((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(order, "ABCCBAABBA");
+  EXPECT_EQ(res.values[2].size(), 2u);
+  EXPECT_EQ(res.values[0].size(), 4u);
+  EXPECT_EQ(res.raced, (std::vector<size_t>{2}));
+  EXPECT_EQ(res.runsSaved, 2);
+  llvm::sys::fs::remove_directories(dir);
+}
+
 // Issue 21: output comparison reads every number and checks each within
 // atol + rtol |ref|.
 TEST(OutputCompare, NumbersAndTolerances) {

@@ -329,9 +329,10 @@ def finalists(cluster):
     # The benchmark fails from the moment the finalists' job is submitted
     # (the search's runs are over by then): the job's own failure, not its node's.
     marker = os.path.join(work, "benchmark-broken")
-    gate = "import os, sys; os.path.exists(%r) and sys.exit('the benchmark broke'); os.execvp('./app', ['./app', 'runs.txt'])"
+    # ./app is an argument, so each finalist runs its own build's copy.
+    gate = "import os, sys; os.path.exists(%r) and sys.exit('the benchmark broke'); os.execvp(sys.argv[1], [sys.argv[1], 'runs.txt'])"
     cfg, run_dir = config("finbench", slurm_jobs=2, extra="lockfile: finbench.lock\n", base="finalists.yaml")
-    text = open(cfg).read().replace("command: [./app, runs.txt]", "command: [python3, -c, %s]" % json.dumps(gate % marker))
+    text = open(cfg).read().replace("command: [./app, runs.txt]", "command: [python3, -c, %s, ./app]" % json.dumps(gate % marker))
     with open(cfg, "w") as f:
         f.write(text)
     p = run(cluster, ["tune", "--config", cfg], os.path.join(work, "finbench.log"))
