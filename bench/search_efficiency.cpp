@@ -10,6 +10,7 @@
 // point's recorded runs (median of a resample), so a replay sees the noise a
 // search on the GPU saw. "Optimum" is the point(s) with the best true score;
 // "within 1%" is a true scalar score at most 1% above the best.
+#include "engine/Config.h"
 #include "engine/Search.h"
 #include "engine/SpaceLoader.h"
 #include "engine/StrategyTable.h"
@@ -34,7 +35,10 @@ static cl::list<std::string> Strategies("strategy", cl::desc("strategies to repl
 static cl::opt<int> Seeds("seeds", cl::desc("replay N seeds, from --first-seed on"), cl::init(30));
 static cl::opt<int> FirstSeed("first-seed", cl::desc("the first replayed seed (a second set of seeds checks that a change is no fit to seeds 1..N)"),
                               cl::init(1));
-static cl::opt<int> PoolSize("pool-size", cl::desc("pool_size of the replayed searches"), cl::init(8));
+static cl::opt<int> PoolSize("pool-size",
+                             cl::desc("pool_size of the replayed searches (default: each strategy's own for one "
+                                      "worker: tpe 1, the others 8)"),
+                             cl::init(0));
 static cl::opt<bool> Trace("trace", cl::desc("print every evaluation of every replay to stderr"));
 static cl::opt<std::string> JsonOut("json", cl::desc("write evaluations per landscape, strategy and seed here"));
 
@@ -125,7 +129,10 @@ Reached replay(const Landscape &l, const std::string &strategy, uint64_t seed) {
   SearchConfig cfg;
   cfg.strategy = strategy;
   cfg.seed = seed;
-  cfg.poolSize = PoolSize;
+  // ciq's default for one worker: tpe's pool follows the workers (1),
+  // the other strategies' is 8 (SearchConfig::poolFollowsWorkers).
+  cfg.poolSizeSet = PoolSize > 0;
+  cfg.poolSize = cfg.poolSizeSet ? (int)PoolSize : cfg.poolFollowsWorkers() ? 1 : SearchConfig::kDefaultPoolSize;
   cfg.exhaustiveLimit = l.budget;
   auto st = makeStrategy(cfg, l.space, false);
   SearchRng noise(seed, 0, 0x6e6f697365);

@@ -6,7 +6,9 @@ bench/landscapes/record_runtime.sh).
 Every strategy gets the same landscapes, the same budget (every point of the
 landscape) and the same seeds 1..N:
   - ciq's own strategies, replayed through ciq's Strategy code by the C++
-    replayer (bench/search_efficiency.cpp);
+    replayer (bench/search_efficiency.cpp), each with the pool_size ciq
+    gives it by default on one worker (tpe 1, the others 8; --pool-size N
+    for all);
   - Kernel Tuner's strategies in its simulation mode, from a Kernel Tuner
     cache file written from the landscape (its own format);
   - Optuna's TPE sampler, asked and told point by point.
@@ -37,7 +39,8 @@ ap.add_argument("--replayer", required=True, help="the built bench/search_effici
 ap.add_argument("--landscapes", nargs="*", help="landscape.json files (default: bench/landscapes/*/landscape.json)")
 ap.add_argument("--seeds", type=int, default=30)
 ap.add_argument("--first-seed", type=int, default=1, help="seeds FIRST..FIRST+N-1 (a second set checks a change is no fit to 1..N)")
-ap.add_argument("--pool-size", type=int, default=8)
+ap.add_argument("--pool-size", type=int, default=0,
+                help="pool_size of ciq's strategies (default 0: each one's own default for one worker, tpe 1, the others 8)")
 ap.add_argument("--kt-strategies", default="random_sample,genetic_algorithm,simulated_annealing,greedy_ils,diff_evo",
                 help="Kernel Tuner strategies (comma-separated; empty: none)")
 ap.add_argument("--no-optuna", action="store_true")
@@ -227,8 +230,10 @@ with tempfile.TemporaryDirectory(prefix="ciq-search-eff-") as tmp:
                     continue
                 counts[l.name]["kt " + s] = {"optimum": [c.optimum for c in runs], "within1": [c.within1 for c in runs]}
 
-print("search_efficiency: %d landscapes, seeds %d..%d, pool_size %d, budget = every point of the landscape" %
-      (len(lands), seeds[0], seeds[-1], args.pool_size))
+pool = ("pool_size %d" % args.pool_size if args.pool_size else
+        "ciq's default pool_size for one worker (tpe 1: one point at a time; genetic, random, exhaustive 8)")
+print("search_efficiency: %d landscapes, seeds %d..%d, %s, budget = every point of the landscape" %
+      (len(lands), seeds[0], seeds[-1], pool))
 for name in skipped:
     print("note: bench/landscapes/%s has no landscape.json yet (not recorded): skipped" % name)
 print("columns: evaluations to the optimum / to within 1%% of it: median, 90th percentile, median / random's "

@@ -248,7 +248,10 @@ SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
     if (!isStrategy(s.strategy))
       r.fail(n["strategy"], "search.strategy", "expected " + strategyNames() + ", got '" + s.strategy + "'");
   }
-  if (n["pool_size"]) s.poolSize = (int)r.integer(n["pool_size"], "search.pool_size", 1, 100000);
+  if (n["pool_size"]) {
+    s.poolSize = (int)r.integer(n["pool_size"], "search.pool_size", 1, 100000);
+    s.poolSizeSet = true;
+  }
   if (n["generations"]) {
     s.generations = (int)r.integer(n["generations"], "search.generations", 1, 100000);
     s.generationsSet = true;

@@ -1,8 +1,9 @@
 // `tpe`: the tree-structured Parzen estimator (Bergstra et al. 2011) over
 // ciq's mixed space, with BaCO-style feasibility learning.
 //
-// The OK evaluations, ranked by ciq's own order (lexicographic or NSGA-II),
-// are split into the best quarter ("good") and the rest ("bad"). Per control,
+// The first 4 evaluations after the baseline are near-default points (one
+// seeded list, whatever the pool size). Then the OK evaluations, ranked by
+// ciq's own order (lexicographic or NSGA-II), are split into the best 15% ("good") and the rest ("bad"). Per control,
 // a smoothed distribution over its states (values and unset) is fitted to
 // each: l(x) to the good, g(x) to the bad. Ordered domains (ranges, log
 // sampling, numeric choices) spread an observation onto neighbouring values,
@@ -13,8 +14,10 @@
 // that hits #error, or a register cap ptxas refuses, imposes). A generation
 // takes the pool_size best candidates one at a time, each taken one counted
 // as half a "bad" observation before the next is chosen (a believer), so the batch
-// spreads out instead of proposing near-copies; half of the batch is taken
-// from the best point's one-control neighbours (a local step). Controls, and
+// spreads out instead of proposing near-copies; 70% of the proposals
+// (counted over the search: a pool of 1 mixes them) are the best point's
+// one-control neighbours (a local step). pool_size follows the workers by
+// default (SearchConfig::poolFollowsWorkers): one GPU, one point at a time. Controls, and
 // single values of a control, that so far only made things worse than the
 // baseline are no longer sampled.
 //
@@ -45,10 +48,18 @@ constexpr double kUnsetPrior = 0.5;      // prior mass on "unset": proposals sta
 // several controls together (bench: all singles was slower on 3 of 5
 // landscapes, none and a quarter about even).
 constexpr double kSingles = 0.25;
-// Share of every later generation spent on the best point's one-control
+// The first evaluations after the baseline, whatever the pool size, are
+// near-default points (nearDefaultPool of this many); the model takes over
+// after them. With a pool of 1 (one worker) 4 beat 2, 3, 5, 6 and 8 on
+// bench/search_efficiency (seeds 1..300): a long start spends the small
+// budgets of the 48- to 192-point landscapes before the model learns.
+constexpr size_t kStartup = 4;
+// Share of the model's proposals spent on the best point's one-control
 // neighbours (a local step, chosen by the same acquisition as the rest): TPE's
-// independent per-control draws rarely make the one change left to the optimum.
-constexpr double kLocal = 0.5;
+// independent per-control draws rarely make the one change left to the
+// optimum. Counted over the whole search, so a pool of 1 alternates
+// (bench, seeds 1..300: 0.7 level with or ahead of 0.3 and 0.5 at pool 1 and 8).
+constexpr double kLocal = 0.7;
 // A control or value set in this many evaluations, every one worse than the
 // baseline or INVALID, one of them a single-control change, is not sampled
 // again (issue 19's "small budgets"). Without the single-control witness a
@@ -223,13 +234,21 @@ public:
     std::set<Point> taken = seenPoints(history);
     size_t want = (size_t)std::max(1, cfg_.poolSize);
     std::vector<ScoredPoint> ok;
-    for (const auto &h : history)
+    size_t done = 0;   // evaluations after the baseline
+    for (const auto &h : history) {
       if (h.ok)
         ok.push_back(h);
-    if (generation <= 1 || ok.size() < 2)
-      return nearDefaultPool(space_, want, taken, rng);
+      done += h.generation > 0;
+    }
+    std::vector<Point> pool = startupPoints(done, want, taken);
+    if (ok.size() < 2) {
+      std::vector<Point> more = nearDefaultPool(space_, want - pool.size(), taken, rng);
+      pool.insert(pool.end(), more.begin(), more.end());
+      return pool;
+    }
     Pruned harmful{harmfulControls(space_, history, pareto_), harmfulValues(space_, history, pareto_)};
-    std::vector<Point> pool = modelPool(ok, history, harmful, want, taken, rng);
+    std::vector<Point> model = modelPool(ok, history, harmful, done + pool.size(), want - pool.size(), taken, rng);
+    pool.insert(pool.end(), model.begin(), model.end());
     // Few candidates left (a small space mostly evaluated): new points at
     // random, first without the harmful controls, then any.
     for (int tries = 0; pool.size() < want && tries < 200 * (int)want + 1000; ++tries)
@@ -239,9 +258,26 @@ public:
   }
 
 private:
+  // The first kStartup evaluations after the baseline, whatever the pool
+  // size: the near-default points a pool of kStartup would hold in
+  // generation 1 (one seeded list), those not evaluated yet, in order.
+  std::vector<Point> startupPoints(size_t done, size_t want, std::set<Point> &taken) const {
+    std::vector<Point> out;
+    if (done >= (size_t)kStartup)
+      return out;
+    SearchRng rng(cfg_.seed, 1, 0x747065);
+    std::set<Point> none = {space_.baseline()};
+    for (const Point &p : nearDefaultPool(space_, kStartup, none, rng))
+      if (out.size() < std::min(want, kStartup - done))
+        offerPoint(out, taken, p);
+    return out;
+  }
+
   std::vector<Point> modelPool(const std::vector<ScoredPoint> &ok, const std::vector<ScoredPoint> &history,
-                               const Pruned &harmful, size_t want, std::set<Point> &taken,
+                               const Pruned &harmful, size_t done, size_t want, std::set<Point> &taken,
                                SearchRng &rng) {
+    if (want == 0)
+      return {};
     std::vector<size_t> order = rankOrder(ok, pareto_);
     size_t nGood = std::max<size_t>(1, (size_t)std::ceil(kGoodFraction * ok.size()));
     // Ties with the last good point are good too: the split must not depend
@@ -259,7 +295,7 @@ private:
       fixed[i] = good.logp(cands[i]) + feasible.logValid(cands[i]);
       badLog[i] = bad.logp(cands[i]);
     }
-    // The first kLocal of the pool are one-control neighbours of the best
+    // The first slots of the pool are one-control neighbours of the best
     // point (while any are left), the rest any candidate.
     const Point incumbent = withoutHarmful(ok[order[0]].point, harmful);
     std::vector<bool> local(cands.size());
@@ -269,11 +305,14 @@ private:
         diff += cands[i][c] != incumbent[c];
       local[i] = diff == 1;
     }
+    // Local slots: kLocal of every evaluation, counted over the whole search
+    // (with a pool of 1, every other proposal).
+    const size_t nLocal = (size_t)std::lround(kLocal * (done + want)) - (size_t)std::lround(kLocal * done);
     std::vector<Point> pool;
     std::vector<bool> used(cands.size(), false);
     while (pool.size() < want) {
       size_t best = cands.size();
-      bool onlyLocal = (double)pool.size() < kLocal * want;
+      bool onlyLocal = pool.size() < nLocal;
       for (int pass = 0; pass < 2 && best == cands.size(); ++pass, onlyLocal = false)
         for (size_t i = 0; i < cands.size(); ++i)
           if (!used[i] && (!onlyLocal || local[i]) &&

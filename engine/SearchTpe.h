@@ -1,7 +1,7 @@
 // The model-based strategy `tpe`: a tree-structured Parzen estimator over the
 // mixed categorical/integer space, with a learned feasibility model for
 // INVALID points, proposing a batch of pool_size points per generation
-// (docs/search-space.md#strategies).
+// (by default one per worker: docs/search-space.md#strategies).
 #pragma once
 #include "engine/SearchParts.h"
 
@@ -25,7 +25,9 @@ std::vector<bool> harmfulControls(const SearchSpace &space, const std::vector<Sc
 std::vector<std::vector<bool>> harmfulValues(const SearchSpace &space, const std::vector<ScoredPoint> &history,
                                              bool pareto);
 
-// Generation 1 of `tpe`: points near the default. A quarter of the pool sets
+// The start of `tpe` (its first 4 evaluations after the baseline, drawn from
+// this list with want = 4 whatever the pool size; also `ciq sample`'s points
+// beyond): points near the default. A quarter of the pool sets
 // one control each (every control in turn, its values in seeded order), so a
 // small budget learns what a control does alone; the rest leaves each control
 // unset with probability 1/2.

@@ -134,6 +134,9 @@ private:
   bool finish();
   bool failFirstGeneration();
   bool budgetLeft() const { return (int)evals_.size() < budget_; }
+  void fitGenerationsToBudget() {
+    cfg_.search.generations = std::max(1, (budget_ - 1 + cfg_.search.poolSize - 1) / cfg_.search.poolSize);
+  }
   // Where search.generations ends the search before the budget is spent.
   std::string generationsCap() const {
     int most = 1 + cfg_.search.poolSize * cfg_.search.generations;
@@ -251,6 +254,16 @@ bool TuneRun::openJournal() {
                                    "with `ciq tune --fresh --config " + shellQuote(cfg_.path) + "`");
     for (const auto &d : prior.damaged)
       warn(d + "; that line is skipped (its evaluation, if it was one, is measured again under a new id)");
+    // A pool that follows the workers keeps the size it started with: the
+    // same seed and history must give the same pools after a resume, on a
+    // host with more or fewer GPUs too.
+    if (cfg_.search.poolFollowsWorkers())
+      if (const nlohmann::json *search = prior.start.contains("search") ? &prior.start["search"] : nullptr;
+          search && search->is_object() && search->contains("pool_size") &&
+          (*search)["pool_size"].is_number_integer() && (*search)["pool_size"].get<int>() > 0) {
+        cfg_.search.poolSize = (*search)["pool_size"].get<int>();
+        fitGenerationsToBudget();
+      }
     evals_ = prior.evaluations;
     firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
     resumedCount_ = evals_.size();
@@ -308,16 +321,24 @@ bool TuneRun::prepare() {
     if (!program && !benchmarkProgramIsBuilt(cfg_, absolutePath(cfg_.benchmark.command[0], benchmarkWorkDir(cfg_))))
       return fail(err);
   }
+  // tpe without pool_size: one proposal per worker (per Slurm job in
+  // flight); the default budget does not shrink with the pool.
+  if (cfg_.search.poolFollowsWorkers())
+    cfg_.search.poolSize =
+        std::max(1, cfg_.executor.kind == "slurm" ? cfg_.executor.slurm.maxJobs : workerCount(cfg_));
   budget_ = opts_.maxEvaluations > 0        ? opts_.maxEvaluations
             : cfg_.search.maxEvaluations > 0 ? cfg_.search.maxEvaluations
+            : cfg_.search.poolFollowsWorkers() ? 1 + SearchConfig::kDefaultPoolSize * cfg_.search.generations
                                              : 1 + cfg_.search.poolSize * cfg_.search.generations;
   // A budget (BUDGET, max_evaluations, --max-evaluations) is what the user
   // asked to spend: without generations of their own, enough generations to
   // spend it; with them, the header says where the search will stop. Before
   // the journal's start line, which records the generations.
+  // A pool that follows the workers always gets the generations its budget
+  // needs (generations then only sets the default budget).
   int byGenerations = 1 + cfg_.search.poolSize * cfg_.search.generations;
-  if (budget_ > byGenerations && !cfg_.search.generationsSet)
-    cfg_.search.generations = (budget_ - 1 + cfg_.search.poolSize - 1) / cfg_.search.poolSize;
+  if (budget_ > byGenerations && (!cfg_.search.generationsSet || cfg_.search.poolFollowsWorkers()))
+    fitGenerationsToBudget();
   llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
   if (!openJournal())
     return false;
@@ -714,13 +735,25 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
 
 bool TuneRun::searchGenerations() {
   JournalContents j = readJournal(journal_.path());
-  for (int g = 1; g <= cfg_.search.generations && budgetLeft(); ++g) {
+  // A pool whose every point, its inert controls dropped, was evaluated
+  // before spends nothing: it does not count against search.generations
+  // (common with tpe's pool of 1 once a control is found inert), at most
+  // kSpentNothing of them in a row. The same on a resume: unspent() only
+  // reads earlier generations.
+  constexpr int kSpentNothing = 100;
+  int last = cfg_.search.generations, nothingInARow = 0;
+  for (int g = 1; g <= last && budgetLeft(); ++g) {
     std::vector<Point> pool = strategy_->pool(g, history(g));
     if (pool.empty())
       break;
     progress_.generation(g, cfg_.search.generations);
+    std::vector<Point> fresh = unspent(pool, g);
+    if (!fresh.empty())
+      nothingInARow = 0;
+    else if (++nothingInARow <= kSpentNothing)
+      ++last;
     std::vector<Point> todo;
-    for (const auto &p : unspent(pool, g)) {
+    for (const auto &p : fresh) {
       bool done = std::any_of(evals_.begin(), evals_.end(),
                               [&](const Evaluation &e) { return e.generation == g && e.point == p; });
       if (!done) // else evaluated before the engine was killed

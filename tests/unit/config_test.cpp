@@ -228,6 +228,7 @@ TEST(Config, MinimalFileGetsDefaults) {
   EXPECT_EQ(c.objectives[0].metric, "spill_bytes");
   EXPECT_EQ(c.objectives[1].metric, "registers");
   EXPECT_EQ(c.search.strategy, "tpe");   // the first line of engine/Strategies.def
+  EXPECT_TRUE(c.search.poolFollowsWorkers());   // no pool_size: one proposal per worker
   // No space: the curated ptxas 13.0 space.
   EXPECT_GE(c.space.find("opt-level"), 0);
   EXPECT_GE(c.space.find("register-usage-level"), 0);
@@ -297,6 +298,16 @@ TEST(Config, SmallPoolClampsTheDefaultCull) {
   TuneConfig c = p.loadOk("target: app\nsearch:\n  pool_size: 2\n");
   EXPECT_EQ(c.search.poolSize, 2);
   EXPECT_LT(c.search.cullSize, 2);
+  EXPECT_FALSE(c.search.poolFollowsWorkers());   // given: kept, whatever the workers
+}
+
+TEST(Config, OnlyTpeWithoutPoolSizeFollowsTheWorkers) {
+  TempProject p;
+  TuneConfig g = p.loadOk("target: app\nsearch:\n  strategy: genetic\n");
+  EXPECT_FALSE(g.search.poolFollowsWorkers());   // a genetic generation is a population
+  EXPECT_EQ(g.search.poolSize, 8);
+  TuneConfig t = p.loadOk("target: app\nsearch:\n  strategy: tpe\n");
+  EXPECT_TRUE(t.search.poolFollowsWorkers());
 }
 
 TEST(Config, RuntimeMetricNeedsABenchmark) {
