@@ -890,7 +890,8 @@ bool TuneRun::measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> 
   NodeFinalists m = measureFinalistsOnSlurm(cfg_, *slurm_, evals);
   where = m.where;
   if (m.stopped) {
-    progress_.note("stopped while the finalists were measured; continue with `ciq resume --config " + cfg_.path + "`");
+    progress_.note("stopped while the finalists were measured; continue with `ciq resume --config " +
+                   shellQuote(cfg_.path) + "`");
     outcome_.status = TuneOutcome::Status::Stopped;
     return false;
   }
