@@ -94,15 +94,14 @@ bool withinTarget(const std::vector<double> &v, const BenchmarkConfig &b) {
 // the size of the target that is not yet significant stays undecided (a
 // minimization must not drop a real 1.2% gain because 3 runs said 0.8%).
 bool decided(const std::vector<double> &first, const std::vector<double> &other, const BenchmarkConfig &b) {
-  if (welchTTest(first, other).pValue < VerdictAlpha)
+  WelchResult w = welchTTest(other, first);
+  if (w.pValue < VerdictAlpha)
     return true;
-  Summary a = summarize(first), o = summarize(other);
-  double va = a.stddev * a.stddev / a.n, vo = o.stddev * o.stddev / o.n, se = std::sqrt(va + vo);
-  if (a.mean == 0 || a.n < 2 || o.n < 2)
+  double m0 = summarize(first).mean;
+  if (m0 == 0 || w.df <= 0) // fewer than 2 runs on a side: nothing shown yet
     return false;
-  double df = se == 0 ? 1e9 : (va + vo) * (va + vo) / (va * va / (a.n - 1) + vo * vo / (o.n - 1));
-  double t = boost::math::quantile(boost::math::complement(boost::math::students_t(std::max(df, 1.0)), 0.025));
-  return 100 * (std::fabs(o.mean - a.mean) + t * se) / std::fabs(a.mean) < b.targetNoisePercent;
+  double t = boost::math::quantile(boost::math::complement(boost::math::students_t(w.df), 0.025));
+  return 100 * (std::fabs(w.t * w.se) + t * w.se) / std::fabs(m0) < b.targetNoisePercent;
 }
 
 size_t bestOther(const std::vector<std::vector<double>> &values, bool minimize) {

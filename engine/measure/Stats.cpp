@@ -58,6 +58,7 @@ WelchResult welchTTest(const std::vector<double> &a, const std::vector<double> &
   double na = double(a.size()), nb = double(b.size());
   double sa = sampleVariance(a, ma) / na, sb = sampleVariance(b, mb) / nb;
   double se2 = sa + sb;
+  r.se = std::sqrt(se2);
   if (se2 == 0) {
     // Zero spread on both sides: the t statistic is infinite (or undefined).
     r.df = na + nb - 2;

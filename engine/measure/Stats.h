@@ -24,6 +24,7 @@ Summary summarize(const std::vector<double> &values);
 // means differ (a certain difference), else 1.
 struct WelchResult {
   double t = 0, df = 0, pValue = 1;
+  double se = 0;   // standard error of mean(a) - mean(b): sqrt(va/na + vb/nb)
 };
 WelchResult welchTTest(const std::vector<double> &a, const std::vector<double> &b);
 
