@@ -5,7 +5,7 @@
 #include "engine/BuildDriver.h"
 #include "engine/Config.h"
 #include "engine/Daemon.h"
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 
 #include <map>
 #include <memory>

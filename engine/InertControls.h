@@ -5,7 +5,7 @@
 // "Overriding global maxrregcount ... with entry-specific value", recorded per
 // kernel as KernelStats::capOverride).
 #pragma once
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 #include "engine/Space.h"
 
 #include <string>

@@ -1,7 +1,7 @@
 // Freezing the winner: ciq.lock beside the project, ACFs in ciq-acf/.
 #pragma once
 #include "engine/Config.h"
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 
 #include <string>
 

@@ -4,7 +4,7 @@
 // (engine/Objectives.cpp) and the docs test (docs/config.md lists every
 // compile metric). A new compile metric is one row here.
 #pragma once
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 
 #include <string>
 #include <vector>

@@ -3,7 +3,7 @@
 // strategies compare.
 #pragma once
 #include "engine/Config.h"
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 
 #include <map>
 #include <optional>

@@ -5,7 +5,7 @@
 // GPU's clocks and throttle state. `ciq tune`'s local workers (one per GPU)
 // and `ciq worker` (a Slurm job, docs/cluster.md) run this same code.
 #pragma once
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 #include "engine/Workers.h"
 
 #include <functional>

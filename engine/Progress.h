@@ -3,7 +3,7 @@
 // best so far, invalid rate, ETA) redrawn in place.
 #pragma once
 #include "engine/Config.h"
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 
 #include <chrono>
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 #include "engine/ResultsCsv.h"
 
 #include "common/FileIO.h"
-#include "engine/analysis/RunSchema.h"
+#include "engine/record/RunSchema.h"
 
 #include <cstdio>
 #include <sstream>

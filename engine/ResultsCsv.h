@@ -2,7 +2,7 @@
 // schema (columns, quoting, numbers) is RunSchema.h's, which analysis reads by.
 #pragma once
 #include "engine/Config.h"
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 
 #include <string>
 #include <vector>

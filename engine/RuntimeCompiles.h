@@ -7,7 +7,7 @@
 // expected compiles did not reach the candidate is a stale build.
 #pragma once
 #include "engine/Config.h"
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 #include "common/Protocol.h"
 
 #include <map>

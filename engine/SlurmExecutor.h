@@ -13,7 +13,7 @@
 #pragma once
 #include "engine/Config.h"
 #include "engine/Daemon.h"
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

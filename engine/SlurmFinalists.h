@@ -9,7 +9,7 @@
 // verdict code as local finalists.
 #pragma once
 #include "engine/Config.h"
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 #include "engine/SlurmExecutor.h"
 #include "engine/Workers.h"
 

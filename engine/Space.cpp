@@ -1,8 +1,6 @@
 #include "engine/Space.h"
 
-#include "common/Lockfile.h"
 #include "common/Sha256.h"
-#include "engine/analysis/RunSchema.h"
 #include "common/Subprocess.h"
 
 namespace ciq {
@@ -83,20 +81,6 @@ Rendered render(const SearchSpace &space, const Point &p) {
     r.controls[c.name] = v;
   }
   return r;
-}
-
-std::string Rendered::summary() const {
-  std::vector<std::pair<std::string, std::string>> acf;
-  for (const auto &a : acfs)
-    acf.push_back({a.stage, a.path});
-  return renderedSummary(ptxas, nvcc, defines, acf);
-}
-
-std::string Rendered::hash() const {
-  std::vector<std::pair<std::string, std::string>> acf;
-  for (const auto &a : acfs)
-    acf.push_back({a.stage, a.sha256});
-  return candidateHashOf(ptxas, nvcc, defines, acf);
 }
 
 } // namespace ciq

@@ -5,15 +5,14 @@
 // kUnset: the control is left out and the compiler's default applies. The
 // all-unset point is the baseline: exactly the user's own build.
 #pragma once
+#include "engine/record/Rendered.h"
+
 #include <cstdint>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
 
 namespace ciq {
-
-constexpr int kUnset = -1;
-using Point = std::vector<int>;
 
 enum class RenderKind { Ptxas, Nvcc, Define, Acf };
 enum class DomainKind { Choice, Range, Literal, LogSampling, AcfFiles };
@@ -61,26 +60,7 @@ struct SearchSpace {
   int find(const std::string &name) const;  // index or -1
 };
 
-struct RenderedAcf {
-  std::string stage;
-  std::string path;     // the user's file
-  std::string sha256;
-};
-
-// What a point puts on the command line.
-struct Rendered {
-  std::vector<std::string> ptxas;     // ptxas arguments, one token each
-  std::vector<std::string> nvcc;      // nvcc arguments
-  std::vector<std::string> defines;   // NAME=VALUE
-  std::vector<RenderedAcf> acfs;
-  nlohmann::json controls = nlohmann::json::object();   // name -> value of set controls
-  bool empty() const { return ptxas.empty() && nvcc.empty() && defines.empty() && acfs.empty(); }
-  std::string summary() const;        // one line, e.g. "-Xptxas --opt-level=2 -DTILE=16"
-  // SHA-256 over the rendered arguments and each ACF's bytes (by their hash):
-  // equal hashes mean the compiler sees the same thing.
-  std::string hash() const;
-};
-
+// What a point puts on the command line (Rendered, engine/record/Rendered.h).
 Rendered render(const SearchSpace &space, const Point &p);
 
 } // namespace ciq

@@ -8,7 +8,7 @@
 #include "engine/InputIdentity.h"
 #include "engine/measure/Interleave.h"
 #include "common/JsonRead.h"
-#include "engine/Journal.h"
+#include "engine/record/Journal.h"
 #include "engine/LockWriter.h"
 #include "engine/Minimize.h"
 #include "engine/Objectives.h"

@@ -7,7 +7,7 @@
 // printed while it runs.
 #pragma once
 #include "engine/Config.h"
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 #include "engine/Winner.h"
 
 #include <functional>

@@ -1,7 +1,7 @@
 // Choosing the winner and showing it next to the baseline.
 #pragma once
 #include "engine/Config.h"
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 
 #include <cstdio>
 #include <vector>

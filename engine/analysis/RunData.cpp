@@ -5,7 +5,7 @@
 
 #include "engine/measure/CsvTable.h"
 #include "common/FileIO.h"
-#include "engine/analysis/RunSchema.h"
+#include "engine/record/RunSchema.h"
 
 #include <cmath>
 #include <cstdlib>

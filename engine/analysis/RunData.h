@@ -2,7 +2,7 @@
 // (docs/results-csv.md), joined by candidate id with the evaluation lines of
 // journal.jsonl (docs/journal.md) when the journal is there.
 #pragma once
-#include "engine/analysis/RunSchema.h"
+#include "engine/record/RunSchema.h"
 
 #include <map>
 #include <nlohmann/json.hpp>

@@ -4,7 +4,7 @@
 #include "engine/CandidateBuild.h"
 #include "engine/Command.h"
 #include "engine/Config.h"
-#include "engine/Journal.h"
+#include "engine/record/Journal.h"
 #include "common/Subprocess.h"
 #include "engine/Tune.h"
 #include "engine/BenchmarkProgram.h"

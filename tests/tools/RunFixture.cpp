@@ -8,8 +8,8 @@
 // the Pareto column is the engine's markFront, and OUTDIR gets journal.jsonl
 // (Journal::append, checksums included) and results.csv (writeResultsCsv).
 #include "engine/Config.h"
-#include "engine/Evaluation.h"
-#include "engine/Journal.h"
+#include "engine/record/Evaluation.h"
+#include "engine/record/Journal.h"
 #include "common/JsonRead.h"
 #include "engine/ResultsCsv.h"
 #include "engine/Winner.h"

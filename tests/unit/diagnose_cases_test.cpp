@@ -3,8 +3,8 @@
 // writeResultsCsv) and read back through the loader the command uses
 // (loadRun), so the run schema between them is covered too.
 #include "engine/analysis/Diagnose.h"
-#include "engine/Evaluation.h"
-#include "engine/Journal.h"
+#include "engine/record/Evaluation.h"
+#include "engine/record/Journal.h"
 #include "engine/ResultsCsv.h"
 #include "engine/Winner.h"
 

@@ -7,7 +7,7 @@
 #include "engine/assets/BoosterCatalog.h"
 #include "engine/Config.h"
 #include "engine/Daemon.h"
-#include "engine/Journal.h"
+#include "engine/record/Journal.h"
 #include "common/JsonRead.h"
 #include "common/Lockfile.h"
 #include "engine/assets/Releases.h"

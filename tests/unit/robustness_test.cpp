@@ -7,7 +7,7 @@
 #include "engine/BuildTreeGuard.h"
 #include "engine/Daemon.h"
 #include "engine/InputIdentity.h"
-#include "engine/Journal.h"
+#include "engine/record/Journal.h"
 #include "common/JsonRead.h"
 #include "common/Lockfile.h"
 #include "common/ProcessTrack.h"

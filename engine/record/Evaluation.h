@@ -2,7 +2,7 @@
 #pragma once
 #include "common/InvalidReason.h"
 #include "common/Protocol.h"
-#include "engine/Space.h"
+#include "engine/record/Rendered.h"
 
 #include <map>
 #include <nlohmann/json.hpp>

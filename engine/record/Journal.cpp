@@ -1,4 +1,4 @@
-#include "engine/Journal.h"
+#include "engine/record/Journal.h"
 #include "common/JournalLines.h"
 #include "common/JsonRead.h"
 

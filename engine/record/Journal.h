@@ -2,7 +2,7 @@
 // (docs/journal.md), each with a checksum. A line cut short by a kill is
 // ignored on reading; a damaged line is reported.
 #pragma once
-#include "engine/Evaluation.h"
+#include "engine/record/Evaluation.h"
 #include "common/JournalLines.h"
 
 #include <nlohmann/json.hpp>

@@ -1,4 +1,4 @@
-#include "engine/analysis/RunSchema.h"
+#include "engine/record/RunSchema.h"
 #include "common/JsonRead.h"
 #include "common/Subprocess.h"
 
