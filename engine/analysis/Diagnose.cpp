@@ -99,12 +99,10 @@ const RecordedEval *reachedZeroFloor(const RunData &run) {
 // The journal's baseline compiled CUDA objects but ptxas reported no kernel
 // or device function, and nothing was compiled at run time: an empty target.
 bool hasNoDeviceCode(const RecordedEval *base) {
-  if (!base || !base->ok || !base->journal.is_object())
+  if (!base || !base->ok || !base->journal)
     return false;
-  auto empty = [&](const char *k) { return base->journal.contains(k) && base->journal[k].is_array() && base->journal[k].empty(); };
-  bool objects = base->journal.contains("objects") && base->journal["objects"].is_array() &&
-                 !base->journal["objects"].empty();
-  return objects && empty("kernels") && empty("runtime_kernels");
+  const Evaluation &j = *base->journal;
+  return !j.objects.empty() && j.kernels.empty() && j.runtimeKernels.empty();
 }
 
 std::optional<Finding> checkIdentical(const RunData &run, const DiagnoseThresholds &t) {
@@ -182,8 +180,8 @@ std::map<std::string, int> reasonCounts(const std::vector<const RecordedEval *> 
 }
 
 std::string commandOf(const RecordedEval &e) {
-  if (e.journal.is_object() && e.journal.contains("replay") && e.journal["replay"].is_string())
-    return e.journal["replay"].get<std::string>();
+  if (e.journal)
+    return e.journal->replay;
   return e.rendered.empty() ? "(no rendered controls)" : e.rendered;
 }
 
@@ -204,7 +202,7 @@ std::optional<Finding> checkCompilerCrash(const RunData &run) {
   f.cause = std::string("a compiler fault (or the machine: out of memory), not the control values: ") + r->cause;
   f.next = r->next;
   for (const auto *e : crashed) {
-    std::string msg = e->journal.is_object() ? e->journal.value("message", "") : "";
+    std::string msg = e->journal ? e->journal->message : "";
     f.details.push_back(e->id + ": " + (msg.empty() ? "(no message)" : msg));
     if (size_t at = msg.find("reproduce: "); at != std::string::npos)
       f.details.push_back("  reproducer: " + msg.substr(at + 11, msg.find("; log:", at) - at - 11));
@@ -233,8 +231,7 @@ std::optional<Finding> checkAllInvalid(const RunData &run) {
                         " candidates");
   for (const auto *e : cands)
     if (e->reason == top.front().second) {
-      std::string msg;
-      JsonFields(e->journal, "").opt("message", msg);
+      std::string msg = e->journal ? e->journal->message : "";
       f.details.push_back("e.g. " + e->id + (msg.empty() ? "" : ": " + msg));
       f.details.push_back("  command: " + commandOf(*e));
       if (!e->log.empty())
@@ -428,11 +425,9 @@ std::optional<Finding> checkHighCv(const RunData &run, const DiagnoseThresholds 
 // Mean pairwise normalised Hamming distance of the journal's points.
 std::optional<double> pointDistance(const std::vector<const RecordedEval *> &evals) {
   std::vector<std::vector<int>> pts;
-  for (const auto *e : evals) {
-    std::vector<int> point;
-    if (JsonFields(e->journal, "").need("point", point).ok())
-      pts.push_back(point);
-  }
+  for (const auto *e : evals)
+    if (e->journal)
+      pts.push_back(e->journal->point);
   if (pts.size() < 2)
     return std::nullopt;
   double sum = 0;
@@ -490,16 +485,11 @@ std::optional<Finding> checkNoiseSource(const RunData &run) {
   std::map<std::string, std::vector<std::string>> byKind;   // source -> "c0003 (noise 2.1%): evidence"
   std::map<std::string, NoiseSource> example;
   for (const auto &e : run.evals) {
-    std::string stopped;
-    std::vector<double> runs;
-    std::vector<std::string> gpu;
-    std::vector<double> clocks;
-    if (!e.duplicateKind.empty() ||
-        !JsonFields(e.journal, "").opt("stopped_by", stopped).opt("runs", runs).opt("gpu_problems", gpu)
-             .opt("sm_clock_mhz", clocks).ok() ||
-        (stopped != "max_repeats" && stopped != "max_measure_s"))
+    if (!e.duplicateKind.empty() || !e.journal ||
+        (e.journal->stoppedBy != "max_repeats" && e.journal->stoppedBy != "max_measure_s"))
       continue;
-    auto src = noiseSource(runs, target, gpu, clocks);
+    const Evaluation &j = *e.journal;
+    auto src = noiseSource(j.runs, target, j.gpuProblems, j.smClockMhz);
     if (!src)
       continue;
     byKind[src->kind].push_back(e.id + " (noise " + (e.noisePercent ? fmt(*e.noisePercent) : "?") + "%): " +
@@ -540,8 +530,7 @@ std::optional<Finding> checkBaselineInvalid(const RunData &run) {
   f.title = "the baseline (no control applied) is INVALID: " +
             (base->reason.empty() ? std::string("unknown reason") : base->reason) + "; no candidate was searched";
   f.threshold = "the baseline must be OK before any candidate is built";
-  std::string msg;
-  JsonFields(base->journal, "").opt("message", msg);
+  std::string msg = base->journal ? base->journal->message : "";
   if (!msg.empty())
     f.details.push_back(msg);
   f.cause = "the build, benchmark or correctness command fails on your own build, before ciq changes anything";

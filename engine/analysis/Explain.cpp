@@ -1,4 +1,3 @@
-#include "common/JsonRead.h"
 #include "engine/analysis/Explain.h"
 
 #include "engine/measure/CsvTable.h"
@@ -18,13 +17,9 @@ namespace ciq {
 namespace {
 
 std::optional<std::vector<KernelStats>> kernelsOf(const RecordedEval &e) {
-  if (!e.journal.is_object() || !e.journal.contains("kernels") || !e.journal["kernels"].is_array())
+  if (!e.journal)
     return std::nullopt;
-  std::vector<KernelStats> kernels;
-  std::string why;
-  if (!readJson(e.journal["kernels"], kernels, why))
-    return std::nullopt;
-  return kernels;
+  return e.journal->kernels;
 }
 
 // Occupancy as "62.5% (registers)" or the reason it cannot be computed.
@@ -71,14 +66,11 @@ std::map<std::string, KernelStats> keyed(const std::vector<KernelStats> &ks) {
 
 long deviceCodeBytes(const RecordedEval &e, std::map<std::string, long> &perObject) {
   long total = 0;
-  if (!e.journal.is_object() || !e.journal.contains("objects"))
+  if (!e.journal)
     return -1;
-  for (const auto &o : e.journal["objects"]) {
-    long b = 0;
-    std::string name = "?";
-    JsonFields(o, "").opt("device_code_bytes", b).opt("source", name).opt("output", name);
-    perObject[name] = b;
-    total += b;
+  for (const auto &o : e.journal->objects) {
+    perObject[o.output] = o.deviceCodeBytes;
+    total += o.deviceCodeBytes;
   }
   return total;
 }

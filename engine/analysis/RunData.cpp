@@ -1,10 +1,6 @@
 #include "engine/analysis/RunData.h"
-#include "common/JournalLines.h"
-#include "common/JsonRead.h"
-#include "common/Protocol.h"
-
-#include "engine/measure/CsvTable.h"
 #include "common/FileIO.h"
+#include "engine/measure/CsvTable.h"
 #include "engine/record/RunSchema.h"
 
 #include <cmath>
@@ -45,15 +41,6 @@ const RecordedEval *RunData::find(const std::string &key) const {
   return hit;
 }
 
-int RunData::pareto() const {
-  if (start.is_object() && start.contains("objectives") && start["objectives"].is_array()) {
-    bool pareto = start["objectives"].size() > 1;
-    JsonFields(start, "").opt("pareto", pareto);
-    return pareto ? 1 : 0;
-  }
-  return objectiveNames.size() > 1 ? 1 : 0;
-}
-
 namespace {
 
 // Empty cell: nullopt. A cell that is not a number: error naming the place.
@@ -74,130 +61,71 @@ bool parseOptionalNumber(const std::string &cell, std::optional<double> &out, st
   return true;
 }
 
-// The members the analysis commands read later, typed once here, so that none
-// of them meets a wrong type: "" or "<where>: "<key>": expected ...".
-std::string checkLineTypes(const nlohmann::json &j, const std::string &where) {
-  std::vector<nlohmann::json> objectives, objects;
-  std::string s;
-  bool b = false;
-  int n = 0;
-  std::vector<KernelStats> kernels;
-  JsonFields f(j, where);
-  f.opt("objectives", objectives).opt("pareto", b).opt("objects", objects).opt("generation", n).opt("replay", s)
-      .opt("kernels", kernels);
-  for (size_t i = 0; i < objectives.size() && f.ok(); ++i) {
-    JsonFields o(objectives[i], where + ": \"objectives\"[" + std::to_string(i) + "]");
-    if (!o.opt("metric", s).opt("direction", s).ok())
-      return o.error();
-  }
-  for (size_t i = 0; i < objects.size() && f.ok(); ++i) {
-    long bytes = 0;
-    JsonFields o(objects[i], where + ": \"objects\"[" + std::to_string(i) + "]");
-    if (!o.opt("device_code_bytes", bytes).opt("output", s).opt("source", s).ok())
-      return o.error();
-  }
-  return f.error();
-}
-
-RecordedEval fromJournal(const nlohmann::json &j, const nlohmann::json &start);
-
-bool loadJournal(const std::string &path, RunData &run, std::map<std::string, nlohmann::json> &byId,
-                 std::vector<std::string> &order, std::string &error) {
-  std::vector<JournalLine> lines;
-  std::vector<std::string> damaged;
-  if (!readJournalLines(path, lines, damaged, error))
-    return false;
-  if (!damaged.empty()) {
-    error = damaged.front() + "; the journal is damaged (only its last line may be cut off by a killed engine)";
-    return false;
-  }
-  for (auto &l : lines) {
-    std::string where = path + ":" + std::to_string(l.number);
-    if (std::string why = checkLineTypes(l.object, where); !why.empty())
-      return error = why + "; the journal is damaged", false;
-    if (l.op == "start") {
-      run.start = l.object;
-    } else if (l.op == "evaluation") {
-      std::string id;
-      JsonFields f(l.object, path + ":" + std::to_string(l.number));
-      if (!f.need("candidate_id", id).ok())
-        return error = f.error(), false;
-      if (!byId.count(id))
-        order.push_back(id);
-      byId[id] = l.object;
-    } else if (l.op == "generation") {
-      run.generations.push_back(l.object);
-    } else if (l.op == "attribution") {
-      run.attribution = l.object.value("rows", nlohmann::json::array());
-    } else if (l.op == "minimize") {
-      run.minimization = l.object;
-    } else if (l.op == "build") {
-      run.builds.push_back(fromJournal(l.object, run.start));
-      run.builds.back().baseline = false;   // built after the search, whatever its generation
-    }
-  }
-  return true;
-}
-
-// The primary objective of the journal's start line: its metric and unit
-// ("" when the start line is missing or names none).
-std::pair<std::string, std::string> primaryObjective(const nlohmann::json &start) {
-  std::string metric, unit;
-  if (start.is_object() && start.contains("objectives") && start["objectives"].is_array() &&
-      !start["objectives"].empty())
-    JsonFields(start["objectives"][0], "").opt("metric", metric).opt("unit", unit);
-  return {metric, unit};
-}
-
-// An evaluation line as results.csv has it: the same cells the engine's
-// results.csv writer derives from the same evaluation (ResultsCsv.cpp),
-// objectives from the start line. Every field typed: a wrong one leaves its
-// default (the analysis commands report what they can; ciq resume is where
-// damage stops the work).
-RecordedEval fromJournal(const nlohmann::json &j, const nlohmann::json &start) {
+// An evaluation as results.csv has it: the same cells the engine's
+// results.csv writer derives from the same evaluation (ResultsCsv.cpp), the
+// primary objective and its unit from the start line.
+RecordedEval fromJournal(Evaluation j, const std::vector<RecordedObjective> &objectives) {
   RecordedEval e;
-  std::string status;
-  double cv = -1, noise = -1;
-  std::vector<double> runs;
-  auto field = [&](const char *key, auto &out) { JsonFields(j, "").opt(key, out); };
-  field("candidate_id", e.id);
-  field("generation", e.generation);
+  e.id = j.candidateId;
+  e.generation = j.generation;
   e.baseline = e.generation == 0;
-  field("status", status);
-  e.ok = status == "OK";
-  field("reason", e.reason);
-  field("duplicate_of", e.duplicateOf);
-  field("duplicate_kind", e.duplicateKind);
-  if (j.contains("scores") && j["scores"].is_object())
-    for (auto it = j["scores"].begin(); it != j["scores"].end(); ++it)
-      if (it->is_number() && e.ok)
-        e.objectives[it.key()] = it->get<double>();
-  auto [metric, unit] = primaryObjective(start);
+  e.ok = j.ok;
+  e.reason = j.reason;
+  e.duplicateOf = j.duplicateOf;
+  e.duplicateKind = j.duplicateKind;
+  if (e.ok)
+    e.objectives = j.scores;
+  std::string metric = objectives.empty() ? "" : objectives.front().metric;
   if (auto it = e.objectives.find(metric); it != e.objectives.end())
     e.score = it->second;
-  e.unit = unit;
-  field("cv_percent", cv);
-  if (cv >= 0)
-    e.cvPercent = cv;
-  field("candidate_hash", e.candidateHash);
-  field("device_code_sha256", e.deviceCodeSha256);
-  if (j.contains("controls"))
-    e.controls = j["controls"].dump();
-  if (e.generation != 0 && j.contains("rendered"))
-    e.rendered = renderedSummary(j["rendered"]);
-  field("build_ms", e.buildMs);
-  field("measure_ms", e.measureMs);
-  field("log", e.log);
-  field("stopped_by", e.stoppedBy);
-  field("runs", runs);
+  e.unit = objectives.empty() ? "" : objectives.front().unit;
+  if (j.cvPercent >= 0)
+    e.cvPercent = j.cvPercent;
+  e.candidateHash = j.candidateHash;
+  e.deviceCodeSha256 = j.deviceCodeSha256;
+  e.controls = j.rendered.controls.dump();
+  if (e.generation != 0)
+    e.rendered = j.rendered.summary();
+  e.buildMs = j.buildMs;
+  e.measureMs = j.measureMs;
+  e.log = j.log;
+  e.stoppedBy = j.stoppedBy;
   if (!e.stoppedBy.empty())
-    e.runs = double(runs.size());
-  field("noise_percent", noise);
-  if (noise >= 0)
-    e.noisePercent = noise;
-  field("runs_saved", e.runsSaved);
-  e.journal = j;
+    e.runs = double(j.runs.size());
+  if (j.noisePercent >= 0)
+    e.noisePercent = j.noisePercent;
+  e.runsSaved = j.runsSaved;
+  e.journal = std::move(j);
   return e;
+}
+
+// The journal through its one reader (readJournal): evaluations by id (a
+// candidate journaled twice keeps its last line, in the order of its first),
+// the start line, its objectives and the lines about the winner.
+bool loadJournal(const std::string &path, RunData &run, std::map<std::string, Evaluation> &byId,
+                 std::vector<std::string> &order, std::string &error) {
+  if (llvm::sys::fs::is_directory(path))
+    return error = path + ": is a directory, not a journal", false;
+  JournalContents c = readJournal(path);
+  if (!c.damaged.empty()) {
+    error = c.damaged.front() + "; the journal is damaged (only its last line may be cut off by a killed engine)";
+    return false;
+  }
+  run.start = std::move(c.start);
+  run.objectives = std::move(c.objectives);
+  run.attribution = std::move(c.attribution);
+  run.minimization = std::move(c.minimization);
+  for (auto &e : c.evaluations) {
+    std::string id = e.candidateId;
+    if (!byId.count(id))
+      order.push_back(id);
+    byId[id] = std::move(e);
+  }
+  for (auto &b : c.builds) {
+    run.builds.push_back(fromJournal(std::move(b), run.objectives));
+    run.builds.back().baseline = false;   // built after the search, whatever its generation
+  }
+  return true;
 }
 
 bool loadResults(const std::string &path, RunData &run, std::string &error) {
@@ -297,7 +225,7 @@ std::optional<RunData> loadRun(const std::string &path, std::string &error) {
                       "(<build>/ciq/<target>) of a search";
     return std::nullopt;
   }
-  std::map<std::string, nlohmann::json> byId;
+  std::map<std::string, Evaluation> byId;
   std::vector<std::string> order;
   if (!run.journalPath.empty() && !loadJournal(run.journalPath, run, byId, order, error))
     return std::nullopt;
@@ -309,19 +237,14 @@ std::optional<RunData> loadRun(const std::string &path, std::string &error) {
         e.journal = it->second;
   } else {
     for (const auto &id : order)
-      run.evals.push_back(fromJournal(byId[id], run.start));
+      run.evals.push_back(fromJournal(std::move(byId[id]), run.objectives));
   }
-  if (run.start.is_object() && run.start.contains("objectives") &&
-      run.start["objectives"].is_array() && !run.start["objectives"].empty()) {
-    // Types checked by checkLineTypes; null members read as absent.
-    JsonFields(run.start["objectives"][0], "").opt("direction", run.direction);
+  if (!run.objectives.empty()) {
+    run.direction = run.objectives.front().direction;
     run.directionKnown = true;
     if (run.objectiveNames.empty())
-      for (const auto &o : run.start["objectives"]) {
-        std::string metric;
-        JsonFields(o, "").opt("metric", metric);
-        run.objectiveNames.push_back(metric);
-      }
+      for (const auto &o : run.objectives)
+        run.objectiveNames.push_back(o.metric);
   }
   return run;
 }

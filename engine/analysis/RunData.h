@@ -1,8 +1,11 @@
 // One search as the analysis commands see it: the rows of results.csv
 // (docs/results-csv.md), joined by candidate id with the evaluation lines of
-// journal.jsonl (docs/journal.md) when the journal is there.
+// journal.jsonl (docs/journal.md) when the journal is there. Both are read
+// through the run's model (engine/record/): the journal by readJournal, as
+// typed Evaluations, results.csv by its column table (RunSchema.h).
 #pragma once
-#include "engine/record/RunSchema.h"
+#include "engine/record/Evaluation.h"
+#include "engine/record/Journal.h"
 
 #include <map>
 #include <nlohmann/json.hpp>
@@ -32,7 +35,7 @@ struct RecordedEval {
   std::string stoppedBy;          // why measuring stopped (docs/results-csv.md)
   double runsSaved = 0;           // by racing
   std::map<std::string, double> objectives;   // objective metric -> value
-  nlohmann::json journal;         // the journal's evaluation line, or null
+  std::optional<Evaluation> journal;   // the journal's evaluation line, typed; nullopt without one
 };
 
 struct RunData {
@@ -44,14 +47,13 @@ struct RunData {
   std::string direction = "minimize";       // of the primary objective
   bool directionKnown = false;    // from the journal's start line
   nlohmann::json start;           // the journal's start line, or null
-  std::vector<nlohmann::json> generations;  // journal "generation" lines
+  std::vector<RecordedObjective> objectives;   // the start line's, typed; empty without one
   nlohmann::json attribution;     // the journal's last "attribution" rows (Attribution.h), or null
   nlohmann::json minimization;    // the journal's last "minimize" line, or null
 
   const RecordedEval *baseline() const;
   const RecordedEval *find(const std::string &idOrHashPrefix) const;   // evals, then builds
   bool better(double a, double b) const { return direction == "maximize" ? a > b : a < b; }
-  int pareto() const;   // journal start: 1 when several objectives form a Pareto front
 };
 
 // Loads a run from a run directory, a results.csv or a journal.jsonl path.

@@ -37,7 +37,7 @@ cl::opt<std::string> ConfigPath("config", cl::sub(ExplainCmd),
 // benchmark under ncu.
 std::optional<std::vector<NcuKernel>> profile(const std::string &ncu, const RecordedEval &e,
                                               const TuneConfig &cfg) {
-  std::string replay = e.journal.is_object() ? e.journal.value("replay", "") : "";
+  std::string replay = e.journal ? e.journal->replay : "";
   if (replay.empty()) {
     reportError("the journal has no replay command for " + e.id + "; --ncu cannot rebuild it");
     return std::nullopt;

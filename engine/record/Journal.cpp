@@ -175,6 +175,24 @@ int candidateNumber(const std::string &id) {
   return std::stoi(id.substr(1));
 }
 
+// The start line's objectives, every member typed: "" or the first problem.
+static std::string startObjectives(const json &start, const std::string &where, std::vector<RecordedObjective> &out) {
+  std::vector<json> objectives;
+  JsonFields f(start, where);
+  if (!f.opt("objectives", objectives).ok())
+    return f.error();
+  std::vector<RecordedObjective> typed;
+  for (size_t i = 0; i < objectives.size(); ++i) {
+    RecordedObjective o;
+    JsonFields of(objectives[i], where + ": \"objectives\"[" + std::to_string(i) + "]");
+    if (!of.opt("metric", o.metric).opt("direction", o.direction).opt("unit", o.unit).ok())
+      return of.error();
+    typed.push_back(o);
+  }
+  out = std::move(typed);
+  return "";
+}
+
 JournalContents readJournal(const std::string &path) {
   JournalContents c;
   std::vector<JournalLine> lines;
@@ -187,6 +205,9 @@ JournalContents readJournal(const std::string &path) {
     std::string where = path + ":" + std::to_string(l.number);
     if (l.op == "start") {
       c.start = l.object;
+      std::string why = startObjectives(l.object, where, c.objectives);
+      if (!why.empty())
+        c.damaged.push_back(why);
     } else if (l.op == "evaluation") {
       Evaluation e;
       std::string why;
@@ -212,6 +233,13 @@ JournalContents readJournal(const std::string &path) {
         c.completedGenerations.push_back(g);
     } else if (l.op == "winner") {
       c.winner = l.object;
+    } else if (l.op == "attribution") {
+      JsonFields f(l.object, where);
+      c.attribution = nlohmann::json::array();
+      if (!f.opt("rows", c.attribution).ok())
+        c.damaged.push_back(f.error());
+    } else if (l.op == "minimize") {
+      c.minimization = l.object;
     } else if (l.op == "inputs") {
       c.inputs = l.object;
     } else if (l.op == "done") {

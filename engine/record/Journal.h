@@ -26,20 +26,35 @@ private:
   std::string path_;
 };
 
+// One objective of the start line, as the search's ciq.yaml had it.
+struct RecordedObjective {
+  std::string metric, direction = "minimize", unit;
+};
+
+// Everything the engine (resume, replay) and the analysis commands (diagnose,
+// explain, report) read from a journal: this is its one reader.
 struct JournalContents {
   nlohmann::json start;                  // the "start" line, or null
+  std::vector<RecordedObjective> objectives;   // the start line's, typed; the first is the primary
   nlohmann::json inputs;                 // the "inputs" line (InputIdentity.h), or null
   std::vector<Evaluation> evaluations;   // in order
   std::vector<Evaluation> builds;        // "build" lines: made after the search (<id>-min), never resumed
   std::vector<int> completedGenerations;
   bool done = false;
   nlohmann::json winner;                 // the "winner" line, or null
+  nlohmann::json attribution;            // the rows of the last "attribution" line (Attribution.h), or null
+  nlohmann::json minimization;           // the last "minimize" line (Minimize.h), or null
   // "<file>:<line>: what is wrong" for every line that failed its checksum,
-  // is not JSON or has a field of the wrong type (the rest is kept).
+  // is not JSON or has a field of the wrong type (the rest is kept; a start
+  // line with a wrong objective is kept as `start`, without `objectives`).
+  // Lines of an op this reader does not know are skipped, not damaged.
   std::vector<std::string> damaged;
   int nextId = 0;                        // the first candidate number never used
 };
 
+// Reads every intact line (common/JournalLines.h); a last line cut short by
+// a kill is no record. A path that cannot be a journal (a directory) is one
+// entry of `damaged`.
 JournalContents readJournal(const std::string &path);
 // "c0042" -> 42; -1 for anything else.
 int candidateNumber(const std::string &id);
