@@ -1,0 +1,319 @@
+// The model of a recorded run (engine/record/): the journal's one writer
+// (evaluationToJson, Journal::append) and its one reader (evaluationFromJson,
+// readJournal), which the engine (resume, replay) and the analysis commands
+// (loadRun) both read through.
+#include "engine/analysis/RunData.h"
+#include "engine/record/Evaluation.h"
+#include "engine/record/Journal.h"
+
+#include <fstream>
+#include <gtest/gtest.h>
+#include <llvm/Support/FileSystem.h>
+
+using namespace ciq;
+using nlohmann::json;
+
+namespace {
+
+class RecordDir : public ::testing::Test {
+protected:
+  void SetUp() override {
+    llvm::SmallString<128> p;
+    ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ciq-record", p));
+    dir = std::string(p);
+  }
+  void TearDown() override { llvm::sys::fs::remove_directories(dir); }
+  std::string write(const std::string &name, const std::string &text) {
+    std::string path = dir + "/" + name;
+    std::ofstream(path, std::ios::binary) << text;
+    return path;
+  }
+  std::string dir;
+};
+
+// Every member set to something other than its default, so that a member the
+// writer drops or the reader skips reads back different.
+Evaluation everyField() {
+  Evaluation e;
+  e.candidateId = "c0042";
+  e.generation = 3;
+  e.point = {2, kUnset, 0};
+  e.rendered.ptxas = {"--opt-level=2"};
+  e.rendered.nvcc = {"--extra-device-vectorization"};
+  e.rendered.defines = {"TILE=16"};
+  e.rendered.acfs = {{"ptxas", "/src/k.acf", "ab12"}};
+  e.rendered.controls = {{"opt-level", "2"}, {"tile", "16"}};
+  e.candidateHash = "hash42";
+  e.ok = true;
+  e.reason = "run_timeout";   // with ok = true only to see it travel
+  e.message = "one line: see logs/c0042.log";
+  e.scores = {{"time_ms", 1.25}, {"registers", 40}};
+  e.deviceCodeSha256 = "dev42";
+  e.objectsSha256 = "obj42";
+  e.duplicateOf = "c0007";
+  e.duplicateKind = "device_code";
+  KernelStats k;
+  k.name = "_Z1kv";
+  k.demangled = "k()";
+  k.arch = "sm_90";
+  k.registers = 40;
+  k.barriers = 1;
+  k.spillStores = 8;
+  k.spillLoads = 4;
+  k.stackFrame = 16;
+  k.sharedBytes = 4096;
+  k.constantBytes = 380;
+  k.compileMs = 1.5;
+  k.entry = false;
+  k.frameKnown = true;
+  k.usageKnown = true;
+  k.capApplied = true;
+  k.capOverride = "255";
+  e.kernels = {k};
+  ObjectRecord o;
+  o.source = "k.cu";
+  o.output = "k.o";
+  o.deviceCodeSha256 = "dev-k";
+  o.status = "ok";
+  o.deviceCodeBytes = 9000;
+  o.wallMs = 12.5;
+  o.ptxasRan = false;
+  o.ptxReuse = "reused";
+  e.objects = {o};
+  e.runtimeKernels = {"triton_kernel"};
+  e.runs = {1.2, 1.3, 1.25};
+  e.cvPercent = 2.5;
+  e.noisePercent = 0.75;
+  e.stoppedBy = "max_repeats";
+  e.runsSaved = 4;
+  e.gpuProblems = {"throttled: thermal"};
+  e.smClockMhz = {1980, 1755};
+  e.buildMs = 1200;
+  e.measureMs = 800;
+  e.log = "logs/c0042.log";
+  e.replay = "cd /b && ninja k.o";
+  e.evaluatedAt = "2025-01-01T00:00:00Z";
+  e.node = "gpu-node-7";
+  e.gpu = {{"sm_clock_mhz", 1980}};
+  e.slurm = {{"job", "123"}};
+  return e;
+}
+
+void expectSame(const Evaluation &a, const Evaluation &b) {
+  EXPECT_EQ(a.candidateId, b.candidateId);
+  EXPECT_EQ(a.generation, b.generation);
+  EXPECT_EQ(a.point, b.point);
+  EXPECT_EQ(a.rendered.ptxas, b.rendered.ptxas);
+  EXPECT_EQ(a.rendered.nvcc, b.rendered.nvcc);
+  EXPECT_EQ(a.rendered.defines, b.rendered.defines);
+  ASSERT_EQ(a.rendered.acfs.size(), b.rendered.acfs.size());
+  for (size_t i = 0; i < a.rendered.acfs.size(); ++i) {
+    EXPECT_EQ(a.rendered.acfs[i].stage, b.rendered.acfs[i].stage);
+    EXPECT_EQ(a.rendered.acfs[i].path, b.rendered.acfs[i].path);
+    EXPECT_EQ(a.rendered.acfs[i].sha256, b.rendered.acfs[i].sha256);
+  }
+  EXPECT_EQ(a.rendered.controls, b.rendered.controls);
+  EXPECT_EQ(a.candidateHash, b.candidateHash);
+  EXPECT_EQ(a.ok, b.ok);
+  EXPECT_EQ(a.reason, b.reason);
+  EXPECT_EQ(a.message, b.message);
+  EXPECT_EQ(a.scores, b.scores);
+  EXPECT_EQ(a.deviceCodeSha256, b.deviceCodeSha256);
+  EXPECT_EQ(a.objectsSha256, b.objectsSha256);
+  EXPECT_EQ(a.duplicateOf, b.duplicateOf);
+  EXPECT_EQ(a.duplicateKind, b.duplicateKind);
+  EXPECT_EQ(json(a.kernels), json(b.kernels));   // KernelStats' own JSON form (common/Protocol.h)
+  ASSERT_EQ(a.objects.size(), b.objects.size());
+  for (size_t i = 0; i < a.objects.size(); ++i) {
+    const ObjectRecord &x = a.objects[i], &y = b.objects[i];
+    EXPECT_EQ(x.source, y.source);
+    EXPECT_EQ(x.output, y.output);
+    EXPECT_EQ(x.deviceCodeSha256, y.deviceCodeSha256);
+    EXPECT_EQ(x.status, y.status);
+    EXPECT_EQ(x.deviceCodeBytes, y.deviceCodeBytes);
+    EXPECT_EQ(x.wallMs, y.wallMs);
+    EXPECT_EQ(x.ptxasRan, y.ptxasRan);
+    EXPECT_EQ(x.ptxReuse, y.ptxReuse);
+  }
+  EXPECT_EQ(a.runtimeKernels, b.runtimeKernels);
+  EXPECT_EQ(a.runs, b.runs);
+  EXPECT_EQ(a.cvPercent, b.cvPercent);
+  EXPECT_EQ(a.noisePercent, b.noisePercent);
+  EXPECT_EQ(a.stoppedBy, b.stoppedBy);
+  EXPECT_EQ(a.runsSaved, b.runsSaved);
+  EXPECT_EQ(a.gpuProblems, b.gpuProblems);
+  EXPECT_EQ(a.smClockMhz, b.smClockMhz);
+  EXPECT_EQ(a.buildMs, b.buildMs);
+  EXPECT_EQ(a.measureMs, b.measureMs);
+  EXPECT_EQ(a.log, b.log);
+  EXPECT_EQ(a.replay, b.replay);
+  EXPECT_EQ(a.evaluatedAt, b.evaluatedAt);
+  EXPECT_EQ(a.node, b.node);
+  EXPECT_EQ(a.gpu, b.gpu);
+  EXPECT_EQ(a.slurm, b.slurm);
+}
+
+json startLine() {
+  return {{"op", "start"},
+          {"seed", 1},
+          {"objectives",
+           {{{"metric", "time_ms"}, {"direction", "maximize"}, {"unit", "GB/s"}},
+            {{"metric", "registers"}, {"direction", "minimize"}, {"unit", "registers"}}}}};
+}
+
+} // namespace
+
+// Writer -> file -> reader gives back every member.
+TEST_F(RecordDir, EveryEvaluationFieldRoundTrips) {
+  Evaluation e = everyField();
+  std::string path = dir + "/journal.jsonl";
+  {
+    Journal j;
+    std::string error;
+    ASSERT_TRUE(j.open(path, error)) << error;
+    ASSERT_TRUE(j.append(startLine()));
+    ASSERT_TRUE(j.append(evaluationToJson(e)));
+    ASSERT_TRUE(j.append(buildToJson(e)));
+  }
+  JournalContents c = readJournal(path);
+  ASSERT_TRUE(c.damaged.empty()) << c.damaged.front();
+  ASSERT_EQ(c.evaluations.size(), 1u);
+  expectSame(e, c.evaluations[0]);
+  ASSERT_EQ(c.builds.size(), 1u);
+  expectSame(e, c.builds[0]);
+  EXPECT_EQ(c.nextId, 43);
+  ASSERT_EQ(c.objectives.size(), 2u);
+  EXPECT_EQ(c.objectives[0].metric, "time_ms");
+  EXPECT_EQ(c.objectives[0].direction, "maximize");
+  EXPECT_EQ(c.objectives[0].unit, "GB/s");
+  EXPECT_EQ(c.objectives[1].metric, "registers");
+}
+
+// Every member the writer puts in a line is one the reader reads back as
+// written (everyField sets each to something other than its default): a
+// member the writer renames, or one the reader skips, breaks here.
+TEST(Record, TheReaderReadsEveryMemberTheWriterWrites) {
+  json full = evaluationToJson(everyField());
+  Evaluation e;
+  std::string error;
+  ASSERT_TRUE(evaluationFromJson(full, e, error, "line")) << error;
+  json again = evaluationToJson(e);
+  for (auto it = full.begin(); it != full.end(); ++it)
+    EXPECT_EQ(again.value(it.key(), json()), *it) << "the reader does not read \"" << it.key() << "\" back";
+  EXPECT_EQ(again.size(), full.size());
+}
+
+// A field of the wrong type is one damaged line naming it; the rest is kept.
+TEST(Record, AWrongTypeNamesTheLineAndKey) {
+  json line = evaluationToJson(everyField());
+  line["runs"] = "many";
+  Evaluation e;
+  std::string error;
+  EXPECT_FALSE(evaluationFromJson(line, e, error, "journal.jsonl:2"));
+  EXPECT_EQ(error, "journal.jsonl:2: \"runs\": expected an array, found a string");
+  line = evaluationToJson(everyField());
+  line["objects"][0]["device_code_bytes"] = "9000";
+  EXPECT_FALSE(evaluationFromJson(line, e, error, "journal.jsonl:2"));
+  EXPECT_NE(error.find("\"objects\"[0]: \"device_code_bytes\": expected an integer"), std::string::npos) << error;
+}
+
+// A last line cut short by a kill is no record and no damage; the writer
+// cuts it off before its next line, so the journal reads on.
+TEST_F(RecordDir, ATornLastLineIsNoRecord) {
+  Evaluation a = everyField(), b = everyField();
+  b.candidateId = "c0043";
+  std::string whole = journalLineText(startLine()) + "\n" + journalLineText(evaluationToJson(a)) + "\n";
+  std::string torn = journalLineText(evaluationToJson(b));
+  std::string path = write("journal.jsonl", whole + torn.substr(0, torn.size() / 2));
+  JournalContents c = readJournal(path);
+  EXPECT_TRUE(c.damaged.empty()) << c.damaged.front();
+  ASSERT_EQ(c.evaluations.size(), 1u);
+  EXPECT_EQ(c.evaluations[0].candidateId, "c0042");
+  {
+    Journal j;
+    std::string error;
+    ASSERT_TRUE(j.open(path, error)) << error;
+    ASSERT_TRUE(j.append(evaluationToJson(b)));
+  }
+  c = readJournal(path);
+  EXPECT_TRUE(c.damaged.empty()) << c.damaged.front();
+  ASSERT_EQ(c.evaluations.size(), 2u);
+  EXPECT_EQ(c.evaluations[1].candidateId, "c0043");
+  // The analysis commands read the same run through the same reader.
+  std::string error;
+  auto run = loadRun(path, error);
+  ASSERT_TRUE(run) << error;
+  ASSERT_EQ(run->evals.size(), 2u);
+  ASSERT_TRUE(run->evals[1].journal);
+  expectSame(b, *run->evals[1].journal);
+}
+
+// A line of an op this ciq does not know (a later version's) is skipped,
+// not damage: the lines around it are read.
+TEST_F(RecordDir, AnUnknownLineTypeIsSkipped) {
+  std::string path =
+      write("journal.jsonl", journalLineText(startLine()) + "\n" +
+                                 journalLineText({{"op", "from_a_later_ciq"}, {"candidate_id", 5}}) + "\n" +
+                                 journalLineText(evaluationToJson(everyField())) + "\n" +
+                                 journalLineText({{"op", "attribution"}, {"rows", {{{"variant", "opt-level"}}}}}) +
+                                 "\n" + journalLineText({{"op", "minimize"}, {"steps", json::array()}}) + "\n");
+  JournalContents c = readJournal(path);
+  EXPECT_TRUE(c.damaged.empty()) << c.damaged.front();
+  ASSERT_EQ(c.evaluations.size(), 1u);
+  EXPECT_EQ(c.attribution, json({{{"variant", "opt-level"}}}));
+  EXPECT_TRUE(c.minimization.is_object());
+  std::string error;
+  auto run = loadRun(path, error);
+  ASSERT_TRUE(run) << error;
+  EXPECT_EQ(run->evals.size(), 1u);
+  EXPECT_EQ(run->attribution, c.attribution);
+}
+
+// The analysis model of a journal-only run: the cells results.csv would
+// hold, derived from the typed evaluation and the start line's objectives.
+TEST_F(RecordDir, AnalysisReadsTheTypedEvaluation) {
+  Evaluation base = everyField(), cand = everyField();
+  base.candidateId = "c0000";
+  base.generation = 0;
+  cand.duplicateKind = cand.duplicateOf = "";
+  std::string path = write("journal.jsonl", journalLineText(startLine()) + "\n" +
+                                                journalLineText(evaluationToJson(base)) + "\n" +
+                                                journalLineText(evaluationToJson(cand)) + "\n");
+  std::string error;
+  auto run = loadRun(path, error);
+  ASSERT_TRUE(run) << error;
+  EXPECT_EQ(run->direction, "maximize");
+  EXPECT_TRUE(run->directionKnown);
+  EXPECT_EQ(run->objectiveNames, (std::vector<std::string>{"time_ms", "registers"}));
+  ASSERT_EQ(run->evals.size(), 2u);
+  const RecordedEval &b = run->evals[0], &c = run->evals[1];
+  EXPECT_TRUE(b.baseline);
+  EXPECT_EQ(b.rendered, "");   // the baseline's row has no rendering, as results.csv
+  EXPECT_EQ(c.id, "c0042");
+  EXPECT_FALSE(c.baseline);
+  EXPECT_EQ(c.rendered, cand.rendered.summary());
+  EXPECT_EQ(c.controls, cand.rendered.controls.dump());
+  EXPECT_EQ(*c.score, 1.25);
+  EXPECT_EQ(c.unit, "GB/s");
+  EXPECT_EQ(c.objectives, cand.scores);
+  EXPECT_EQ(*c.cvPercent, 2.5);
+  EXPECT_EQ(*c.runs, 3.0);
+  EXPECT_EQ(*c.noisePercent, 0.75);
+  EXPECT_EQ(c.stoppedBy, "max_repeats");
+  EXPECT_EQ(c.runsSaved, 4);
+  EXPECT_EQ(c.log, "logs/c0042.log");
+  ASSERT_TRUE(c.journal);
+  expectSame(cand, *c.journal);
+}
+
+// A damaged line stops the analysis with one line naming it.
+TEST_F(RecordDir, AnalysisRefusesADamagedJournal) {
+  json bad = evaluationToJson(everyField());
+  bad["kernels"] = 7;
+  std::string path = write("journal.jsonl", journalLineText(startLine()) + "\n" + journalLineText(bad) + "\n");
+  std::string error;
+  EXPECT_FALSE(loadRun(path, error));
+  EXPECT_NE(error.find("journal.jsonl:2: \"kernels\": expected an array, found an integer"), std::string::npos)
+      << error;
+  EXPECT_NE(error.find("the journal is damaged"), std::string::npos) << error;
+}
