@@ -2,7 +2,7 @@
 #include "engine/analysis/NoiseSource.h"
 #include "engine/Objectives.h"
 #include "engine/Search.h"
-#include "engine/WinnerOrder.h"
+#include "engine/record/WinnerOrder.h"
 
 #include <algorithm>
 #include <map>

@@ -4,7 +4,7 @@
 #include "engine/analysis/Diagnose.h"
 #include "engine/measure/Stats.h"
 #include "common/Subprocess.h"
-#include "engine/WinnerOrder.h"
+#include "engine/record/WinnerOrder.h"
 
 #include <algorithm>
 #include <cmath>
