@@ -10,7 +10,6 @@
 #include "engine/Config.h"
 #include "engine/record/Evaluation.h"
 #include "engine/record/Journal.h"
-#include "common/JsonRead.h"
 #include "engine/ResultsCsv.h"
 #include "engine/Winner.h"
 
@@ -26,20 +25,21 @@ int fail(const std::string &message) {
   return 1;
 }
 
-// The objectives of the start line, as the search had them in its ciq.yaml.
-bool objectivesOf(const nlohmann::json &start, TuneConfig &cfg, std::string &error) {
-  std::vector<nlohmann::json> objectives;
-  JsonFields f(start, "start line");
-  f.opt("objectives", objectives).opt("pareto", cfg.pareto);
-  for (const auto &o : objectives) {
+// The objectives of the start line (typed by readJournal), as the search had
+// them in its ciq.yaml. The start line does not record `pareto:`; several
+// objectives are taken as a front (as with `pareto: true`), which is what
+// the fixture's results.csv was written with.
+bool objectivesOf(const JournalContents &run, TuneConfig &cfg, std::string &error) {
+  for (const auto &o : run.objectives) {
     Objective obj;
-    JsonFields(o, "start line: objectives").opt("metric", obj.metric).opt("direction", obj.direction).opt("unit", obj.unit);
+    obj.metric = o.metric;
+    obj.direction = o.direction;
+    obj.unit = o.unit;
     cfg.objectives.push_back(obj);
   }
-  if (!start.contains("pareto"))
-    cfg.pareto = cfg.objectives.size() > 1;
-  if (!f.ok() || cfg.objectives.empty())
-    return error = f.ok() ? "the start line names no objectives" : f.error(), false;
+  cfg.pareto = cfg.objectives.size() > 1;
+  if (cfg.objectives.empty())
+    return error = "the start line names no objectives", false;
   return true;
 }
 
@@ -56,7 +56,7 @@ int main(int argc, char **argv) {
     return fail(in + ": no start line");
   TuneConfig cfg;
   std::string error;
-  if (!objectivesOf(run.start, cfg, error))
+  if (!objectivesOf(run, cfg, error))
     return fail(in + ": " + error);
   llvm::sys::fs::create_directories(outDir);
   std::string journalPath = outDir + "/journal.jsonl";
