@@ -14,21 +14,43 @@ std::vector<std::string> resultsCsvHeader(const TuneConfig &cfg) {
   return h;
 }
 
+// The cells before the objective columns, as docs/results-csv.md describes them.
+static ResultsCsvCells fixedCells(const Evaluation &e, const TuneConfig &cfg) {
+  const std::string &primary = cfg.objectives.front().metric;
+  ResultsCsvCells c;
+  c[CsvCol::CandidateId] = e.candidateId;
+  c[CsvCol::Generation] = std::to_string(e.generation);
+  c[CsvCol::Status] = e.ok ? "OK" : "INVALID";
+  c[CsvCol::Reason] = e.reason;
+  c[CsvCol::Baseline] = e.generation == 0 ? "1" : "0";
+  c[CsvCol::Pareto] = e.pareto ? "1" : "0";
+  c[CsvCol::DuplicateOf] = e.duplicateOf;
+  c[CsvCol::DuplicateKind] = e.duplicateKind;
+  c[CsvCol::Score] = e.ok && e.scores.count(primary) ? resultsCsvNumber(e.scores.at(primary)) : "";
+  c[CsvCol::ScoreUnit] = cfg.objectives.front().unit;
+  c[CsvCol::CvPercent] = e.cvPercent >= 0 ? resultsCsvNumber(e.cvPercent) : "";
+  c[CsvCol::CandidateHash] = e.candidateHash;
+  c[CsvCol::DeviceCodeSha256] = e.deviceCodeSha256;
+  c[CsvCol::Controls] = e.rendered.controls.dump();
+  c[CsvCol::Rendered] = e.generation == 0 ? "" : e.rendered.summary();
+  c[CsvCol::BuildMs] = resultsCsvNumber(e.buildMs);
+  c[CsvCol::MeasureMs] = resultsCsvNumber(e.measureMs);
+  c[CsvCol::EvaluatedAt] = e.evaluatedAt;
+  c[CsvCol::Log] = e.log;
+  c[CsvCol::Runs] = e.stoppedBy.empty() ? "" : std::to_string(e.runs.size());
+  c[CsvCol::NoisePercent] = e.noisePercent >= 0 ? resultsCsvNumber(e.noisePercent) : "";
+  c[CsvCol::StoppedBy] = e.stoppedBy;
+  c[CsvCol::RunsSaved] = std::to_string(e.runsSaved);
+  return c;
+}
+
 bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::vector<Evaluation> &evals,
                      std::string &error) {
   std::ostringstream out;
   auto header = resultsCsvHeader(cfg);
   out << resultsCsvRow(header);
-  const std::string &primary = cfg.objectives.front().metric;
   for (const auto &e : evals) {
-    std::vector<std::string> row = {
-        e.candidateId, std::to_string(e.generation), e.ok ? "OK" : "INVALID", e.reason,
-        e.generation == 0 ? "1" : "0", e.pareto ? "1" : "0", e.duplicateOf, e.duplicateKind,
-        e.ok && e.scores.count(primary) ? resultsCsvNumber(e.scores.at(primary)) : "", cfg.objectives.front().unit,
-        e.cvPercent >= 0 ? resultsCsvNumber(e.cvPercent) : "", e.candidateHash, e.deviceCodeSha256,
-        e.rendered.controls.dump(), e.generation == 0 ? "" : e.rendered.summary(), resultsCsvNumber(e.buildMs),
-        resultsCsvNumber(e.measureMs), e.evaluatedAt, e.log, e.stoppedBy.empty() ? "" : std::to_string(e.runs.size()),
-        e.noisePercent >= 0 ? resultsCsvNumber(e.noisePercent) : "", e.stoppedBy, std::to_string(e.runsSaved)};
+    std::vector<std::string> row = fixedCells(e, cfg).cells();
     for (const auto &o : cfg.objectives)
       row.push_back(e.ok && e.scores.count(o.metric) ? resultsCsvNumber(e.scores.at(o.metric)) : "");
     out << resultsCsvRow(row);

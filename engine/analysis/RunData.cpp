@@ -138,9 +138,9 @@ bool loadResults(const std::string &path, RunData &run, std::string &error) {
     error = path + ": " + csvError;
     return false;
   }
-  for (const char *required : {"candidate_id", "generation", "status", "score"})
-    if (table->column(required) < 0) {
-      error = path + ": no column '" + required +
+  for (CsvCol required : {CsvCol::CandidateId, CsvCol::Generation, CsvCol::Status, CsvCol::Score})
+    if (table->column(resultsCsvColumn(required)) < 0) {
+      error = path + ": no column '" + resultsCsvColumn(required) +
               "' in the header; this is not a results.csv of ciq (docs/results-csv.md)";
       return false;
     }
@@ -153,35 +153,35 @@ bool loadResults(const std::string &path, RunData &run, std::string &error) {
       run.objectiveNames.push_back(table->header[c]);
   for (size_t r = 0; r < table->rows.size(); ++r) {
     std::string where = path + ":" + std::to_string(r + 2);
-    auto cell = [&](const char *name) -> const std::string & { return table->cell(r, name); };
+    auto cell = [&](CsvCol c) -> const std::string & { return table->cell(r, resultsCsvColumn(c)); };
+    // A number cell; empty is nullopt, anything else not a number an error naming the column.
+    auto number = [&](CsvCol c, std::optional<double> &out) {
+      return parseOptionalNumber(cell(c), out, error, where + ": " + resultsCsvColumn(c));
+    };
     RecordedEval e;
-    e.id = cell("candidate_id");
+    e.id = cell(CsvCol::CandidateId);
     std::optional<double> gen, build, measure, saved;
-    if (!parseOptionalNumber(cell("generation"), gen, error, where + ": generation") ||
-        !parseOptionalNumber(cell("score"), e.score, error, where + ": score") ||
-        !parseOptionalNumber(cell("cv_percent"), e.cvPercent, error, where + ": cv_percent") ||
-        !parseOptionalNumber(cell("build_ms"), build, error, where + ": build_ms") ||
-        !parseOptionalNumber(cell("measure_ms"), measure, error, where + ": measure_ms") ||
-        !parseOptionalNumber(cell("runs"), e.runs, error, where + ": runs") ||
-        !parseOptionalNumber(cell("noise_percent"), e.noisePercent, error, where + ": noise_percent") ||
-        !parseOptionalNumber(cell("runs_saved"), saved, error, where + ": runs_saved"))
+    if (!number(CsvCol::Generation, gen) || !number(CsvCol::Score, e.score) ||
+        !number(CsvCol::CvPercent, e.cvPercent) || !number(CsvCol::BuildMs, build) ||
+        !number(CsvCol::MeasureMs, measure) || !number(CsvCol::Runs, e.runs) ||
+        !number(CsvCol::NoisePercent, e.noisePercent) || !number(CsvCol::RunsSaved, saved))
       return false;
     e.generation = int(gen.value_or(0));
     e.buildMs = build.value_or(0);
     e.measureMs = measure.value_or(0);
-    e.ok = cell("status") == "OK";
-    e.reason = cell("reason");
-    e.baseline = cell("baseline") == "1";
-    e.pareto = cell("pareto") == "1";
-    e.duplicateOf = cell("duplicate_of");
-    e.duplicateKind = cell("duplicate_kind");
-    e.unit = cell("score_unit");
-    e.candidateHash = cell("candidate_hash");
-    e.deviceCodeSha256 = cell("device_code_sha256");
-    e.controls = cell("controls");
-    e.rendered = cell("rendered");
-    e.log = cell("log");
-    e.stoppedBy = cell("stopped_by");
+    e.ok = cell(CsvCol::Status) == "OK";
+    e.reason = cell(CsvCol::Reason);
+    e.baseline = cell(CsvCol::Baseline) == "1";
+    e.pareto = cell(CsvCol::Pareto) == "1";
+    e.duplicateOf = cell(CsvCol::DuplicateOf);
+    e.duplicateKind = cell(CsvCol::DuplicateKind);
+    e.unit = cell(CsvCol::ScoreUnit);
+    e.candidateHash = cell(CsvCol::CandidateHash);
+    e.deviceCodeSha256 = cell(CsvCol::DeviceCodeSha256);
+    e.controls = cell(CsvCol::Controls);
+    e.rendered = cell(CsvCol::Rendered);
+    e.log = cell(CsvCol::Log);
+    e.stoppedBy = cell(CsvCol::StoppedBy);
     e.runsSaved = saved.value_or(0);
     for (const auto &name : run.objectiveNames) {
       std::optional<double> v;

@@ -3,17 +3,28 @@
 #include "common/Subprocess.h"
 
 #include <cstdio>
+#include <iterator>
 
 namespace ciq {
 
+namespace {
+
+// The header names, in the order of CsvCol.
+constexpr const char *kFixedColumns[] = {
+    "candidate_id", "generation", "status", "reason", "baseline", "pareto", "duplicate_of",
+    "duplicate_kind", "score", "score_unit", "cv_percent", "candidate_hash",
+    "device_code_sha256", "controls", "rendered", "build_ms", "measure_ms", "evaluated_at", "log",
+    "runs", "noise_percent", "stopped_by", "runs_saved"};
+static_assert(std::size(kFixedColumns) == size_t(CsvCol::kCount), "one name for each CsvCol");
+
+} // namespace
+
 const std::vector<std::string> &resultsCsvFixedColumns() {
-  static const std::vector<std::string> cols = {
-      "candidate_id", "generation", "status", "reason", "baseline", "pareto", "duplicate_of",
-      "duplicate_kind", "score", "score_unit", "cv_percent", "candidate_hash",
-      "device_code_sha256", "controls", "rendered", "build_ms", "measure_ms", "evaluated_at", "log",
-      "runs", "noise_percent", "stopped_by", "runs_saved"};
+  static const std::vector<std::string> cols(std::begin(kFixedColumns), std::end(kFixedColumns));
   return cols;
 }
+
+const std::string &resultsCsvColumn(CsvCol c) { return resultsCsvFixedColumns().at(size_t(c)); }
 
 namespace {
 

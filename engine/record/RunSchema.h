@@ -12,8 +12,30 @@
 
 namespace ciq {
 
-// The columns results.csv has before the objective columns, in order.
+// The columns results.csv has before the objective columns, in file order:
+// the writer (ResultsCsv.cpp) fills a row by these names and the reader
+// (RunData.cpp) asks for cells by them, so a renamed or moved column is a
+// change here alone. kCount is no column.
+enum class CsvCol {
+  CandidateId, Generation, Status, Reason, Baseline, Pareto, DuplicateOf, DuplicateKind, Score, ScoreUnit,
+  CvPercent, CandidateHash, DeviceCodeSha256, Controls, Rendered, BuildMs, MeasureMs, EvaluatedAt, Log, Runs,
+  NoisePercent, StoppedBy, RunsSaved, kCount
+};
+
+// A column's header name ("candidate_id").
+const std::string &resultsCsvColumn(CsvCol c);
+// All of them, in order.
 const std::vector<std::string> &resultsCsvFixedColumns();
+
+// The fixed cells of one row, filled by column; cells() in file order.
+class ResultsCsvCells {
+public:
+  std::string &operator[](CsvCol c) { return cells_[size_t(c)]; }
+  const std::vector<std::string> &cells() const { return cells_; }
+
+private:
+  std::vector<std::string> cells_ = std::vector<std::string>(size_t(CsvCol::kCount));
+};
 
 // One results.csv line: RFC 4180 quoting (a cell with a comma, quote or line
 // break is quoted, quotes doubled), "\n" at the end.

@@ -1,7 +1,10 @@
 // The model of a recorded run (engine/record/): the journal's one writer
 // (evaluationToJson, Journal::append) and its one reader (evaluationFromJson,
 // readJournal), which the engine (resume, replay) and the analysis commands
-// (loadRun) both read through.
+// (loadRun) both read through; and results.csv's writer and reader, which
+// meet in its column table.
+#include "engine/Config.h"
+#include "engine/ResultsCsv.h"
 #include "engine/analysis/RunData.h"
 #include "engine/record/Evaluation.h"
 #include "engine/record/Journal.h"
@@ -316,4 +319,67 @@ TEST_F(RecordDir, AnalysisRefusesADamagedJournal) {
   EXPECT_NE(error.find("journal.jsonl:2: \"kernels\": expected an array, found an integer"), std::string::npos)
       << error;
   EXPECT_NE(error.find("the journal is damaged"), std::string::npos) << error;
+}
+
+// results.csv's one writer (writeResultsCsv) and the analysis reader meet in
+// the column table (RunSchema.h): the run read from results.csv is the run
+// read from the journal alone, cell for cell.
+TEST_F(RecordDir, ResultsCsvAndJournalGiveTheSameRun) {
+  Evaluation base = everyField(), cand = everyField(), bad = everyField();
+  base.candidateId = "c0000";
+  base.generation = 0;
+  cand.candidateId = "c0001";
+  cand.rendered.defines = {"NAME=\"a, b\""};   // a cell that needs quoting
+  bad.candidateId = "c0002";
+  bad.ok = false;
+  bad.reason = "compile_error";
+  bad.stoppedBy = "";
+  bad.cvPercent = bad.noisePercent = -1;
+  std::vector<Evaluation> evals = {base, cand, bad};
+  TuneConfig cfg;
+  cfg.objectives = {{"time_ms", "maximize", "GB/s"}, {"registers", "minimize", "registers"}};
+  std::string error;
+  ASSERT_TRUE(writeResultsCsv(dir + "/results.csv", cfg, evals, error)) << error;
+  std::string journal = journalLineText(startLine()) + "\n";
+  for (const auto &e : evals)
+    journal += journalLineText(evaluationToJson(e)) + "\n";
+  write("journal.jsonl", journal);
+  auto fromCsv = loadRun(dir, error);
+  ASSERT_TRUE(fromCsv) << error;
+  llvm::sys::fs::remove(dir + "/results.csv");
+  auto journalOnly = loadRun(dir, error);
+  ASSERT_TRUE(journalOnly) << error;
+  EXPECT_EQ(fromCsv->objectiveNames, journalOnly->objectiveNames);
+  ASSERT_EQ(fromCsv->evals.size(), 3u);
+  ASSERT_EQ(journalOnly->evals.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    const RecordedEval &a = fromCsv->evals[i], &b = journalOnly->evals[i];
+    SCOPED_TRACE(a.id);
+    EXPECT_EQ(a.id, b.id);
+    EXPECT_EQ(a.generation, b.generation);
+    EXPECT_EQ(a.ok, b.ok);
+    EXPECT_EQ(a.reason, b.reason);
+    EXPECT_EQ(a.baseline, b.baseline);
+    EXPECT_EQ(a.duplicateOf, b.duplicateOf);
+    EXPECT_EQ(a.duplicateKind, b.duplicateKind);
+    EXPECT_EQ(a.score, b.score);
+    EXPECT_EQ(a.unit, b.unit);
+    EXPECT_EQ(a.cvPercent, b.cvPercent);
+    EXPECT_EQ(a.candidateHash, b.candidateHash);
+    EXPECT_EQ(a.deviceCodeSha256, b.deviceCodeSha256);
+    EXPECT_EQ(a.controls, b.controls);
+    EXPECT_EQ(a.rendered, b.rendered);
+    EXPECT_EQ(a.buildMs, b.buildMs);
+    EXPECT_EQ(a.measureMs, b.measureMs);
+    EXPECT_EQ(a.log, b.log);
+    EXPECT_EQ(a.runs, b.runs);
+    EXPECT_EQ(a.noisePercent, b.noisePercent);
+    EXPECT_EQ(a.stoppedBy, b.stoppedBy);
+    EXPECT_EQ(a.runsSaved, b.runsSaved);
+    EXPECT_EQ(a.objectives, b.objectives);
+    // Joined with the journal by id: the typed evaluation is there too.
+    ASSERT_TRUE(a.journal);
+    expectSame(evals[i], *a.journal);
+  }
+  EXPECT_EQ(fromCsv->evals[1].rendered, cand.rendered.summary());
 }
