@@ -57,24 +57,23 @@ nlohmann::json measurementLine(const BenchmarkConfig &b) {
   return m;
 }
 
-nlohmann::json startLine(const TuneConfig &cfg) {
-  nlohmann::json objectives = nlohmann::json::array();
+// The journal's start line (engine/record/Journal.h: startToJson).
+RecordedStart startOf(const TuneConfig &cfg) {
+  RecordedStart s;
+  s.engineVersion = CIQ_VERSION;
+  s.configPath = cfg.path;
+  s.spaceIdentity = cfg.space.identity();
+  s.spaceSize = cfg.space.size();
+  s.seed = cfg.search.seed;
+  s.strategy = cfg.search.strategy;
+  s.search = {cfg.search.strategy, cfg.search.poolSize, cfg.search.generations, cfg.search.cullSize,
+              cfg.search.elitism, cfg.search.mutateRate, cfg.search.seed};
+  s.target = cfg.target;
   for (const auto &o : cfg.objectives)
-    objectives.push_back({{"metric", o.metric}, {"direction", o.direction}, {"unit", o.unit}});
-  return {{"op", "start"}, {"version", 1}, {"engine_version", CIQ_VERSION}, {"config_path", cfg.path},
-          {"space_identity", cfg.space.identity()}, {"space_size", cfg.space.size()}, {"seed", cfg.search.seed},
-          {"strategy", cfg.search.strategy},
-          {"search", {{"strategy", cfg.search.strategy}, {"pool_size", cfg.search.poolSize},
-                      {"generations", cfg.search.generations}, {"mutate_rate", cfg.search.mutateRate},
-                      {"cull_size", cfg.search.cullSize}, {"elitism", cfg.search.elitism}, {"seed", cfg.search.seed}}},
-          {"target", cfg.target}, {"objectives", objectives}, {"started_at", nowIso8601()},
-          {"measurement", measurementLine(cfg.benchmark)}};
-}
-
-std::string startConfigPath(const nlohmann::json &start) {
-  std::string path = "?";
-  JsonFields(start, "start").opt("config_path", path);
-  return path;
+    s.objectives.push_back({o.metric, o.direction, o.unit});
+  s.startedAt = nowIso8601();
+  s.measurement = measurementLine(cfg.benchmark);
+  return s;
 }
 
 class TuneRun {
@@ -237,13 +236,13 @@ bool TuneRun::openJournal() {
       fail("nothing to resume in " + cfg_.runDir + " (" + why + "); start with `ciq tune`");
       return false;
     }
-    std::string identity, strategy;
-    unsigned long long seed = 0;
-    JsonFields start(prior.start, jpath + ": start line");
-    start.opt("space_identity", identity).opt("seed", seed).opt("strategy", strategy);
-    if (!start.ok())
-      return fail(start.error() + "; start over with `ciq tune --fresh`");
-    if (identity != cfg_.space.identity() || seed != cfg_.search.seed || strategy != cfg_.search.strategy) {
+    // Read again for the message: readJournal named the damage by line number.
+    RecordedStart start;
+    std::string why;
+    if (!startFromJson(prior.start, start, why, jpath + ": start line"))
+      return fail(why + "; start over with `ciq tune --fresh`");
+    if (start.spaceIdentity != cfg_.space.identity() || start.seed != cfg_.search.seed ||
+        start.strategy != cfg_.search.strategy) {
       fail(jpath + ": the search space, seed or strategy changed since this search started; "
                           "resume needs the same ciq.yaml (or start over with `ciq tune --fresh`)");
       return false;
@@ -257,18 +256,15 @@ bool TuneRun::openJournal() {
     // A pool that follows the workers keeps the size it started with: the
     // same seed and history must give the same pools after a resume, on a
     // host with more or fewer GPUs too.
-    if (cfg_.search.poolFollowsWorkers())
-      if (const nlohmann::json *search = prior.start.contains("search") ? &prior.start["search"] : nullptr;
-          search && search->is_object() && search->contains("pool_size") &&
-          (*search)["pool_size"].is_number_integer() && (*search)["pool_size"].get<int>() > 0) {
-        cfg_.search.poolSize = (*search)["pool_size"].get<int>();
-        fitGenerationsToBudget();
-      }
+    if (cfg_.search.poolFollowsWorkers() && start.search.poolSize > 0) {
+      cfg_.search.poolSize = start.search.poolSize;
+      fitGenerationsToBudget();
+    }
     evals_ = prior.evaluations;
     firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
     resumedCount_ = evals_.size();
     inputsRecorded_ = !prior.inputs.is_null();
-  } else if (std::string priorConfig = startConfigPath(prior.start);
+  } else if (std::string priorConfig = prior.started ? prior.started->configPath : "?";
              !prior.start.is_null() && priorConfig != cfg_.path && !opts_.fresh && !opts_.canaryOnly) {
     fail(cfg_.runDir + " holds the search of " + priorConfig + "; give " + cfg_.path +
                 " its own run_dir:, or pass --fresh to replace that search (its journal and results.csv are kept as journal.jsonl.previous "
@@ -297,7 +293,7 @@ bool TuneRun::openJournal() {
   if (!journal_.open(jpath, err))
     return fail(err);
   if (!opts_.resume)
-    journal_.append(startLine(cfg_));
+    journal_.append(startToJson(startOf(cfg_)));
   for (size_t i = 0; i < evals_.size(); ++i) {
     byHash_.emplace(evals_[i].candidateHash, i);
     if (evals_[i].ok && !reuseKey(evals_[i]).empty())

@@ -50,21 +50,13 @@ std::map<int, std::vector<const RecordedEval *>> byGeneration(const RunData &run
 struct SearchShape {
   double spaceSize = 0;   // 0: unknown
   int poolSize = 0, generations = 0;
-  bool fromJournal = false;
 };
 SearchShape searchShape(const RunData &run) {
   SearchShape s;
-  const auto &st = run.start;
-  if (st.is_object()) {
-    if (st.contains("space_size") && st["space_size"].is_number())
-      s.spaceSize = st["space_size"].get<double>();
-    const nlohmann::json &search = st.contains("search") ? st["search"] : st;
-    if (search.contains("pool_size") && search["pool_size"].is_number()) {
-      s.poolSize = search["pool_size"].get<int>();
-      s.fromJournal = true;
-    }
-    if (search.contains("generations") && search["generations"].is_number())
-      s.generations = search["generations"].get<int>();
+  if (run.started) {
+    s.spaceSize = run.started->spaceSize;
+    s.poolSize = run.started->search.poolSize;
+    s.generations = run.started->search.generations;
   }
   auto gens = byGeneration(run);
   if (!s.poolSize && !gens.empty()) {
@@ -479,9 +471,7 @@ std::optional<Finding> checkLowDiversity(const RunData &run, const DiagnoseThres
 // Adaptive repeats that spent their budget above the noise target (issue
 // 21): the likely source per candidate, read off its runs in the journal.
 std::optional<Finding> checkNoiseSource(const RunData &run) {
-  double target = 1.0;
-  if (run.start.is_object() && run.start.contains("measurement"))
-    JsonFields(run.start["measurement"], "").opt("target_noise_percent", target);
+  double target = run.started && run.started->targetNoisePercent >= 0 ? run.started->targetNoisePercent : 1.0;
   std::map<std::string, std::vector<std::string>> byKind;   // source -> "c0003 (noise 2.1%): evidence"
   std::map<std::string, NoiseSource> example;
   for (const auto &e : run.evals) {

@@ -186,7 +186,7 @@ struct Plotter {
     if (run.objectiveNames.size() < 2)
       return true;
     const std::string &x = run.objectiveNames[0], &y = run.objectiveNames[1];
-    std::string dx = run.direction, dy = run.objectives.size() > 1 ? run.objectives[1].direction : "minimize";
+    std::string dx = run.direction, dy = run.objectives().size() > 1 ? run.objectives()[1].direction : "minimize";
     std::vector<std::pair<double, double>> pts;
     for (const auto &e : run.evals)
       if (e.ok && e.objectives.count(x) && e.objectives.count(y))
@@ -227,7 +227,7 @@ struct Plotter {
 // earliest; nullptr when nothing scored.
 const RecordedEval *bestByWinnerOrder(const RunData &run) {
   std::vector<std::string> directions;
-  for (const auto &o : run.objectives)
+  for (const auto &o : run.objectives())
     directions.push_back(o.direction);
   std::vector<WinnerKey> keys;
   for (size_t i = 0; i < run.evals.size(); ++i) {

@@ -41,6 +41,11 @@ const RecordedEval *RunData::find(const std::string &key) const {
   return hit;
 }
 
+const std::vector<RecordedObjective> &RunData::objectives() const {
+  static const std::vector<RecordedObjective> none;
+  return started ? started->objectives : none;
+}
+
 namespace {
 
 // Empty cell: nullopt. A cell that is not a number: error naming the place.
@@ -111,8 +116,7 @@ bool loadJournal(const std::string &path, RunData &run, std::map<std::string, Ev
     error = c.damaged.front() + "; the journal is damaged (only its last line may be cut off by a killed engine)";
     return false;
   }
-  run.start = std::move(c.start);
-  run.objectives = std::move(c.objectives);
+  run.started = std::move(c.started);
   run.attribution = std::move(c.attribution);
   run.minimization = std::move(c.minimization);
   for (auto &e : c.evaluations) {
@@ -122,7 +126,7 @@ bool loadJournal(const std::string &path, RunData &run, std::map<std::string, Ev
     byId[id] = std::move(e);
   }
   for (auto &b : c.builds) {
-    run.builds.push_back(fromJournal(std::move(b), run.objectives));
+    run.builds.push_back(fromJournal(std::move(b), run.objectives()));
     run.builds.back().baseline = false;   // built after the search, whatever its generation
   }
   return true;
@@ -237,13 +241,13 @@ std::optional<RunData> loadRun(const std::string &path, std::string &error) {
         e.journal = it->second;
   } else {
     for (const auto &id : order)
-      run.evals.push_back(fromJournal(std::move(byId[id]), run.objectives));
+      run.evals.push_back(fromJournal(std::move(byId[id]), run.objectives()));
   }
-  if (!run.objectives.empty()) {
-    run.direction = run.objectives.front().direction;
+  if (!run.objectives().empty()) {
+    run.direction = run.objectives().front().direction;
     run.directionKnown = true;
     if (run.objectiveNames.empty())
-      for (const auto &o : run.objectives)
+      for (const auto &o : run.objectives())
         run.objectiveNames.push_back(o.metric);
   }
   return run;

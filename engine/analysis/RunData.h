@@ -46,14 +46,15 @@ struct RunData {
   std::vector<std::string> objectiveNames;  // objective columns, ciq.yaml order
   std::string direction = "minimize";       // of the primary objective
   bool directionKnown = false;    // from the journal's start line
-  nlohmann::json start;           // the journal's start line, or null
-  std::vector<RecordedObjective> objectives;   // the start line's, typed; empty without one
+  std::optional<RecordedStart> started;   // the journal's start line, typed; nullopt without one
   nlohmann::json attribution;     // the journal's last "attribution" rows (Attribution.h), or null
   nlohmann::json minimization;    // the journal's last "minimize" line, or null
 
   const RecordedEval *baseline() const;
   const RecordedEval *find(const std::string &idOrHashPrefix) const;   // evals, then builds
   bool better(double a, double b) const { return direction == "maximize" ? a > b : a < b; }
+  // The start line's objectives (empty without one); the first is the primary.
+  const std::vector<RecordedObjective> &objectives() const;
 };
 
 // Loads a run from a run directory, a results.csv or a journal.jsonl path.

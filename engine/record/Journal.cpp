@@ -124,6 +124,52 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
   return true;
 }
 
+json startToJson(const RecordedStart &s) {
+  json objectives = json::array();
+  for (const auto &o : s.objectives)
+    objectives.push_back({{"metric", o.metric}, {"direction", o.direction}, {"unit", o.unit}});
+  const RecordedStart::Search &q = s.search;
+  return {{"op", "start"}, {"version", s.version}, {"engine_version", s.engineVersion}, {"config_path", s.configPath},
+          {"space_identity", s.spaceIdentity}, {"space_size", s.spaceSize}, {"seed", s.seed},
+          {"strategy", s.strategy},
+          {"search", {{"strategy", q.strategy}, {"pool_size", q.poolSize}, {"generations", q.generations},
+                      {"mutate_rate", q.mutateRate}, {"cull_size", q.cullSize}, {"elitism", q.elitism},
+                      {"seed", q.seed}}},
+          {"target", s.target}, {"objectives", objectives}, {"started_at", s.startedAt},
+          {"measurement", s.measurement}};
+}
+
+bool startFromJson(const json &j, RecordedStart &s, std::string &error, const std::string &where) {
+  JsonFields f(j, where);
+  const json *search;
+  std::vector<json> objectives;
+  f.opt("version", s.version).opt("engine_version", s.engineVersion).opt("config_path", s.configPath)
+      .opt("space_identity", s.spaceIdentity).opt("space_size", s.spaceSize).opt("seed", s.seed)
+      .opt("strategy", s.strategy).object("search", search).opt("target", s.target)
+      .opt("objectives", objectives).opt("started_at", s.startedAt).opt("measurement", s.measurement);
+  if (!f.ok())
+    return error = f.error(), false;
+  RecordedStart::Search &q = s.search;
+  JsonFields sf(*search, where + ": \"search\"");
+  sf.opt("strategy", q.strategy).opt("pool_size", q.poolSize).opt("generations", q.generations)
+      .opt("mutate_rate", q.mutateRate).opt("cull_size", q.cullSize).opt("elitism", q.elitism).opt("seed", q.seed);
+  if (!sf.ok())
+    return error = sf.error(), false;
+  for (size_t i = 0; i < objectives.size(); ++i) {
+    RecordedObjective o;
+    JsonFields of(objectives[i], where + ": \"objectives\"[" + std::to_string(i) + "]");
+    if (!of.opt("metric", o.metric).opt("direction", o.direction).opt("unit", o.unit).ok())
+      return error = of.error(), false;
+    s.objectives.push_back(o);
+  }
+  if (s.measurement.is_object()) {
+    JsonFields mf(s.measurement, where + ": \"measurement\"");
+    if (!mf.opt("target_noise_percent", s.targetNoisePercent).ok())
+      return error = mf.error(), false;
+  }
+  return true;
+}
+
 Journal::~Journal() {
   if (fd_ >= 0)
     close(fd_);
@@ -175,24 +221,6 @@ int candidateNumber(const std::string &id) {
   return std::stoi(id.substr(1));
 }
 
-// The start line's objectives, every member typed: "" or the first problem.
-static std::string startObjectives(const json &start, const std::string &where, std::vector<RecordedObjective> &out) {
-  std::vector<json> objectives;
-  JsonFields f(start, where);
-  if (!f.opt("objectives", objectives).ok())
-    return f.error();
-  std::vector<RecordedObjective> typed;
-  for (size_t i = 0; i < objectives.size(); ++i) {
-    RecordedObjective o;
-    JsonFields of(objectives[i], where + ": \"objectives\"[" + std::to_string(i) + "]");
-    if (!of.opt("metric", o.metric).opt("direction", o.direction).opt("unit", o.unit).ok())
-      return of.error();
-    typed.push_back(o);
-  }
-  out = std::move(typed);
-  return "";
-}
-
 JournalContents readJournal(const std::string &path) {
   JournalContents c;
   std::vector<JournalLine> lines;
@@ -205,8 +233,11 @@ JournalContents readJournal(const std::string &path) {
     std::string where = path + ":" + std::to_string(l.number);
     if (l.op == "start") {
       c.start = l.object;
-      std::string why = startObjectives(l.object, where, c.objectives);
-      if (!why.empty())
+      RecordedStart typed;
+      std::string why;
+      if (startFromJson(l.object, typed, why, where))
+        c.started = std::move(typed);
+      else
         c.damaged.push_back(why);
     } else if (l.op == "evaluation") {
       Evaluation e;

@@ -31,11 +31,37 @@ struct RecordedObjective {
   std::string metric, direction = "minimize", unit;
 };
 
+// The start line: what the search was (docs/journal.md). A resume checks the
+// space identity, seed and strategy against ciq.yaml; the analysis commands
+// read the objectives and the search's shape.
+struct RecordedStart {
+  int version = 1;
+  std::string engineVersion, configPath, spaceIdentity, strategy, target, startedAt;
+  double spaceSize = 0;
+  unsigned long long seed = 0;
+  struct Search {
+    std::string strategy;
+    int poolSize = 0, generations = 0, cullSize = 0, elitism = 0;
+    double mutateRate = 0;
+    unsigned long long seed = 0;
+  } search;
+  std::vector<RecordedObjective> objectives;   // the first is the primary
+  // How candidates are measured (null without a benchmark): the engine's
+  // measurementLine (Tune.cpp); of its members the readers use one.
+  nlohmann::json measurement;
+  double targetNoisePercent = -1;   // measurement.target_noise_percent; <0: absent
+};
+
+nlohmann::json startToJson(const RecordedStart &s);
+// Reads the start line, checking every type; false with error
+// "<where>: "<key>": expected ..., found ...".
+bool startFromJson(const nlohmann::json &j, RecordedStart &s, std::string &error, const std::string &where);
+
 // Everything the engine (resume, replay) and the analysis commands (diagnose,
 // explain, report) read from a journal: this is its one reader.
 struct JournalContents {
   nlohmann::json start;                  // the "start" line, or null
-  std::vector<RecordedObjective> objectives;   // the start line's, typed; the first is the primary
+  std::optional<RecordedStart> started;  // the same, typed; nullopt without one or when it is damaged
   nlohmann::json inputs;                 // the "inputs" line (InputIdentity.h), or null
   std::vector<Evaluation> evaluations;   // in order
   std::vector<Evaluation> builds;        // "build" lines: made after the search (<id>-min), never resumed
@@ -46,7 +72,7 @@ struct JournalContents {
   nlohmann::json minimization;           // the last "minimize" line (Minimize.h), or null
   // "<file>:<line>: what is wrong" for every line that failed its checksum,
   // is not JSON or has a field of the wrong type (the rest is kept; a start
-  // line with a wrong objective is kept as `start`, without `objectives`).
+  // line with a wrong type is kept as `start`, without `started`).
   // Lines of an op this reader does not know are skipped, not damaged.
   std::vector<std::string> damaged;
   int nextId = 0;                        // the first candidate number never used

@@ -1,10 +1,11 @@
 // ciq-run-fixture JOURNAL OUTDIR: rewrites a recorded run through the
 // engine's own reader and writers, so that the analysis tests read files in
-// exactly the schema a search writes (engine/analysis/RunSchema.h), never a
+// exactly the schema a search writes (engine/record/), never a
 // hand-written one that can drift from it.
 //
-// The journal is read with readJournal (every evaluation line typed; keys the
-// engine does not know are dropped), its start line supplies the objectives,
+// The journal is read with readJournal (the start line and every evaluation
+// line typed; keys the engine does not know are dropped and the writer's
+// keys it lacks get their defaults), its start line supplies the objectives,
 // the Pareto column is the engine's markFront, and OUTDIR gets journal.jsonl
 // (Journal::append, checksums included) and results.csv (writeResultsCsv).
 #include "engine/Config.h"
@@ -29,8 +30,8 @@ int fail(const std::string &message) {
 // them in its ciq.yaml. The start line does not record `pareto:`; several
 // objectives are taken as a front (as with `pareto: true`), which is what
 // the fixture's results.csv was written with.
-bool objectivesOf(const JournalContents &run, TuneConfig &cfg, std::string &error) {
-  for (const auto &o : run.objectives) {
+bool objectivesOf(const RecordedStart &start, TuneConfig &cfg, std::string &error) {
+  for (const auto &o : start.objectives) {
     Objective obj;
     obj.metric = o.metric;
     obj.direction = o.direction;
@@ -52,11 +53,11 @@ int main(int argc, char **argv) {
   JournalContents run = readJournal(in);
   if (!run.damaged.empty())
     return fail(run.damaged.front());
-  if (run.start.is_null())
+  if (!run.started)
     return fail(in + ": no start line");
   TuneConfig cfg;
   std::string error;
-  if (!objectivesOf(run, cfg, error))
+  if (!objectivesOf(*run.started, cfg, error))
     return fail(in + ": " + error);
   llvm::sys::fs::create_directories(outDir);
   std::string journalPath = outDir + "/journal.jsonl";
@@ -64,7 +65,7 @@ int main(int argc, char **argv) {
   Journal journal;
   if (!journal.open(journalPath, error))
     return fail(error);
-  journal.append(run.start);
+  journal.append(startToJson(*run.started));
   markFront(cfg, run.evaluations);
   for (const auto &e : run.evaluations)
     journal.append(evaluationToJson(e));

@@ -1,5 +1,5 @@
 // `ciq diagnose` on one synthetic search per pathology plus a clean one. Each
-// is written by the engine's own writers (Journal::append, evaluationToJson,
+// is written by the engine's own writers (Journal::append, startToJson, evaluationToJson,
 // writeResultsCsv) and read back through the loader the command uses
 // (loadRun), so the run schema between them is covered too.
 #include "engine/analysis/Diagnose.h"
@@ -20,7 +20,7 @@ namespace {
 
 struct Synth {
   TuneConfig cfg;
-  nlohmann::json start;
+  RecordedStart start;
   std::vector<Evaluation> evals;
   std::mt19937 rng{42};
   int next = 1;
@@ -30,10 +30,12 @@ struct Synth {
     o.metric = "time_ms";
     o.unit = "ms";
     cfg.objectives = {o};
-    start = {{"op", "start"},     {"version", 1},   {"space_size", 1.0e6},
-             {"seed", 1},         {"strategy", "genetic"},
-             {"search", {{"pool_size", 8}, {"generations", 6}}},
-             {"objectives", {{{"metric", "time_ms"}, {"direction", "minimize"}, {"unit", "ms"}}}}};
+    start.spaceSize = 1.0e6;
+    start.seed = 1;
+    start.strategy = "genetic";
+    start.search.poolSize = 8;
+    start.search.generations = 6;
+    start.objectives = {{"time_ms", "minimize", "ms"}};
     Evaluation b = make(0, 10.0, true);
     b.rendered = Rendered{};
     b.rendered.controls = nlohmann::json::object();
@@ -78,7 +80,7 @@ struct Synth {
     std::string error;
     Journal j;
     ASSERT_TRUE(j.open(dir + "/journal.jsonl", error)) << error;
-    j.append(start);
+    j.append(startToJson(start));
     markFront(cfg, evals);
     for (const auto &e : evals)
       j.append(evaluationToJson(e));

@@ -156,13 +156,26 @@ void expectSame(const Evaluation &a, const Evaluation &b) {
   EXPECT_EQ(a.slurm, b.slurm);
 }
 
-json startLine() {
-  return {{"op", "start"},
-          {"seed", 1},
-          {"objectives",
-           {{{"metric", "time_ms"}, {"direction", "maximize"}, {"unit", "GB/s"}},
-            {{"metric", "registers"}, {"direction", "minimize"}, {"unit", "registers"}}}}};
+// A start line with every member set, as the writer makes it.
+RecordedStart everyStart() {
+  RecordedStart s;
+  s.version = 2;
+  s.engineVersion = "9.9.9";
+  s.configPath = "/b/ciq.yaml";
+  s.spaceIdentity = "identity";
+  s.spaceSize = 5000;
+  s.seed = 7;
+  s.strategy = "tpe";
+  s.search = {"tpe", 4, 6, 2, 1, 0.25, 7};
+  s.target = "app";
+  s.objectives = {{"time_ms", "maximize", "GB/s"}, {"registers", "minimize", "registers"}};
+  s.startedAt = "2025-01-01T00:00:00Z";
+  s.measurement = {{"repeats", "adaptive"}, {"target_noise_percent", 0.5}};
+  s.targetNoisePercent = 0.5;
+  return s;
 }
+
+json startLine() { return startToJson(everyStart()); }
 
 } // namespace
 
@@ -185,11 +198,32 @@ TEST_F(RecordDir, EveryEvaluationFieldRoundTrips) {
   ASSERT_EQ(c.builds.size(), 1u);
   expectSame(e, c.builds[0]);
   EXPECT_EQ(c.nextId, 43);
-  ASSERT_EQ(c.objectives.size(), 2u);
-  EXPECT_EQ(c.objectives[0].metric, "time_ms");
-  EXPECT_EQ(c.objectives[0].direction, "maximize");
-  EXPECT_EQ(c.objectives[0].unit, "GB/s");
-  EXPECT_EQ(c.objectives[1].metric, "registers");
+  ASSERT_TRUE(c.started);
+  RecordedStart a = everyStart(), &b = *c.started;
+  EXPECT_EQ(a.version, b.version);
+  EXPECT_EQ(a.engineVersion, b.engineVersion);
+  EXPECT_EQ(a.configPath, b.configPath);
+  EXPECT_EQ(a.spaceIdentity, b.spaceIdentity);
+  EXPECT_EQ(a.spaceSize, b.spaceSize);
+  EXPECT_EQ(a.seed, b.seed);
+  EXPECT_EQ(a.strategy, b.strategy);
+  EXPECT_EQ(a.search.strategy, b.search.strategy);
+  EXPECT_EQ(a.search.poolSize, b.search.poolSize);
+  EXPECT_EQ(a.search.generations, b.search.generations);
+  EXPECT_EQ(a.search.cullSize, b.search.cullSize);
+  EXPECT_EQ(a.search.elitism, b.search.elitism);
+  EXPECT_EQ(a.search.mutateRate, b.search.mutateRate);
+  EXPECT_EQ(a.search.seed, b.search.seed);
+  EXPECT_EQ(a.target, b.target);
+  ASSERT_EQ(b.objectives.size(), 2u);
+  for (size_t i = 0; i < 2; ++i) {
+    EXPECT_EQ(a.objectives[i].metric, b.objectives[i].metric);
+    EXPECT_EQ(a.objectives[i].direction, b.objectives[i].direction);
+    EXPECT_EQ(a.objectives[i].unit, b.objectives[i].unit);
+  }
+  EXPECT_EQ(a.startedAt, b.startedAt);
+  EXPECT_EQ(a.measurement, b.measurement);
+  EXPECT_EQ(a.targetNoisePercent, b.targetNoisePercent);
 }
 
 // Every member the writer puts in a line is one the reader reads back as
@@ -204,6 +238,21 @@ TEST(Record, TheReaderReadsEveryMemberTheWriterWrites) {
   for (auto it = full.begin(); it != full.end(); ++it)
     EXPECT_EQ(again.value(it.key(), json()), *it) << "the reader does not read \"" << it.key() << "\" back";
   EXPECT_EQ(again.size(), full.size());
+}
+
+// The same for the start line, nested "search" members included.
+TEST(Record, TheReaderReadsEveryStartMemberTheWriterWrites) {
+  json full = startLine();
+  RecordedStart s;
+  std::string error;
+  ASSERT_TRUE(startFromJson(full, s, error, "line")) << error;
+  json again = startToJson(s);
+  EXPECT_EQ(again, full);
+  for (auto it = full["search"].begin(); it != full["search"].end(); ++it)
+    EXPECT_NE(*it, startToJson(RecordedStart())["search"][it.key()]) << "\"search\": \"" << it.key() << "\" is left at its default";
+  for (auto it = full.begin(); it != full.end(); ++it)
+    if (it.key() != "op" && it.key() != "search")
+      EXPECT_NE(*it, startToJson(RecordedStart())[it.key()]) << "\"" << it.key() << "\" is left at its default";
 }
 
 // A field of the wrong type is one damaged line naming it; the rest is kept.
