@@ -1,6 +1,9 @@
 // journal.jsonl: append-only, fsync'd, one JSON object per line
 // (docs/journal.md), each with a checksum. A line cut short by a kill is
-// ignored on reading; a damaged line is reported.
+// ignored on reading; a damaged line is reported. The schema of its lines
+// lives here alone: the writers (startToJson, evaluationToJson, buildToJson)
+// and the one reader (readJournal) that the engine and the analysis
+// commands both use.
 #pragma once
 #include "engine/record/Evaluation.h"
 #include "common/JournalLines.h"
