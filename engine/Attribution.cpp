@@ -2,6 +2,7 @@
 #include "engine/BenchmarkProgram.h"
 #include "engine/measure/Interleave.h"
 #include "engine/Objectives.h"
+#include "engine/record/AfterSearch.h"
 
 #include <cctype>
 #include <cstdio>
@@ -159,19 +160,22 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
 }
 
 nlohmann::json variantsToJson(const std::vector<VariantResult> &rows) {
-  nlohmann::json out = nlohmann::json::array();
+  std::vector<AttributionRow> recorded;
   for (const auto &r : rows) {
-    nlohmann::json j = {{"name", r.name}, {"controls", r.controls}, {"median", r.median},
-                        {"cv_percent", r.cvPercent}, {"runs", r.values.size()}};
-    if (&r != &rows.front()) {
-      j["speedup"] = r.speedup ? nlohmann::json(*r.speedup) : nlohmann::json(); // null: undefined
-      j["p_value"] = r.pValue >= 0 ? nlohmann::json(r.pValue) : nlohmann::json();
-      j["significant"] = r.significant;
-      j["verdict"] = r.verdict;
-    }
-    out.push_back(j);
+    AttributionRow a;
+    a.name = r.name;
+    a.controls = r.controls;
+    a.median = r.median;
+    a.cvPercent = r.cvPercent;
+    a.runs = long(r.values.size());
+    a.speedup = r.speedup;
+    if (r.pValue >= 0)
+      a.pValue = r.pValue;
+    a.significant = r.significant;
+    a.verdict = r.verdict;
+    recorded.push_back(a);
   }
-  return out;
+  return attributionToJson(recorded);
 }
 
 std::string speedupText(const VariantResult &r, const std::string &unit, int decimals) {

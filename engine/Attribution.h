@@ -87,6 +87,7 @@ void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, b
 // "1.250x", or "n/a (888 -> 0 bytes)" when the speedup is undefined.
 std::string speedupText(const VariantResult &r, const std::string &unit, int decimals);
 
+// The rows as the journal and the lockfile record them (engine/record/AfterSearch.h).
 nlohmann::json variantsToJson(const std::vector<VariantResult> &rows);
 // "  parameters only           median 1.234 ms  1.250x  p = 1e-06  significantly better  (-DTILE=8)"
 std::string formatVariant(const VariantResult &r, const std::string &unit);

@@ -67,11 +67,6 @@ std::optional<MinimizeResult> minimizeWinner(const SearchSpace &space, const Poi
   return r;
 }
 
-nlohmann::json minimizeToJson(const MinimizeResult &r) {
-  nlohmann::json steps = nlohmann::json::array();
-  for (const auto &s : r.steps)
-    steps.push_back({{"removed", s.removed}, {"dropped", s.dropped}, {"detail", s.detail}});
-  return steps;
-}
+nlohmann::json minimizeToJson(const MinimizeResult &r) { return minimizeStepsToJson(r.steps); }
 
 } // namespace ciq

@@ -6,6 +6,7 @@
 // a compile-only one (exact).
 #pragma once
 #include "engine/Space.h"
+#include "engine/record/AfterSearch.h"
 
 #include <functional>
 #include <nlohmann/json.hpp>
@@ -15,11 +16,7 @@
 
 namespace ciq {
 
-struct MinimizeStep {
-  std::string removed;   // "group ptxas controls" or "control maxrreg"
-  bool dropped = false;  // the removal was not worse: the control(s) left the winner
-  std::string detail;    // the comparison, one line ("p = 0.41: may be noise")
-};
+// MinimizeStep: engine/record/AfterSearch.h (journaled and locked).
 
 // Whether `reduced` is worse than `current` (with the comparison's line in
 // `detail`); nullopt with `error` when it could not be measured.

@@ -283,31 +283,27 @@ std::string summaryTable(const RunData &run) {
 // Which controls cause the gain: each group alone and together, against the
 // baseline (measured interleaved after the search), and what minimization dropped.
 std::string attributionHtml(const RunData &run) {
-  if (!run.attribution.is_array() || run.attribution.empty())
+  if (run.attribution.empty())
     return "";
   std::ostringstream o;
   o << "<h2>Attribution</h2>\n<table class='summary'>\n<tr><th>build</th><th>median</th><th>speedup</th>"
        "<th>p-value</th><th>verdict</th><th>controls</th></tr>\n";
-  for (const auto &r : run.attribution) {
-    auto cell = [&](const char *k) {
-      if (!r.contains(k) || r[k].is_null())
-        return std::string("-");
-      return r[k].is_number() ? num(r[k].get<double>()) : r[k].is_string() ? r[k].get<std::string>() : r[k].dump();
-    };
-    // A null speedup is undefined (a median of 0 to divide by), not missing: the baseline row has none.
-    std::string speedup = r.contains("speedup") && r["speedup"].is_null()
-                              ? std::string(r.value("median", 0.0) == 0 ? "n/a (winner 0)" : "n/a (baseline 0)")
-                              : cell("speedup");
-    o << "<tr><td>" << htmlEscape(cell("name")) << "</td><td>" << cell("median") << "</td><td>" << speedup
-      << "</td><td>" << cell("p_value") << "</td><td>" << htmlEscape(cell("verdict")) << "</td><td>"
-      << htmlEscape(cell("controls")) << "</td></tr>\n";
+  for (size_t i = 0; i < run.attribution.size(); ++i) {
+    const AttributionRow &r = run.attribution[i];
+    // The first row is the reference: no comparison. A missing speedup of the
+    // others is undefined (a median of 0 to divide by).
+    bool compared = i > 0;
+    std::string speedup = !compared   ? "-"
+                          : r.speedup ? num(*r.speedup)
+                                      : std::string(r.median == 0 ? "n/a (winner 0)" : "n/a (baseline 0)");
+    o << "<tr><td>" << htmlEscape(r.name) << "</td><td>" << num(r.median) << "</td><td>" << speedup << "</td><td>"
+      << (compared && r.pValue ? num(*r.pValue) : "-") << "</td><td>" << (compared ? htmlEscape(r.verdict) : "-")
+      << "</td><td>" << htmlEscape(r.controls) << "</td></tr>\n";
   }
   o << "</table>\n";
-  if (run.minimization.is_object())
-    for (const auto &s : run.minimization.value("steps", nlohmann::json::array()))
-      o << "<p>minimization: " << (s.value("dropped", false) ? "dropped " : "kept ")
-        << htmlEscape(s.value("removed", std::string())) << " (" << htmlEscape(s.value("detail", std::string()))
-        << ")</p>\n";
+  for (const auto &s : run.minimization)
+    o << "<p>minimization: " << (s.dropped ? "dropped " : "kept ") << htmlEscape(s.removed) << " ("
+      << htmlEscape(s.detail) << ")</p>\n";
   return o.str();
 }
 

@@ -47,8 +47,8 @@ struct RunData {
   std::string direction = "minimize";       // of the primary objective
   bool directionKnown = false;    // from the journal's start line
   std::optional<RecordedStart> started;   // the journal's start line, typed; nullopt without one
-  nlohmann::json attribution;     // the journal's last "attribution" rows (Attribution.h), or null
-  nlohmann::json minimization;    // the journal's last "minimize" line, or null
+  std::vector<AttributionRow> attribution;   // the journal's last "attribution" rows (engine/record/AfterSearch.h)
+  std::vector<MinimizeStep> minimization;    // the journal's last "minimize" steps
 
   const RecordedEval *baseline() const;
   const RecordedEval *find(const std::string &idOrHashPrefix) const;   // evals, then builds

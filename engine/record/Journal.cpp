@@ -264,13 +264,17 @@ JournalContents readJournal(const std::string &path) {
         c.completedGenerations.push_back(g);
     } else if (l.op == "winner") {
       c.winner = l.object;
-    } else if (l.op == "attribution") {
+    } else if (l.op == "attribution" || l.op == "minimize") {
+      bool rows = l.op == "attribution";
+      const char *key = rows ? "rows" : "steps";
+      json members = json::array();
       JsonFields f(l.object, where);
-      c.attribution = nlohmann::json::array();
-      if (!f.opt("rows", c.attribution).ok())
+      std::string why;
+      if (!f.opt(key, members).ok())
         c.damaged.push_back(f.error());
-    } else if (l.op == "minimize") {
-      c.minimization = l.object;
+      else if (rows ? !attributionFromJson(members, c.attribution, why, where + ": \"rows\"")
+                    : !minimizeStepsFromJson(members, c.minimization, why, where + ": \"steps\""))
+        c.damaged.push_back(why);
     } else if (l.op == "inputs") {
       c.inputs = l.object;
     } else if (l.op == "done") {

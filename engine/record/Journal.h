@@ -5,6 +5,7 @@
 // and the one reader (readJournal) that the engine and the analysis
 // commands both use.
 #pragma once
+#include "engine/record/AfterSearch.h"
 #include "engine/record/Evaluation.h"
 #include "common/JournalLines.h"
 
@@ -71,8 +72,8 @@ struct JournalContents {
   std::vector<int> completedGenerations;
   bool done = false;
   nlohmann::json winner;                 // the "winner" line, or null
-  nlohmann::json attribution;            // the rows of the last "attribution" line (Attribution.h), or null
-  nlohmann::json minimization;           // the last "minimize" line (Minimize.h), or null
+  std::vector<AttributionRow> attribution;   // the rows of the last "attribution" line (AfterSearch.h)
+  std::vector<MinimizeStep> minimization;    // the steps of the last "minimize" line
   // "<file>:<line>: what is wrong" for every line that failed its checksum,
   // is not JSON or has a field of the wrong type (the rest is kept; a start
   // line with a wrong type is kept as `start`, without `started`).

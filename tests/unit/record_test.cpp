@@ -251,8 +251,9 @@ TEST(Record, TheReaderReadsEveryStartMemberTheWriterWrites) {
   for (auto it = full["search"].begin(); it != full["search"].end(); ++it)
     EXPECT_NE(*it, startToJson(RecordedStart())["search"][it.key()]) << "\"search\": \"" << it.key() << "\" is left at its default";
   for (auto it = full.begin(); it != full.end(); ++it)
-    if (it.key() != "op" && it.key() != "search")
+    if (it.key() != "op" && it.key() != "search") {
       EXPECT_NE(*it, startToJson(RecordedStart())[it.key()]) << "\"" << it.key() << "\" is left at its default";
+    }
 }
 
 // A field of the wrong type is one damaged line naming it; the rest is kept.
@@ -307,18 +308,22 @@ TEST_F(RecordDir, AnUnknownLineTypeIsSkipped) {
       write("journal.jsonl", journalLineText(startLine()) + "\n" +
                                  journalLineText({{"op", "from_a_later_ciq"}, {"candidate_id", 5}}) + "\n" +
                                  journalLineText(evaluationToJson(everyField())) + "\n" +
-                                 journalLineText({{"op", "attribution"}, {"rows", {{{"variant", "opt-level"}}}}}) +
-                                 "\n" + journalLineText({{"op", "minimize"}, {"steps", json::array()}}) + "\n");
+                                 journalLineText({{"op", "attribution"}, {"rows", {{{"name", "both"}}}}}) + "\n" +
+                                 journalLineText({{"op", "minimize"}, {"steps", {{{"removed", "control o"}}}}}) +
+                                 "\n");
   JournalContents c = readJournal(path);
   EXPECT_TRUE(c.damaged.empty()) << c.damaged.front();
   ASSERT_EQ(c.evaluations.size(), 1u);
-  EXPECT_EQ(c.attribution, json({{{"variant", "opt-level"}}}));
-  EXPECT_TRUE(c.minimization.is_object());
+  ASSERT_EQ(c.attribution.size(), 1u);
+  EXPECT_EQ(c.attribution[0].name, "both");
+  ASSERT_EQ(c.minimization.size(), 1u);
+  EXPECT_EQ(c.minimization[0].removed, "control o");
   std::string error;
   auto run = loadRun(path, error);
   ASSERT_TRUE(run) << error;
   EXPECT_EQ(run->evals.size(), 1u);
-  EXPECT_EQ(run->attribution, c.attribution);
+  ASSERT_EQ(run->attribution.size(), 1u);
+  EXPECT_EQ(run->minimization.size(), 1u);
 }
 
 // The analysis model of a journal-only run: the cells results.csv would
@@ -386,7 +391,13 @@ TEST_F(RecordDir, ResultsCsvAndJournalGiveTheSameRun) {
   bad.cvPercent = bad.noisePercent = -1;
   std::vector<Evaluation> evals = {base, cand, bad};
   TuneConfig cfg;
-  cfg.objectives = {{"time_ms", "maximize", "GB/s"}, {"registers", "minimize", "registers"}};
+  for (const auto &o : everyStart().objectives) {
+    Objective objective;
+    objective.metric = o.metric;
+    objective.direction = o.direction;
+    objective.unit = o.unit;
+    cfg.objectives.push_back(objective);
+  }
   std::string error;
   ASSERT_TRUE(writeResultsCsv(dir + "/results.csv", cfg, evals, error)) << error;
   std::string journal = journalLineText(startLine()) + "\n";
@@ -431,4 +442,57 @@ TEST_F(RecordDir, ResultsCsvAndJournalGiveTheSameRun) {
     expectSame(evals[i], *a.journal);
   }
   EXPECT_EQ(fromCsv->evals[1].rendered, cand.rendered.summary());
+}
+
+// The attribution rows and minimization steps (AfterSearch.h) round-trip
+// through the journal; the first attribution row is the reference and has no
+// comparison members, a later one's undefined speedup is null.
+TEST_F(RecordDir, AttributionAndMinimizationRoundTrip) {
+  AttributionRow base{"baseline", "(none: the default compile)", 888, 0.5, 3, std::nullopt, std::nullopt, false, ""};
+  AttributionRow both{"both", "-Xptxas --maxrregcount=64", 0, 1.5, 3, std::nullopt, 0.01, true, "better"};
+  AttributionRow half{"parameters only", "-DTILE=8", 444, 2.5, 3, 2.0, std::nullopt, false, "may be noise"};
+  std::vector<AttributionRow> rows = {base, both, half};
+  std::vector<MinimizeStep> steps = {{"group ptxas controls", true, "p = 0.41: may be noise"},
+                                     {"control tile", false, "worse"}};
+  json written = attributionToJson(rows);
+  EXPECT_FALSE(written[0].contains("speedup"));
+  EXPECT_TRUE(written[1]["speedup"].is_null());
+  std::string path = write("journal.jsonl", journalLineText(startLine()) + "\n" +
+                                                journalLineText({{"op", "attribution"}, {"rows", written}}) + "\n" +
+                                                journalLineText({{"op", "minimize"}, {"candidate_id", "c0001"},
+                                                                 {"steps", minimizeStepsToJson(steps)}}) +
+                                                "\n");
+  JournalContents c = readJournal(path);
+  ASSERT_TRUE(c.damaged.empty()) << c.damaged.front();
+  ASSERT_EQ(c.attribution.size(), 3u);
+  for (size_t i = 0; i < 3; ++i) {
+    const AttributionRow &a = rows[i], &b = c.attribution[i];
+    EXPECT_EQ(a.name, b.name);
+    EXPECT_EQ(a.controls, b.controls);
+    EXPECT_EQ(a.median, b.median);
+    EXPECT_EQ(a.cvPercent, b.cvPercent);
+    EXPECT_EQ(a.runs, b.runs);
+    EXPECT_EQ(a.speedup, b.speedup);
+    EXPECT_EQ(a.pValue, b.pValue);
+    EXPECT_EQ(a.significant, b.significant);
+    EXPECT_EQ(a.verdict, b.verdict);
+  }
+  EXPECT_EQ(attributionToJson(c.attribution), written);
+  ASSERT_EQ(c.minimization.size(), 2u);
+  EXPECT_EQ(c.minimization[0].removed, "group ptxas controls");
+  EXPECT_TRUE(c.minimization[0].dropped);
+  EXPECT_EQ(c.minimization[1].detail, "worse");
+  EXPECT_EQ(minimizeStepsToJson(c.minimization), minimizeStepsToJson(steps));
+  // A wrong type is damage naming the row, not a crash of `ciq report`.
+  json bad = written;
+  bad[1]["speedup"] = "fast";
+  write("journal.jsonl", journalLineText({{"op", "attribution"}, {"rows", bad}}) + "\n" +
+                             journalLineText({{"op", "minimize"}, {"steps", {{{"dropped", "yes"}}}}}) + "\n");
+  c = readJournal(path);
+  ASSERT_EQ(c.damaged.size(), 2u);
+  EXPECT_NE(c.damaged[0].find(":1: \"rows\"[1]: \"speedup\": expected a number or null, found a string"),
+            std::string::npos)
+      << c.damaged[0];
+  EXPECT_NE(c.damaged[1].find(":2: \"steps\"[0]: \"dropped\": expected true or false"), std::string::npos)
+      << c.damaged[1];
 }

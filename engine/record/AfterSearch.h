@@ -1,0 +1,42 @@
+// What the journal (and the lockfile) record about the winner after the
+// search: the attribution rows (the winner's parts measured against the
+// baseline, engine/Attribution.h) and the minimization steps (which controls
+// earned their place, engine/Minimize.h). Their one writer and one reader;
+// `ciq report` reads them through readJournal (Journal.h).
+#pragma once
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+// One build of the attribution. The first row is the reference (the
+// baseline) and has no comparison: speedup, pValue, significant and verdict
+// are written for the others only.
+struct AttributionRow {
+  std::string name, controls;       // controls: the rendered command-line summary
+  double median = 0, cvPercent = 0;
+  long runs = 0;
+  std::optional<double> speedup;    // nullopt: undefined (a median of 0 to divide by)
+  std::optional<double> pValue;     // nullopt: an exact comparison (compile-only)
+  bool significant = false;
+  std::string verdict;
+};
+
+nlohmann::json attributionToJson(const std::vector<AttributionRow> &rows);
+// False with error "<where>[i]: "<key>": expected ..., found ...".
+bool attributionFromJson(const nlohmann::json &rows, std::vector<AttributionRow> &out, std::string &error,
+                         const std::string &where);
+
+struct MinimizeStep {
+  std::string removed;   // "group ptxas controls" or "control maxrreg"
+  bool dropped = false;  // the removal was not worse: the control(s) left the winner
+  std::string detail;    // the comparison, one line ("p = 0.41: may be noise")
+};
+
+nlohmann::json minimizeStepsToJson(const std::vector<MinimizeStep> &steps);
+bool minimizeStepsFromJson(const nlohmann::json &steps, std::vector<MinimizeStep> &out, std::string &error,
+                           const std::string &where);
+
+} // namespace ciq
