@@ -38,29 +38,36 @@ bool optionalNumber(const json &row, const char *key, std::optional<double> &out
   return true;
 }
 
+// Reads an array item by item: read(item, "<where>[i]", out, error).
+template <class T, class Read>
+bool readEach(const json &array, std::vector<T> &out, std::string &error, const std::string &where, Read read) {
+  std::vector<json> items;
+  std::string why;
+  if (!readJson(array, items, why))
+    return error = where + ": " + why, false;
+  out.clear();
+  for (size_t i = 0; i < items.size(); ++i) {
+    T v;
+    if (!read(items[i], where + "[" + std::to_string(i) + "]", v, error))
+      return false;
+    out.push_back(std::move(v));
+  }
+  return true;
+}
+
 } // namespace
 
 bool attributionFromJson(const json &rows, std::vector<AttributionRow> &out, std::string &error,
                          const std::string &where) {
-  std::vector<json> items;
-  std::string why;
-  if (!readJson(rows, items, why))
-    return error = where + ": " + why, false;
-  out.clear();
-  for (size_t i = 0; i < items.size(); ++i) {
-    AttributionRow r;
-    std::string at = where + "[" + std::to_string(i) + "]";
-    JsonFields f(items[i], at);
+  return readEach(rows, out, error, where, [](const json &item, const std::string &at, AttributionRow &r,
+                                              std::string &error) {
+    JsonFields f(item, at);
     f.opt("name", r.name).opt("controls", r.controls).opt("median", r.median).opt("cv_percent", r.cvPercent)
         .opt("runs", r.runs).opt("significant", r.significant).opt("verdict", r.verdict);
     if (!f.ok())
       return error = f.error(), false;
-    if (!optionalNumber(items[i], "speedup", r.speedup, error, at) ||
-        !optionalNumber(items[i], "p_value", r.pValue, error, at))
-      return false;
-    out.push_back(r);
-  }
-  return true;
+    return optionalNumber(item, "speedup", r.speedup, error, at) && optionalNumber(item, "p_value", r.pValue, error, at);
+  });
 }
 
 json minimizeStepsToJson(const std::vector<MinimizeStep> &steps) {
@@ -72,19 +79,13 @@ json minimizeStepsToJson(const std::vector<MinimizeStep> &steps) {
 
 bool minimizeStepsFromJson(const json &steps, std::vector<MinimizeStep> &out, std::string &error,
                            const std::string &where) {
-  std::vector<json> items;
-  std::string why;
-  if (!readJson(steps, items, why))
-    return error = where + ": " + why, false;
-  out.clear();
-  for (size_t i = 0; i < items.size(); ++i) {
-    MinimizeStep s;
-    JsonFields f(items[i], where + "[" + std::to_string(i) + "]");
+  return readEach(steps, out, error, where, [](const json &item, const std::string &at, MinimizeStep &s,
+                                               std::string &error) {
+    JsonFields f(item, at);
     if (!f.opt("removed", s.removed).opt("dropped", s.dropped).opt("detail", s.detail).ok())
       return error = f.error(), false;
-    out.push_back(s);
-  }
-  return true;
+    return true;
+  });
 }
 
 } // namespace ciq

@@ -31,6 +31,13 @@ protected:
     std::ofstream(path, std::ios::binary) << text;
     return path;
   }
+  // journal.jsonl with these lines, checksummed as Journal::append writes them.
+  std::string writeJournal(const std::vector<json> &lines) {
+    std::string text;
+    for (const auto &l : lines)
+      text += journalLineText(l) + "\n";
+    return write("journal.jsonl", text);
+  }
   std::string dir;
 };
 
@@ -304,13 +311,11 @@ TEST_F(RecordDir, ATornLastLineIsNoRecord) {
 // A line of an op this ciq does not know (a later version's) is skipped,
 // not damage: the lines around it are read.
 TEST_F(RecordDir, AnUnknownLineTypeIsSkipped) {
-  std::string path =
-      write("journal.jsonl", journalLineText(startLine()) + "\n" +
-                                 journalLineText({{"op", "from_a_later_ciq"}, {"candidate_id", 5}}) + "\n" +
-                                 journalLineText(evaluationToJson(everyField())) + "\n" +
-                                 journalLineText({{"op", "attribution"}, {"rows", {{{"name", "both"}}}}}) + "\n" +
-                                 journalLineText({{"op", "minimize"}, {"steps", {{{"removed", "control o"}}}}}) +
-                                 "\n");
+  std::string path = writeJournal({startLine(),
+                                   {{"op", "from_a_later_ciq"}, {"candidate_id", 5}},
+                                   evaluationToJson(everyField()),
+                                   {{"op", "attribution"}, {"rows", {{{"name", "both"}}}}},
+                                   {{"op", "minimize"}, {"steps", {{{"removed", "control o"}}}}}});
   JournalContents c = readJournal(path);
   EXPECT_TRUE(c.damaged.empty()) << c.damaged.front();
   ASSERT_EQ(c.evaluations.size(), 1u);
@@ -333,9 +338,7 @@ TEST_F(RecordDir, AnalysisReadsTheTypedEvaluation) {
   base.candidateId = "c0000";
   base.generation = 0;
   cand.duplicateKind = cand.duplicateOf = "";
-  std::string path = write("journal.jsonl", journalLineText(startLine()) + "\n" +
-                                                journalLineText(evaluationToJson(base)) + "\n" +
-                                                journalLineText(evaluationToJson(cand)) + "\n");
+  std::string path = writeJournal({startLine(), evaluationToJson(base), evaluationToJson(cand)});
   std::string error;
   auto run = loadRun(path, error);
   ASSERT_TRUE(run) << error;
@@ -367,7 +370,7 @@ TEST_F(RecordDir, AnalysisReadsTheTypedEvaluation) {
 TEST_F(RecordDir, AnalysisRefusesADamagedJournal) {
   json bad = evaluationToJson(everyField());
   bad["kernels"] = 7;
-  std::string path = write("journal.jsonl", journalLineText(startLine()) + "\n" + journalLineText(bad) + "\n");
+  std::string path = writeJournal({startLine(), bad});
   std::string error;
   EXPECT_FALSE(loadRun(path, error));
   EXPECT_NE(error.find("journal.jsonl:2: \"kernels\": expected an array, found an integer"), std::string::npos)
@@ -400,10 +403,7 @@ TEST_F(RecordDir, ResultsCsvAndJournalGiveTheSameRun) {
   }
   std::string error;
   ASSERT_TRUE(writeResultsCsv(dir + "/results.csv", cfg, evals, error)) << error;
-  std::string journal = journalLineText(startLine()) + "\n";
-  for (const auto &e : evals)
-    journal += journalLineText(evaluationToJson(e)) + "\n";
-  write("journal.jsonl", journal);
+  writeJournal({startLine(), evaluationToJson(base), evaluationToJson(cand), evaluationToJson(bad)});
   auto fromCsv = loadRun(dir, error);
   ASSERT_TRUE(fromCsv) << error;
   llvm::sys::fs::remove(dir + "/results.csv");
@@ -457,11 +457,8 @@ TEST_F(RecordDir, AttributionAndMinimizationRoundTrip) {
   json written = attributionToJson(rows);
   EXPECT_FALSE(written[0].contains("speedup"));
   EXPECT_TRUE(written[1]["speedup"].is_null());
-  std::string path = write("journal.jsonl", journalLineText(startLine()) + "\n" +
-                                                journalLineText({{"op", "attribution"}, {"rows", written}}) + "\n" +
-                                                journalLineText({{"op", "minimize"}, {"candidate_id", "c0001"},
-                                                                 {"steps", minimizeStepsToJson(steps)}}) +
-                                                "\n");
+  std::string path = writeJournal({startLine(), {{"op", "attribution"}, {"rows", written}},
+                                   {{"op", "minimize"}, {"candidate_id", "c0001"}, {"steps", minimizeStepsToJson(steps)}}});
   JournalContents c = readJournal(path);
   ASSERT_TRUE(c.damaged.empty()) << c.damaged.front();
   ASSERT_EQ(c.attribution.size(), 3u);
@@ -486,8 +483,7 @@ TEST_F(RecordDir, AttributionAndMinimizationRoundTrip) {
   // A wrong type is damage naming the row, not a crash of `ciq report`.
   json bad = written;
   bad[1]["speedup"] = "fast";
-  write("journal.jsonl", journalLineText({{"op", "attribution"}, {"rows", bad}}) + "\n" +
-                             journalLineText({{"op", "minimize"}, {"steps", {{{"dropped", "yes"}}}}}) + "\n");
+  writeJournal({{{"op", "attribution"}, {"rows", bad}}, {{"op", "minimize"}, {"steps", {{{"dropped", "yes"}}}}}});
   c = readJournal(path);
   ASSERT_EQ(c.damaged.size(), 2u);
   EXPECT_NE(c.damaged[0].find(":1: \"rows\"[1]: \"speedup\": expected a number or null, found a string"),
