@@ -270,9 +270,10 @@ MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats,
     walls.push_back(r.wallMs);
     measuredMs += r.wallMs;
     int n = (int)m.values.size();
-    // Racing first: a clearly worse candidate needs no precise figure.
+    // Racing first, from 2 runs (before min_repeats): a clearly worse
+    // candidate needs no precise figure.
     if (b.racing && race && n >= BenchmarkConfig::minRaceRuns && n < cap &&
-        pWorse(m.values, race->runs, race->minimize) < b.raceAlpha) {
+        racedOut(m.values, race->runs, race->minimize, b.raceAlpha)) {
       m.stoppedBy = "racing";
       m.runsSaved = cap - n;
       break;

@@ -38,11 +38,12 @@ struct BenchmarkConfig {
   int maxRepeats = 20;
   double maxMeasureSeconds = 120;
   // Racing: stop measuring a candidate once it is significantly worse than
-  // the incumbent (one-sided Welch, p < raceAlpha, after minRaceRuns runs).
+  // the incumbent (racedOut in Stats.h: one-sided Welch, p < raceAlpha, from
+  // minRaceRuns runs; at 2 runs also every run worse than every incumbent run).
   // Default: on with adaptive repeats, off with fixed ones.
   bool racing = false;
   double raceAlpha = 0.01;
-  static constexpr int minRaceRuns = 3;
+  static constexpr int minRaceRuns = 2;
   double timeoutSeconds = 60;         // per run; adapts down to adaptiveFactor x best median
   double adaptiveFactor = 3.0;
   MetricSource metric;

@@ -113,4 +113,15 @@ double pWorse(const std::vector<double> &candidate, const std::vector<double> &i
   return worseSide ? w.pValue / 2 : 1 - w.pValue / 2;
 }
 
+bool racedOut(const std::vector<double> &candidate, const std::vector<double> &incumbent, bool minimize,
+              double alpha) {
+  if (candidate.size() < 2 || incumbent.size() < 2 || pWorse(candidate, incumbent, minimize) >= alpha)
+    return false;
+  if (candidate.size() >= 3)
+    return true;
+  auto [cLo, cHi] = std::minmax_element(candidate.begin(), candidate.end());
+  auto [iLo, iHi] = std::minmax_element(incumbent.begin(), incumbent.end());
+  return minimize ? *cLo > *iHi : *cHi < *iLo;
+}
+
 } // namespace ciq

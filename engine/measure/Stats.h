@@ -47,4 +47,11 @@ double medianCiHalfWidthPercent(std::vector<double> values);
 // direction (1 when fewer than 2 samples on either side).
 double pWorse(const std::vector<double> &candidate, const std::vector<double> &incumbent, bool minimize);
 
+// Racing's stop rule: `candidate` (its runs so far) is significantly worse
+// than `incumbent` (pWorse < alpha). From 2 runs; below 3 a spread of two
+// runs is too weak a variance estimate to trust alone, so every run must
+// also be worse than every run of the incumbent (ranges apart).
+bool racedOut(const std::vector<double> &candidate, const std::vector<double> &incumbent, bool minimize,
+              double alpha);
+
 } // namespace ciq

@@ -436,6 +436,44 @@ TEST(Stats, PWorseIsOneSided) {
   EXPECT_DOUBLE_EQ(pWorse({11}, fast, true), 1); // too few runs: no evidence
 }
 
+TEST(Stats, RacedOutFromTwoRunsOnlyWhenTheRangesAreApart) {
+  std::vector<double> best = {100, 100, 100, 100, 100, 105};
+  // Welch alone calls 104.9 and 105 worse (p ~ 0.002), but the incumbent ran
+  // 105 once: two runs do not yet say this candidate is worse.
+  ASSERT_LT(pWorse({104.9, 105}, best, true), 0.01);
+  EXPECT_FALSE(racedOut({104.9, 105}, best, true, 0.01));
+  EXPECT_TRUE(racedOut({104.9, 105, 105.1}, best, true, 0.01)); // 3 runs: Welch decides
+  EXPECT_TRUE(racedOut({120, 121}, best, true, 0.01));
+  EXPECT_FALSE(racedOut({120}, best, true, 0.01));                // 1 run: no spread at all
+  EXPECT_TRUE(racedOut({80, 81}, best, false, 0.01));             // maximizing: lower is worse
+  EXPECT_FALSE(racedOut({120, 121}, best, false, 0.01));
+}
+
+// Seeded, 1% run noise, 2 runs against 3 to 5: a better candidate is never
+// raced, an equal one about as often as alpha allows (1%), a 10% worse one
+// mostly (about 70%; Welch with two runs has few degrees of freedom: the
+// rest stop at 3).
+TEST(Stats, RacedOutAtTwoRunsErrsRarely) {
+  std::mt19937 gen(21);
+  std::normal_distribution<double> noise(0, 0.01);
+  auto runs = [&](int n, double centre) {
+    std::vector<double> v;
+    for (int i = 0; i < n; ++i)
+      v.push_back(centre * (1 + noise(gen)));
+    return v;
+  };
+  int better = 0, equal = 0, worse = 0, trials = 4000;
+  for (int t = 0; t < trials; ++t) {
+    auto incumbent = runs(3 + t % 3, 10);
+    better += racedOut(runs(2, 9.8), incumbent, true, 0.01);
+    equal += racedOut(runs(2, 10), incumbent, true, 0.01);
+    worse += racedOut(runs(2, 11), incumbent, true, 0.01);
+  }
+  EXPECT_EQ(better, 0);
+  EXPECT_LE(equal, trials * 15 / 1000);
+  EXPECT_GE(worse, trials * 6 / 10);
+}
+
 namespace {
 std::vector<double> seededRuns(int n, unsigned seed, double sdPercent) {
   std::mt19937 gen(seed);
