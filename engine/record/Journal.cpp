@@ -248,6 +248,7 @@ JournalContents readJournal(const std::string &path) {
       }
       c.nextId = std::max(c.nextId, candidateNumber(e.candidateId) + 1);
       c.evaluations.push_back(std::move(e));
+      c.done = false; // after a "done": a resume with a raised budget extends the search
     } else if (l.op == "build") {
       Evaluation e;
       std::string why;
@@ -275,6 +276,8 @@ JournalContents readJournal(const std::string &path) {
       else if (rows ? !attributionFromJson(members, c.attribution, why, where + ": \"rows\"")
                     : !minimizeStepsFromJson(members, c.minimization, why, where + ": \"steps\""))
         c.damaged.push_back(why);
+    } else if (l.op == "canary") {
+      c.canary = l.object;
     } else if (l.op == "inputs") {
       c.inputs = l.object;
     } else if (l.op == "done") {

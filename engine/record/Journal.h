@@ -72,6 +72,7 @@ struct JournalContents {
   std::vector<int> completedGenerations;
   bool done = false;
   nlohmann::json winner;                 // the "winner" line, or null
+  nlohmann::json canary;                 // the last "canary" line, or null
   std::vector<AttributionRow> attribution;   // the rows of the last "attribution" line (AfterSearch.h)
   std::vector<MinimizeStep> minimization;    // the steps of the last "minimize" line
   // "<file>:<line>: what is wrong" for every line that failed its checksum,
