@@ -127,9 +127,9 @@ def processes(run_dir):
         if not pid.isdigit() or int(pid) == os.getpid():
             continue
         env = environ(pid)
-        if env and os.path.realpath(env.get(b"CIQ_RUN_DIR", b"").decode() or "/nonexistent").encode() == key:
+        if env and os.path.realpath(env.get(b"CIQ_RUN_DIR", b"") or b"/nonexistent") == key:  # bytes: any run dir
             try:
-                comm = open("/proc/%s/comm" % pid).read().strip()
+                comm = open("/proc/%s/comm" % pid, errors="replace").read().strip()
             except OSError:
                 comm = "?"
             found[int(pid)] = (env.get(b"CIQ_ENGINE_TOKEN", b""), comm)

@@ -15,8 +15,10 @@ std::unique_ptr<Strategy> makeTpeStrategy(const SearchConfig &cfg, const SearchS
 // Controls the strategy stops sampling (left unset): set in at least two
 // evaluations, every one of them scored worse than the baseline or was
 // INVALID, and at least one of them set this control alone (so the blame is
-// certain: a control only ever tried beside a harmful one is not banned).
-// None while the baseline is unknown or INVALID.
+// certain: a control only ever tried beside a harmful one is not banned),
+// and, for an ordered control (a range, log sampling, or a choice of 3 or
+// more numbers in order), at least two of its values among them. None while
+// the baseline is unknown or INVALID.
 std::vector<bool> harmfulControls(const SearchSpace &space, const std::vector<ScoredPoint> &history, bool pareto);
 
 // Per control, its values the strategy stops sampling: the same rule for a

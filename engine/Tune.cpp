@@ -342,9 +342,16 @@ bool TuneRun::prepare() {
             : cfg_.search.poolFollowsWorkers() ? 1 + SearchConfig::kDefaultPoolSize * cfg_.search.generations
                                              : 1 + cfg_.search.poolSize * cfg_.search.generations;
   // Exhaustive visits each point once: a space smaller than the budget ends
-  // the search there, and the counter says so ([3/3], not [3/49]).
-  if (cfg_.search.strategy == strategies::exhaustive && cfg_.space.size() < (double)budget_)
-    budget_ = std::max(1, (int)cfg_.space.size());
+  // the search there, and the counter says so ([3/3], not [3/49]). The
+  // baseline is one more evaluation when it is not a point of the space (a
+  // `required` control is never unset).
+  if (cfg_.search.strategy == strategies::exhaustive) {
+    bool baselineInSpace = std::all_of(cfg_.space.controls.begin(), cfg_.space.controls.end(),
+                                       [](const Control &c) { return c.canUnset; });
+    double evaluations = cfg_.space.size() + (baselineInSpace ? 0 : 1);
+    if (evaluations < (double)budget_)
+      budget_ = std::max(1, (int)evaluations);
+  }
   // A budget (BUDGET, max_evaluations, --max-evaluations) is what the user
   // asked to spend: without generations of their own, enough generations to
   // spend it; with them, the header says where the search will stop. Before

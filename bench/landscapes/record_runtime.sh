@@ -6,9 +6,10 @@
 # journal; no finalists), then journal_to_landscape.py writes landscape.json
 # beside the space. WORKERS (default 2) workers share the GPU: ciq's GPU lock
 # lets one measure at a time while another builds, so a point costs about its
-# benchmark runs, not build + runs. Minutes on an H200: reduce-h200 (48
-# points) 2, stencil-h200 (250) 9, gemm-h200 (240) 7; give each landscape its
-# own GPU (CUDA_VISIBLE_DEVICES) to record several at once.
+# benchmark runs, not build + runs. The `ciq tune` on an H200 took 517 s for
+# stencil-h200 (250 points) and 318 s for gemm-h200 (240) with two workers,
+# 283 s for reduce-h200 (48) with one (bench/landscapes/README.md); give each
+# landscape its own GPU (CUDA_VISIBLE_DEVICES) to record several at once.
 # Usage: bench/landscapes/record_runtime.sh <ciq build dir> [names...]
 #        (names: reduce-h200 stencil-h200 gemm-h200; default all three)
 set -eu

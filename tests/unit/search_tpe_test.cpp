@@ -3,7 +3,8 @@
 // random, is deterministic per seed, resumes exactly, learns which points are
 // INVALID, starts near the default (the same start for any pool size),
 // learns more from a pool of 1 than of 8, stops sampling a control or a value that
-// only ever made things worse, and spends half of a later pool next to the
+// only ever made things worse (an ordered control only after two of its
+// values did), and spends half of a later pool next to the
 // best point. Also: the strategy names are one table.
 #include "engine/Config.h"
 #include "engine/Search.h"
@@ -342,6 +343,52 @@ TEST(Tpe, StopsSamplingAValueThatOnlyMadeThingsWorse) {
     }
   EXPECT_EQ(proposed, 0);
   EXPECT_GT(otherRegs, 0);
+}
+
+TEST(Tpe, AnOrderedControlIsStoppedOnlyAfterTwoOfItsValuesHurt) {
+  // Like -DBK=4 on gemm-h200, where -DBK=32 is the optimum: regs=32 hurts
+  // (tried twice, once alone), so that value is stopped, but the ordered
+  // control regs is not, and the search still reaches the optimum at regs=128.
+  SearchSpace s = mixedSpace();
+  auto f = [](const Point &p, int g) -> ScoredPoint {
+    ScoredPoint sp = smooth(p, g);
+    if (sp.ok && p[1] == 0)
+      sp.objectives[0] += 100;
+    return sp;
+  };
+  auto at = [&](std::vector<int> v) { return Point(v.begin(), v.end()); };
+  std::vector<ScoredPoint> h = {f(s.baseline(), 0)};
+  h.push_back(f(at({-1, 0, -1, -1, -1}), 1));
+  h.push_back(f(at({1, 0, -1, -1, -1}), 1));
+  EXPECT_TRUE(harmfulValues(s, h, false)[1][0]);
+  EXPECT_FALSE(harmfulControls(s, h, false)[1]);
+  // A categorical control tried at one value, twice, worse each time, is
+  // stopped as before: cache (ca, cg) is no ordered domain.
+  std::vector<ScoredPoint> hc = {smooth(s.baseline(), 0), smooth(at({-1, -1, 0, -1, -1}), 1),
+                                 smooth(at({1, -1, 0, -1, -1}), 1)};
+  for (auto &sp : hc)
+    if (sp.generation > 0)
+      sp.objectives[0] += 100;
+  EXPECT_TRUE(harmfulControls(s, hc, false)[2]);
+  // The search goes on with the other values of regs to the optimum (the
+  // same pools for a seed).
+  for (uint64_t seed = 1; seed <= 3; ++seed) {
+    auto st = strategy(s, "tpe", seed, 8);
+    std::vector<ScoredPoint> run = h;
+    bool found = false;
+    for (int g = 2; g <= 30 && !found; ++g)
+      for (const auto &p : st->pool(g, run)) {
+        EXPECT_NE(p[1], 0) << "seed " << seed << ": regs=32 proposed again";
+        run.push_back(f(p, g));
+        found = found || (run.back().ok && run.back().objectives[0] == 0);
+      }
+    EXPECT_TRUE(found) << "seed " << seed << ": no optimum in 29 pools of 8";
+    EXPECT_EQ(strategy(s, "tpe", seed, 8)->pool(2, h), strategy(s, "tpe", seed, 8)->pool(2, h)) << "seed " << seed;
+  }
+  // Once a second value hurts too, the whole control is stopped.
+  h.push_back(smooth(at({-1, 1, -1, -1, -1}), 2));
+  h.back().objectives[0] += 100;
+  EXPECT_TRUE(harmfulControls(s, h, false)[1]);
 }
 
 TEST(Tpe, HalfOfALaterPoolStepsOneControlFromTheBestPoint) {

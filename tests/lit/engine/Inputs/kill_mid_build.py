@@ -43,7 +43,7 @@ def compiling():
     for pid in os.listdir("/proc"):
         try:
             if tag in open("/proc/%s/environ" % pid, "rb").read().split(b"\0") and \
-                    open("/proc/%s/comm" % pid).read().strip() in ("cicc", "ptxas", "cudafe++", "fatbinary"):
+                    open("/proc/%s/comm" % pid, errors="replace").read().strip() in ("cicc", "ptxas", "cudafe++", "fatbinary"):
                 return True
         except (OSError, ValueError):
             pass

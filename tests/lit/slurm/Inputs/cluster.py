@@ -288,7 +288,7 @@ class Cluster:
         for pid in os.listdir("/proc"):
             if pid.isdigit():
                 try:
-                    ppid = int(open("/proc/%s/stat" % pid).read().rsplit(")", 1)[1].split()[1])
+                    ppid = int(open("/proc/%s/stat" % pid, errors="replace").read().rsplit(")", 1)[1].split()[1])
                     kids.setdefault(ppid, []).append(int(pid))
                 except (OSError, IndexError, ValueError):
                     pass
@@ -326,7 +326,7 @@ class Cluster:
             if not p.isdigit():
                 continue
             try:
-                cmd = open("/proc/%s/cmdline" % p, "rb").read().replace(b"\0", b" ").decode()
+                cmd = open("/proc/%s/cmdline" % p, "rb").read().replace(b"\0", b" ").decode(errors="replace")
             except OSError:
                 continue
             if cmd.startswith("slurmstepd:") and any("[%s." % j in cmd for j in jobs) and self._ours(p):
