@@ -331,3 +331,35 @@ TEST(OutputCompare, NumbersAndTolerances) {
   EXPECT_EQ(compareNumbers({NAN}, {NAN}, 0, 0), "");
   EXPECT_NE(compareNumbers({1}, {NAN}, 1, 1), "");
 }
+
+// Attempt 5 of the issue-21 review: a benchmark whose runs all print the
+// same number, against an incumbent that does too. The sums of the two
+// samples round differently (12 x 3.3 and 7 x 3.3), so a textbook Welch
+// test sees a difference of one ulp over a variance of rounding error and
+// called them different (t = -3.9, p = 0.002): racing dropped an equal
+// candidate and the verdicts called a tie significant.
+TEST(Stats, IdenticalConstantRunsAreNeverDifferent) {
+  for (double x : {0.1, 0.3, 0.7, 1.1, 3.3, 123.456}) {
+    for (size_t na : {2, 3, 4, 5, 7, 12, 20}) {
+      for (size_t nb : {2, 3, 5, 6, 7, 12}) {
+        std::vector<double> a(na, x), b(nb, x);
+        WelchResult w = welchTTest(a, b);
+        EXPECT_EQ(w.pValue, 1) << x << " x" << na << " vs x" << nb;
+        EXPECT_EQ(w.t, 0) << x << " x" << na << " vs x" << nb;
+        EXPECT_FALSE(racedOut(a, b, true, 0.01)) << x << " x" << na << " vs x" << nb;
+        EXPECT_FALSE(racedOut(a, b, false, 0.01)) << x << " x" << na << " vs x" << nb;
+        EXPECT_FALSE(judge(b, a, true).significant);
+        EXPECT_EQ(summarize(a).stddev, 0) << x << " x" << na;
+      }
+    }
+  }
+  // Zero spread on both sides but different values: a certain difference,
+  // no division by zero.
+  WelchResult d = welchTTest({3.3, 3.3, 3.3}, {3.2, 3.2});
+  EXPECT_EQ(d.pValue, 0);
+  EXPECT_TRUE(std::isinf(d.t));
+  EXPECT_TRUE(racedOut({3.3, 3.3, 3.3}, {3.2, 3.2}, true, 0.01));
+  EXPECT_FALSE(racedOut({3.2, 3.2, 3.2}, {3.3, 3.3}, true, 0.01));
+  // One side constant, the other not: finite t.
+  EXPECT_TRUE(std::isfinite(welchTTest({3.3, 3.3, 3.3}, {3.2, 3.25, 3.3}).t));
+}
