@@ -126,6 +126,7 @@ private:
     m.maxCvPercent = maxCvPercent();
     m.problems = problems;
     m.snapshots = &snapshots_;
+    m.stop = [this] { return stopRequested(); };
     m.known = [this](const std::string &h) { return knownBuild(h); };
     if (compilesAtRunTime())
       m.serveRuntime = [this](const Evaluation &e) { serveRuntime(e); };
@@ -221,6 +222,16 @@ private:
                        "`");
   }
   std::vector<Point> unspent(std::vector<Point> pool, int generation);
+  // `ciq stop` during a re-measurement after the search (finalists,
+  // minimization, attribution): its rounds end at once, no lock is written,
+  // and `ciq resume` measures these phases again (the search is kept).
+  bool stopRequested() { return builder().daemon().stopRequested(); }
+  bool stoppedIn(const std::string &phase) {
+    progress_.note("stopped during the " + phase + "; continue with `ciq resume --config " +
+                   shellQuote(cfg_.path) + "`");
+    outcome_.status = TuneOutcome::Status::Stopped;
+    return false;
+  }
 };
 
 bool TuneRun::openJournal() {
@@ -860,10 +871,12 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
   if (compilesAtRunTime())
     serve = [&](size_t k) { serveRuntime(evals_[order[k]]); };
   auto res = runInterleaved(*bench(), commands, rounds(), logPath("finalists"), cfg_.benchmark.warmup, serve,
-                            enoughRounds(Judged::BestAgainstFirst));
+                            enoughRounds(Judged::BestAgainstFirst), [this] { return stopRequested(); });
   if (serve)
     builder().daemon().clearCandidate();
   endPhase(*workers_[0]);
+  if (res.stopped)
+    return stoppedIn("finalists");
   if (!res.ok)
     return fail("finalists: " + res.reason + ": " + res.message);
   if (!res.raced.empty()) {
@@ -1010,7 +1023,7 @@ bool TuneRun::minimize(WinnerChoice &w) {
   std::string err;
   auto m = minimizeWinner(cfg_.space, win.point, worse, err);
   if (!m)
-    return fail("minimizing " + win.candidateId + ": " + err);
+    return stopRequested() ? stoppedIn("minimization") : fail("minimizing " + win.candidateId + ": " + err);
   for (const auto &st : m->steps)
     verdicts_.minimization.push_back((st.dropped ? "dropped " : "kept ") + st.removed + " (" + st.detail + ")");
   lockExtra_["minimization"] = {{"from", win.candidateId}, {"steps", minimizeToJson(*m)}};
@@ -1045,7 +1058,7 @@ bool TuneRun::attribute(WinnerChoice &w) {
                               rounds(), "attribution", err, measureOptions(&problems));
   notePhaseProblems(problems);
   if (!rows)
-    return fail("attribution: " + err);
+    return stopRequested() ? stoppedIn("attribution") : fail("attribution: " + err);
   for (const auto &r : *rows)
     verdicts_.attribution.push_back(formatVariant(r, cfg_.objectives.front().unit));
   lockExtra_["attribution"] = variantsToJson(*rows);

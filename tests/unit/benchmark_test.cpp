@@ -363,3 +363,23 @@ TEST(Stats, IdenticalConstantRunsAreNeverDifferent) {
   // One side constant, the other not: finite t.
   EXPECT_TRUE(std::isfinite(welchTTest({3.3, 3.3, 3.3}, {3.2, 3.25, 3.3}).t));
 }
+
+// `ciq stop` during an interleaved re-measurement: no further round starts,
+// and the partial values are reported as stopped (never judged as a result).
+TEST(Interleave, StopEndsTheRoundsAtOnce) {
+  auto cfg = shellBenchmark("true");
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
+  std::vector<std::string> cmd = {"sh", "-c", "echo time_ms=1"};
+  int asked = 0;
+  auto res = runInterleaved(r, {cmd, cmd}, 10, "/tmp/ciq-interleave-stop.log", 1, {}, nullptr,
+                            [&] { return ++asked > 3; }); // a warm-up round and 2 measured ones, then stop
+  EXPECT_FALSE(res.ok);
+  EXPECT_TRUE(res.stopped);
+  EXPECT_EQ(res.values[0].size(), 2u);
+  EXPECT_EQ(res.warmup[0].size(), 1u);
+  // Without a stop every round runs.
+  auto all = runInterleaved(r, {cmd, cmd}, 4, "/tmp/ciq-interleave-stop.log", 0, {}, nullptr, [] { return false; });
+  EXPECT_TRUE(all.ok);
+  EXPECT_FALSE(all.stopped);
+  EXPECT_EQ(all.values[1].size(), 4u);
+}
