@@ -383,3 +383,40 @@ TEST(Interleave, StopEndsTheRoundsAtOnce) {
   EXPECT_FALSE(all.stopped);
   EXPECT_EQ(all.values[1].size(), 4u);
 }
+
+// Attempt 4 of the issue-21 review: the benchmark names the built program
+// through a symlink outside the build directory (a bin/ of links, say). The
+// finalists must copy the build's program, not refuse the command after
+// the whole search ("names no program the build makes").
+TEST(Snapshot, ProgramNamedThroughASymlinkIsTheBuildsProgram) {
+  llvm::SmallString<128> root;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("/tmp/ciq-snapshot", root));
+  std::string dir = root.str().str();
+  llvm::sys::fs::create_directories(dir + "/build");
+  llvm::sys::fs::create_directories(dir + "/bin");
+  std::ofstream(dir + "/build/app") << "#!/bin/sh\necho time_ms=1\n";
+  llvm::sys::fs::setPermissions(dir + "/build/app", llvm::sys::fs::all_all);
+  ASSERT_FALSE(llvm::sys::fs::create_link(dir + "/build/app", dir + "/bin/app"));
+  TuneConfig cfg;
+  cfg.buildDir = dir + "/build";
+  cfg.benchmark.enabled = true;
+  cfg.benchmark.workingDir = dir;
+  for (auto command : {std::vector<std::string>{"bin/app", "--n", "3"},
+                       std::vector<std::string>{"sh", "-c", "exec \"$0\"", "bin/app"},
+                       std::vector<std::string>{"build/../bin/app"}}) {
+    cfg.benchmark.command = command;
+    std::string err;
+    auto cmd = snapshotBenchmark(cfg, dir + "/snap", err);
+    ASSERT_TRUE(cmd) << command[0] << ": " << err;
+    size_t at = command[0] == "sh" ? 3 : 0;
+    EXPECT_EQ((*cmd)[at], dir + "/snap/app");
+    EXPECT_FALSE(llvm::sys::fs::is_symlink_file((*cmd)[at])) << "a copy of the program, not of the link";
+  }
+  // A link to a program the build does not make stays refused.
+  ASSERT_FALSE(llvm::sys::fs::create_link("/bin/true", dir + "/bin/other"));
+  cfg.benchmark.command = {"sh", "-c", "true", "bin/other"};
+  std::string err;
+  EXPECT_FALSE(snapshotBenchmark(cfg, dir + "/snap", err));
+  EXPECT_NE(err.find("names no program the build makes"), std::string::npos) << err;
+  llvm::sys::fs::remove_directories(dir);
+}
