@@ -225,6 +225,7 @@ private:
   // `ciq stop` during a re-measurement after the search (finalists,
   // minimization, attribution): its rounds end at once, no lock is written,
   // and `ciq resume` measures these phases again (the search is kept).
+  bool finalistsCanRun();
   bool stopRequested() { return builder().daemon().stopRequested(); }
   bool stoppedIn(const std::string &phase) {
     progress_.note("stopped during the " + phase + "; continue with `ciq resume --config " +
@@ -564,7 +565,20 @@ bool TuneRun::evaluateBaseline() {
                 "; fix the build or benchmark first (" + b.replay + ")");
     return false;
   }
-  return true;
+  return finalistsCanRun();
+}
+
+// The finalists run each build's own copy of the benchmark's program
+// (snapshotBenchmark): a command that names none is refused once the
+// baseline has built the program, not after the whole search.
+bool TuneRun::finalistsCanRun() {
+  std::string err;
+  if (!runtimeObjective() || slurm_ || !resolveBenchmarkProgram(cfg_, err))
+    return true; // no program here yet (Slurm builds on the nodes): the finalists check it
+  std::string dir = cfg_.runDir + "/finalists/check";
+  auto cmd = snapshotBenchmark(cfg_, dir, err, compilesAtRunTime());
+  llvm::sys::fs::remove_directories(dir);
+  return cmd ? true : fail(err);
 }
 
 // The proof that controls reach the compiler: a deliberately degrading
