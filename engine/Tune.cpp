@@ -226,6 +226,10 @@ private:
   // minimization, attribution): its rounds end at once, no lock is written,
   // and `ciq resume` measures these phases again (the search is kept).
   bool finalistsCanRun();
+  std::string resumeHint() const {
+    return "the search is kept: fix the cause, then measure the phases after it again with `ciq resume "
+           "--config " + shellQuote(cfg_.path) + "`";
+  }
   bool stopRequested() { return builder().daemon().stopRequested(); }
   bool stoppedIn(const std::string &phase) {
     progress_.note("stopped during the " + phase + "; continue with `ciq resume --config " +
@@ -891,8 +895,14 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
   endPhase(*workers_[0]);
   if (res.stopped)
     return stoppedIn("finalists");
-  if (!res.ok)
-    return fail("finalists: " + res.reason + ": " + res.message);
+  if (!res.ok) // a run that failed here (intermittently: it passed in the search) is no result
+    return fail("finalists: " + res.reason + ": " +
+                (res.failedBuild >= 0 ? evals_[order[res.failedBuild]].candidateId +
+                                            (res.failedBuild == 0 ? " (the baseline)" : "") + ", " +
+                                            res.message.substr(res.message.find(", ") + 2)
+                                      : res.message) +
+                "; no lock is written; the search is kept: fix the benchmark, then measure the "
+                "finalists again with `ciq resume --config " + shellQuote(cfg_.path) + "`");
   if (!res.raced.empty()) {
     std::string ids;
     for (size_t k : res.raced)
@@ -1037,7 +1047,8 @@ bool TuneRun::minimize(WinnerChoice &w) {
   std::string err;
   auto m = minimizeWinner(cfg_.space, win.point, worse, err);
   if (!m)
-    return stopRequested() ? stoppedIn("minimization") : fail("minimizing " + win.candidateId + ": " + err);
+    return stopRequested() ? stoppedIn("minimization")
+                           : fail("minimizing " + win.candidateId + ": " + err + "; no lock is written; " + resumeHint());
   for (const auto &st : m->steps)
     verdicts_.minimization.push_back((st.dropped ? "dropped " : "kept ") + st.removed + " (" + st.detail + ")");
   lockExtra_["minimization"] = {{"from", win.candidateId}, {"steps", minimizeToJson(*m)}};
@@ -1072,7 +1083,7 @@ bool TuneRun::attribute(WinnerChoice &w) {
                               rounds(), "attribution", err, measureOptions(&problems));
   notePhaseProblems(problems);
   if (!rows)
-    return stopRequested() ? stoppedIn("attribution") : fail("attribution: " + err);
+    return stopRequested() ? stoppedIn("attribution") : fail("attribution: " + err + "; no lock is written; " + resumeHint());
   for (const auto &r : *rows)
     verdicts_.attribution.push_back(formatVariant(r, cfg_.objectives.front().unit));
   lockExtra_["attribution"] = variantsToJson(*rows);

@@ -44,6 +44,7 @@ InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std:
       RunOutcome o = runner.runOnce(logPath, commands[i]);
       if (!o.ok) {
         r.reason = o.reason;
+        r.failedBuild = (int)i;
         r.message = "build " + std::to_string(i) + ", " + (round < warmupRounds ? "warm-up " : "") + "round " +
                     std::to_string(round + 1) + ": " + o.message;
         return r;

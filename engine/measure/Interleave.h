@@ -17,6 +17,7 @@ namespace ciq {
 struct InterleavedResult {
   bool ok = false;
   std::string reason, message;           // first failure
+  int failedBuild = -1;                  // its build's index (the caller names it)
   std::vector<std::vector<double>> values;   // per build, per round
   std::vector<std::vector<double>> warmup;   // per build: the warm-up rounds' values, not counted
   // Racing inside the re-measurement: builds dropped before the last round
