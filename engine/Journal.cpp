@@ -196,6 +196,7 @@ JournalContents readJournal(const std::string &path) {
       }
       c.nextId = std::max(c.nextId, candidateNumber(e.candidateId) + 1);
       c.evaluations.push_back(std::move(e));
+      c.done = false; // after a "done": a resume with a raised budget extends the search
     } else if (l.op == "build") {
       Evaluation e;
       std::string why;
@@ -212,6 +213,8 @@ JournalContents readJournal(const std::string &path) {
         c.completedGenerations.push_back(g);
     } else if (l.op == "winner") {
       c.winner = l.object;
+    } else if (l.op == "canary") {
+      c.canary = l.object;
     } else if (l.op == "inputs") {
       c.inputs = l.object;
     } else if (l.op == "done") {

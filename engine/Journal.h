@@ -34,6 +34,7 @@ struct JournalContents {
   std::vector<int> completedGenerations;
   bool done = false;
   nlohmann::json winner;                 // the "winner" line, or null
+  nlohmann::json canary;                 // the last "canary" line, or null
   // "<file>:<line>: what is wrong" for every line that failed its checksum,
   // is not JSON or has a field of the wrong type (the rest is kept).
   std::vector<std::string> damaged;

@@ -207,6 +207,7 @@ private:
   // resumed search re-derives them, and never evaluates a point twice).
   std::vector<ScoredPoint> skipped_;
   int budget_ = 0;
+  bool canaryDone_ = false; // resume: the journal records a passed (or skipped) canary
   Verdicts verdicts_;                  // what the summary reports after the search
   nlohmann::json lockExtra_ = nlohmann::json::object();   // minimization, attribution, measurement: into the lock
   Evaluation minimized_;               // the winner after minimization (when it changed)
@@ -264,6 +265,13 @@ bool TuneRun::openJournal() {
                           "resume needs the same ciq.yaml (or start over with `ciq tune --fresh`)");
       return false;
     }
+    // A search killed before its canary passed (or whose canary failed) runs
+    // it on resume: the proof that controls reach the compiler is not optional.
+    auto flag = [&](const char *key) {
+      return prior.canary.is_object() && prior.canary.contains(key) && prior.canary[key].is_boolean() &&
+             prior.canary[key].get<bool>();
+    };
+    canaryDone_ = flag("ok") || flag("skipped");
     if (!prior.inputs.is_null())
       if (std::string changed = changedInput(prior.inputs, cfg_); !changed.empty())
         return fail(jpath + ": " + changed + "; results of the old and new inputs must not mix: start over "
@@ -280,6 +288,13 @@ bool TuneRun::openJournal() {
         cfg_.search.poolSize = (*search)["pool_size"].get<int>();
         fitGenerationsToBudget();
       }
+    // A finished search has nothing to continue unless the budget was raised
+    // (--max-evaluations): running its end again would only rewrite its lock.
+    if (prior.done && (int)prior.evaluations.size() >= budget_)
+      return fail("nothing to resume in " + cfg_.runDir + ": its search finished (" +
+                  std::to_string(prior.evaluations.size()) + " evaluations of a budget of " + std::to_string(budget_) +
+                  "), and " + cfg_.lockfile + " is left as it is; raise the budget with `ciq resume --max-evaluations N` "
+                  "to extend it, or start a new search with `ciq tune --config " + shellQuote(cfg_.path) + "`");
     evals_ = prior.evaluations;
     firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
     resumedCount_ = evals_.size();
@@ -346,6 +361,10 @@ bool TuneRun::prepare() {
             : cfg_.search.maxEvaluations > 0 ? cfg_.search.maxEvaluations
             : cfg_.search.poolFollowsWorkers() ? 1 + SearchConfig::kDefaultPoolSize * cfg_.search.generations
                                              : 1 + cfg_.search.poolSize * cfg_.search.generations;
+  // Exhaustive visits each point once: a space smaller than the budget ends
+  // the search there, and the counter says so ([3/3], not [3/49]).
+  if (cfg_.search.strategy == strategies::exhaustive && cfg_.space.size() < (double)budget_)
+    budget_ = std::max(1, (int)cfg_.space.size());
   // A budget (BUDGET, max_evaluations, --max-evaluations) is what the user
   // asked to spend: without generations of their own, enough generations to
   // spend it; with them, the header says where the search will stop. Before
@@ -589,8 +608,15 @@ bool TuneRun::finalistsCanRun() {
 // configuration must change the device code (and, with a benchmark, should
 // regress the score).
 bool TuneRun::runCanary() {
-  if (!opts_.canaryOnly && (!opts_.canary || !cfg_.search.canary || opts_.resume))
-    return true;
+  if (!opts_.canaryOnly) {
+    if (!cfg_.search.canary || (opts_.resume && canaryDone_))
+      return true;
+    if (!opts_.canary) { // --no-canary: recorded, so that a resume does not run it either
+      if (!opts_.resume)
+        journal_.append({{"op", "canary"}, {"skipped", true}});
+      return true;
+    }
+  }
   Evaluation c;
   c.candidateId = "canary";
   if (opts_.canaryAcf.empty())
@@ -1136,7 +1162,7 @@ bool TuneRun::finish() {
       return fail(err);
     outcome_.lock = TuneOutcome::Lock::Written;
   } else if (!w.improved) {
-    outcome_.lock = TuneOutcome::Lock::Unchanged;
+    outcome_.lock = llvm::sys::fs::exists(cfg_.lockfile) ? TuneOutcome::Lock::Unchanged : TuneOutcome::Lock::Absent;
   }
   outcome_.lockfile = cfg_.lockfile;
   journal_.append({{"op", "done"}});

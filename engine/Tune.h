@@ -53,8 +53,10 @@ struct TuneOutcome {
   std::string error;                   // one line: what, where, what to do
   std::vector<std::string> warnings;   // in order, also given to TuneOptions::onWarning
   std::optional<TuneSummary> summary;  // when the search got to choosing its winner
-  enum class Lock { NotWritten, Written, Unchanged } lock = Lock::NotWritten;
-  std::string lockfile;                // the lock written or left unchanged
+  // Unchanged: nothing beat the default compile and `lockfile` exists;
+  // Absent: nothing beat it and there is no lock (none is written).
+  enum class Lock { NotWritten, Written, Unchanged, Absent } lock = Lock::NotWritten;
+  std::string lockfile;                // the lock written, left unchanged or absent
 };
 
 TuneOutcome runTune(TuneConfig cfg, const TuneOptions &opts);

@@ -21,6 +21,8 @@ int showTuneOutcome(const TuneOutcome &o) {
     printf("lockfile: %s\n", o.lockfile.c_str());
   else if (o.lock == TuneOutcome::Lock::Unchanged)
     printf("%s left unchanged\n", o.lockfile.c_str());
+  else if (o.lock == TuneOutcome::Lock::Absent)
+    printf("lockfile not written: nothing beat the default compile, and %s does not exist\n", o.lockfile.c_str());
   switch (o.status) {
   case TuneOutcome::Status::Done:
     return 0;
