@@ -130,7 +130,7 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
     if (opts.serveRuntime)
       serve = [&](size_t k) { opts.serveRuntime(served[k]); };
     auto res = runInterleaved(*bench, commands, rounds, cfg.runDir + "/logs/" + tag + ".log", opts.warmupRounds,
-                              serve, opts.enough);
+                              serve, opts.enough, opts.stop);
     if (serve)
       builder.daemon().clearCandidate();
     if (opts.phase) {

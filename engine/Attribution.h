@@ -73,6 +73,9 @@ struct MeasureOptions {
   // the candidate (and a framework cache of its own).
   using ServeRuntime = std::function<void(const Evaluation &)>;
   ServeRuntime serveRuntime;
+  // `ciq stop`: the interleaved rounds end early and measureVariants returns
+  // nullopt (the caller asks the same function to tell a stop from a failure).
+  StopRequested stop;
 };
 
 std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &builder, BenchmarkRunner *bench,

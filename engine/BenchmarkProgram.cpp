@@ -46,7 +46,14 @@ bool benchmarkProgramIsBuilt(const TuneConfig &cfg, const std::string &program) 
   if (cfg.build.kind == "none")
     return false;
   std::string dir = cfg.buildDir + "/";
-  return program.compare(0, dir.size(), dir) == 0;
+  if (program.compare(0, dir.size(), dir) == 0)
+    return true;
+  // Named through a symlink (a bin/ of links to the build's outputs, or a
+  // build directory reached through one): the file it leads to decides.
+  llvm::SmallString<256> real, realDir;
+  if (llvm::sys::fs::real_path(program, real) || llvm::sys::fs::real_path(cfg.buildDir, realDir))
+    return false;
+  return llvm::StringRef(real).startswith((realDir + "/").str());
 }
 
 namespace {

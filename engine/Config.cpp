@@ -1,6 +1,7 @@
 #include "engine/Config.h"
 #include "engine/BuildTreeGuard.h"
 
+#include <cctype>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 #include "engine/CMakeCache.h"
@@ -145,6 +146,9 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
   if (n["warmup"]) b.warmup = (int)r.integer(n["warmup"], "benchmark.warmup", 0, 1000);
   if (n["repeats"] && n["repeats"].IsScalar() && n["repeats"].Scalar() == "adaptive")
     b.adaptive = true;
+  else if (n["repeats"] && n["repeats"].IsScalar() && !n["repeats"].Scalar().empty() &&
+           !isdigit((unsigned char)n["repeats"].Scalar()[0]) && n["repeats"].Scalar()[0] != '-')
+    r.fail(n["repeats"], "benchmark.repeats", "expected a number of runs or adaptive, got '" + n["repeats"].Scalar() + "'");
   else if (n["repeats"])
     b.repeats = (int)r.integer(n["repeats"], "benchmark.repeats", 1, 100000);
   for (const char *k : {"target_noise_percent", "min_repeats", "max_repeats", "max_measure_s"})
@@ -163,6 +167,11 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
   b.racing = b.adaptive;
   if (n["racing"]) b.racing = r.boolean(n["racing"], "benchmark.racing");
   if (n["race_alpha"]) b.raceAlpha = r.number(n["race_alpha"], "benchmark.race_alpha", 1e-12, 0.5);
+  if (n["race_alpha"] && !b.racing) // else the level a user set is silently unused
+    r.fail(n["race_alpha"], "benchmark.race_alpha",
+           std::string("applies to racing only, which is off ") +
+               (n["racing"] ? "(racing: false)" : "with a fixed repeats count") +
+               "; set racing: true (or repeats: adaptive), or remove race_alpha");
   if (n["timeout_s"]) b.timeoutSeconds = r.number(n["timeout_s"], "benchmark.timeout_s", 0.001, 1e6);
   if (n["adaptive_factor"]) b.adaptiveFactor = r.number(n["adaptive_factor"], "benchmark.adaptive_factor", 1.1, 1e6);
   if (n["finalists"]) b.finalists = (int)r.integer(n["finalists"], "benchmark.finalists", 0, 100);

@@ -125,6 +125,7 @@ private:
     m.maxCvPercent = maxCvPercent();
     m.problems = problems;
     m.snapshots = &snapshots_;
+    m.stop = [this] { return stopRequested(); };
     m.known = [this](const std::string &h) { return knownBuild(h); };
     if (compilesAtRunTime())
       m.serveRuntime = [this](const Evaluation &e) { serveRuntime(e); };
@@ -221,6 +222,21 @@ private:
                        "`");
   }
   std::vector<Point> unspent(std::vector<Point> pool, int generation);
+  // `ciq stop` during a re-measurement after the search (finalists,
+  // minimization, attribution): its rounds end at once, no lock is written,
+  // and `ciq resume` measures these phases again (the search is kept).
+  bool finalistsCanRun();
+  std::string resumeHint() const {
+    return "the search is kept: fix the cause, then measure the phases after it again with `ciq resume "
+           "--config " + shellQuote(cfg_.path) + "`";
+  }
+  bool stopRequested() { return builder().daemon().stopRequested(); }
+  bool stoppedIn(const std::string &phase) {
+    progress_.note("stopped during the " + phase + "; continue with `ciq resume --config " +
+                   shellQuote(cfg_.path) + "`");
+    outcome_.status = TuneOutcome::Status::Stopped;
+    return false;
+  }
 };
 
 bool TuneRun::openJournal() {
@@ -575,7 +591,20 @@ bool TuneRun::evaluateBaseline() {
                 "; fix the build or benchmark first (" + b.replay + ")");
     return false;
   }
-  return true;
+  return finalistsCanRun();
+}
+
+// The finalists run each build's own copy of the benchmark's program
+// (snapshotBenchmark): a command that names none is refused once the
+// baseline has built the program, not after the whole search.
+bool TuneRun::finalistsCanRun() {
+  std::string err;
+  if (!runtimeObjective() || slurm_ || !resolveBenchmarkProgram(cfg_, err))
+    return true; // no program here yet (Slurm builds on the nodes): the finalists check it
+  std::string dir = cfg_.runDir + "/finalists/check";
+  auto cmd = snapshotBenchmark(cfg_, dir, err, compilesAtRunTime());
+  llvm::sys::fs::remove_directories(dir);
+  return cmd ? true : fail(err);
 }
 
 // The proof that controls reach the compiler: a deliberately degrading
@@ -889,12 +918,20 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
   if (compilesAtRunTime())
     serve = [&](size_t k) { serveRuntime(evals_[order[k]]); };
   auto res = runInterleaved(*bench(), commands, rounds(), logPath("finalists"), cfg_.benchmark.warmup, serve,
-                            enoughRounds(Judged::BestAgainstFirst));
+                            enoughRounds(Judged::BestAgainstFirst), [this] { return stopRequested(); });
   if (serve)
     builder().daemon().clearCandidate();
   endPhase(*workers_[0]);
-  if (!res.ok)
-    return fail("finalists: " + res.reason + ": " + res.message);
+  if (res.stopped)
+    return stoppedIn("finalists");
+  if (!res.ok) // a run that failed here (intermittently: it passed in the search) is no result
+    return fail("finalists: " + res.reason + ": " +
+                (res.failedBuild >= 0 ? evals_[order[res.failedBuild]].candidateId +
+                                            (res.failedBuild == 0 ? " (the baseline)" : "") + ", " +
+                                            res.message.substr(res.message.find(", ") + 2)
+                                      : res.message) +
+                "; no lock is written; the search is kept: fix the benchmark, then measure the "
+                "finalists again with `ciq resume --config " + shellQuote(cfg_.path) + "`");
   if (!res.raced.empty()) {
     std::string ids;
     for (size_t k : res.raced)
@@ -1039,7 +1076,8 @@ bool TuneRun::minimize(WinnerChoice &w) {
   std::string err;
   auto m = minimizeWinner(cfg_.space, win.point, worse, err);
   if (!m)
-    return fail("minimizing " + win.candidateId + ": " + err);
+    return stopRequested() ? stoppedIn("minimization")
+                           : fail("minimizing " + win.candidateId + ": " + err + "; no lock is written; " + resumeHint());
   for (const auto &st : m->steps)
     verdicts_.minimization.push_back((st.dropped ? "dropped " : "kept ") + st.removed + " (" + st.detail + ")");
   lockExtra_["minimization"] = {{"from", win.candidateId}, {"steps", minimizeToJson(*m)}};
@@ -1074,7 +1112,7 @@ bool TuneRun::attribute(WinnerChoice &w) {
                               rounds(), "attribution", err, measureOptions(&problems));
   notePhaseProblems(problems);
   if (!rows)
-    return fail("attribution: " + err);
+    return stopRequested() ? stoppedIn("attribution") : fail("attribution: " + err + "; no lock is written; " + resumeHint());
   for (const auto &r : *rows)
     verdicts_.attribution.push_back(formatVariant(r, cfg_.objectives.front().unit));
   lockExtra_["attribution"] = variantsToJson(*rows);

@@ -15,13 +15,20 @@ std::vector<size_t> balancedOrder(size_t builds, int round) {
 
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
                                  int rounds, const std::string &logPath, int warmupRounds,
-                                 const BeforeRun &beforeRun, const EnoughRounds &enough) {
+                                 const BeforeRun &beforeRun, const EnoughRounds &enough,
+                                 const StopRequested &stop) {
   InterleavedResult r;
   r.values.resize(commands.size());
   r.warmup.resize(commands.size());
   std::vector<bool> active(commands.size(), true);
   int measured = 0;
   for (int round = 0; round < warmupRounds + rounds; ++round) {
+    if (stop && stop()) {
+      r.stopped = true;
+      r.reason = "stopped";
+      r.message = "ciq stop before round " + std::to_string(round + 1);
+      return r;
+    }
     if (round > warmupRounds && enough) {
       RoundsDecision d = enough(r.values);
       if (d.stop)
@@ -37,6 +44,7 @@ InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std:
       RunOutcome o = runner.runOnce(logPath, commands[i]);
       if (!o.ok) {
         r.reason = o.reason;
+        r.failedBuild = (int)i;
         r.message = "build " + std::to_string(i) + ", " + (round < warmupRounds ? "warm-up " : "") + "round " +
                     std::to_string(round + 1) + ": " + o.message;
         return r;

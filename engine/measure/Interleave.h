@@ -17,12 +17,16 @@ namespace ciq {
 struct InterleavedResult {
   bool ok = false;
   std::string reason, message;           // first failure
+  int failedBuild = -1;                  // its build's index (the caller names it)
   std::vector<std::vector<double>> values;   // per build, per round
   std::vector<std::vector<double>> warmup;   // per build: the warm-up rounds' values, not counted
   // Racing inside the re-measurement: builds dropped before the last round
   // (significantly worse than the best), and the runs that saved.
   std::vector<size_t> raced;
   int runsSaved = 0;
+  // `ciq stop` arrived: the rounds ended early (ok is false; the values are
+  // partial and must not be judged).
+  bool stopped = false;
 };
 
 // The order of the builds in one round: forwards in even rounds, backwards
@@ -41,14 +45,19 @@ struct RoundsDecision {
   std::vector<bool> active;
 };
 using EnoughRounds = std::function<RoundsDecision(const std::vector<std::vector<double>> &values)>;
+// Asked before every round: true ends the measurement
+// (`ciq stop`), so a stop does not wait for up to max_repeats more rounds.
+using StopRequested = std::function<bool()>;
 
 // `rounds` rounds; in each, every command runs once, in balancedOrder, after
 // beforeRun(its index) when given. `warmupRounds` rounds first, in the same
 // order, kept apart in `warmup`. With `enough`, fewer rounds when it says so,
 // and a build it drops skips the remaining rounds (the others stay interleaved).
+// With `stop`, a round starts only while it says false (else `stopped`).
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
                                  int rounds, const std::string &logPath, int warmupRounds = 0,
-                                 const BeforeRun &beforeRun = {}, const EnoughRounds &enough = nullptr);
+                                 const BeforeRun &beforeRun = {}, const EnoughRounds &enough = nullptr,
+                                 const StopRequested &stop = nullptr);
 
 // The interleaved re-measurements' settings (finalists, minimization,
 // attribution), the same in `ciq tune` and in a Slurm finalists job: a fixed

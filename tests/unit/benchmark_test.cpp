@@ -331,3 +331,92 @@ TEST(OutputCompare, NumbersAndTolerances) {
   EXPECT_EQ(compareNumbers({NAN}, {NAN}, 0, 0), "");
   EXPECT_NE(compareNumbers({1}, {NAN}, 1, 1), "");
 }
+
+// Attempt 5 of the issue-21 review: a benchmark whose runs all print the
+// same number, against an incumbent that does too. The sums of the two
+// samples round differently (12 x 3.3 and 7 x 3.3), so a textbook Welch
+// test sees a difference of one ulp over a variance of rounding error and
+// called them different (t = -3.9, p = 0.002): racing dropped an equal
+// candidate and the verdicts called a tie significant.
+TEST(Stats, IdenticalConstantRunsAreNeverDifferent) {
+  for (double x : {0.1, 0.3, 0.7, 1.1, 3.3, 123.456}) {
+    for (size_t na : {2, 3, 4, 5, 7, 12, 20}) {
+      for (size_t nb : {2, 3, 5, 6, 7, 12}) {
+        std::vector<double> a(na, x), b(nb, x);
+        WelchResult w = welchTTest(a, b);
+        EXPECT_EQ(w.pValue, 1) << x << " x" << na << " vs x" << nb;
+        EXPECT_EQ(w.t, 0) << x << " x" << na << " vs x" << nb;
+        EXPECT_FALSE(racedOut(a, b, true, 0.01)) << x << " x" << na << " vs x" << nb;
+        EXPECT_FALSE(racedOut(a, b, false, 0.01)) << x << " x" << na << " vs x" << nb;
+        EXPECT_FALSE(judge(b, a, true).significant);
+        EXPECT_EQ(summarize(a).stddev, 0) << x << " x" << na;
+      }
+    }
+  }
+  // Zero spread on both sides but different values: a certain difference,
+  // no division by zero.
+  WelchResult d = welchTTest({3.3, 3.3, 3.3}, {3.2, 3.2});
+  EXPECT_EQ(d.pValue, 0);
+  EXPECT_TRUE(std::isinf(d.t));
+  EXPECT_TRUE(racedOut({3.3, 3.3, 3.3}, {3.2, 3.2}, true, 0.01));
+  EXPECT_FALSE(racedOut({3.2, 3.2, 3.2}, {3.3, 3.3}, true, 0.01));
+  // One side constant, the other not: finite t.
+  EXPECT_TRUE(std::isfinite(welchTTest({3.3, 3.3, 3.3}, {3.2, 3.25, 3.3}).t));
+}
+
+// `ciq stop` during an interleaved re-measurement: no further round starts,
+// and the partial values are reported as stopped (never judged as a result).
+TEST(Interleave, StopEndsTheRoundsAtOnce) {
+  auto cfg = shellBenchmark("true");
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
+  std::vector<std::string> cmd = {"sh", "-c", "echo time_ms=1"};
+  int asked = 0;
+  auto res = runInterleaved(r, {cmd, cmd}, 10, "/tmp/ciq-interleave-stop.log", 1, {}, nullptr,
+                            [&] { return ++asked > 3; }); // a warm-up round and 2 measured ones, then stop
+  EXPECT_FALSE(res.ok);
+  EXPECT_TRUE(res.stopped);
+  EXPECT_EQ(res.values[0].size(), 2u);
+  EXPECT_EQ(res.warmup[0].size(), 1u);
+  // Without a stop every round runs.
+  auto all = runInterleaved(r, {cmd, cmd}, 4, "/tmp/ciq-interleave-stop.log", 0, {}, nullptr, [] { return false; });
+  EXPECT_TRUE(all.ok);
+  EXPECT_FALSE(all.stopped);
+  EXPECT_EQ(all.values[1].size(), 4u);
+}
+
+// Attempt 4 of the issue-21 review: the benchmark names the built program
+// through a symlink outside the build directory (a bin/ of links, say). The
+// finalists must copy the build's program, not refuse the command after
+// the whole search ("names no program the build makes").
+TEST(Snapshot, ProgramNamedThroughASymlinkIsTheBuildsProgram) {
+  llvm::SmallString<128> root;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("/tmp/ciq-snapshot", root));
+  std::string dir = root.str().str();
+  llvm::sys::fs::create_directories(dir + "/build");
+  llvm::sys::fs::create_directories(dir + "/bin");
+  std::ofstream(dir + "/build/app") << "#!/bin/sh\necho time_ms=1\n";
+  llvm::sys::fs::setPermissions(dir + "/build/app", llvm::sys::fs::all_all);
+  ASSERT_FALSE(llvm::sys::fs::create_link(dir + "/build/app", dir + "/bin/app"));
+  TuneConfig cfg;
+  cfg.buildDir = dir + "/build";
+  cfg.benchmark.enabled = true;
+  cfg.benchmark.workingDir = dir;
+  for (auto command : {std::vector<std::string>{"bin/app", "--n", "3"},
+                       std::vector<std::string>{"sh", "-c", "exec \"$0\"", "bin/app"},
+                       std::vector<std::string>{"build/../bin/app"}}) {
+    cfg.benchmark.command = command;
+    std::string err;
+    auto cmd = snapshotBenchmark(cfg, dir + "/snap", err);
+    ASSERT_TRUE(cmd) << command[0] << ": " << err;
+    size_t at = command[0] == "sh" ? 3 : 0;
+    EXPECT_EQ((*cmd)[at], dir + "/snap/app");
+    EXPECT_FALSE(llvm::sys::fs::is_symlink_file((*cmd)[at])) << "a copy of the program, not of the link";
+  }
+  // A link to a program the build does not make stays refused.
+  ASSERT_FALSE(llvm::sys::fs::create_link("/bin/true", dir + "/bin/other"));
+  cfg.benchmark.command = {"sh", "-c", "true", "bin/other"};
+  std::string err;
+  EXPECT_FALSE(snapshotBenchmark(cfg, dir + "/snap", err));
+  EXPECT_NE(err.find("names no program the build makes"), std::string::npos) << err;
+  llvm::sys::fs::remove_directories(dir);
+}

@@ -437,5 +437,27 @@ TEST(Config, AdaptiveRepeatsAndRacing) {
   err = p.loadError("target: app\nbenchmark: {command: [./b], repeats: adaptive, min_repeats: 8, max_repeats: 4}\n");
   EXPECT_NE(err.find("must be at least min_repeats (8)"), std::string::npos) << err;
   err = p.loadError("target: app\nbenchmark: {command: [./b], repeats: often}\n");
-  EXPECT_NE(err.find("benchmark.repeats"), std::string::npos) << err;
+  EXPECT_NE(err.find("benchmark.repeats: expected a number of runs or adaptive, got 'often'"), std::string::npos) << err;
+  // race_alpha where racing is off would be silently unused: refused.
+  err = p.loadError("target: app\nbenchmark: {command: [./b], repeats: 3, race_alpha: 0.05}\n");
+  EXPECT_NE(err.find("benchmark.race_alpha: applies to racing only, which is off with a fixed repeats count; set "
+                     "racing: true (or repeats: adaptive), or remove race_alpha"),
+            std::string::npos)
+      << err;
+  err = p.loadError("target: app\nbenchmark: {command: [./b], repeats: adaptive, racing: false, race_alpha: 0.05}\n");
+  EXPECT_NE(err.find("benchmark.race_alpha: applies to racing only, which is off (racing: false)"), std::string::npos)
+      << err;
+  // Racing with a fixed count is allowed, and so is its level.
+  TuneConfig raced = p.loadOk("target: app\nbenchmark: {command: [./b], repeats: 9, racing: true, race_alpha: 0.05}\n");
+  EXPECT_TRUE(raced.benchmark.racing);
+  EXPECT_DOUBLE_EQ(raced.benchmark.raceAlpha, 0.05);
+  // Garbage in the adaptive keys: one line naming the key.
+  for (const char *bad : {"target_noise_percent: 0", "target_noise_percent: -1", "target_noise_percent: 1e9",
+                          "target_noise_percent: abc", "race_alpha: 0", "race_alpha: 1", "max_measure_s: 0",
+                          "racing: maybe", "min_repeats: 1", "max_repeats: 1"}) {
+    std::string key = std::string(bad).substr(0, std::string(bad).find(':'));
+    err = p.loadError(std::string("target: app\nbenchmark: {command: [./b], repeats: adaptive, ") + bad + "}\n");
+    EXPECT_NE(err.find("benchmark." + key + ": expected"), std::string::npos) << bad << ": " << err;
+    EXPECT_EQ(err.find('\n'), std::string::npos) << bad << ": " << err; // one line
+  }
 }

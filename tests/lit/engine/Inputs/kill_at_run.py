@@ -1,0 +1,20 @@
+"""Runs a benchmark command and, on run number argv[2] (counted in the file
+argv[1] over every run of every build), sends SIGKILL to its parent process
+first: a user's kill -9 of `ciq tune` at a chosen point of a phase (the
+finalists, the minimization, the attribution). N = 0 never kills.
+
+usage: kill_at_run.py <counter file> <N> <command...>
+"""
+import os
+import signal
+import subprocess
+import sys
+
+counter, n, command = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
+with open(counter, "a") as f:
+    f.write("run\n")
+runs = sum(1 for _ in open(counter))
+if runs == n:
+    os.kill(os.getppid(), signal.SIGKILL)
+    sys.exit(1)
+sys.exit(subprocess.run(command).returncode)
