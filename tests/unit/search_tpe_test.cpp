@@ -311,15 +311,21 @@ TEST(Tpe, StopsSamplingAControlThatOnlyMadeThingsWorse) {
   EXPECT_FALSE(harmful[4]);
 }
 
+namespace {
+// The smooth landscape, except that regs=32 (index 0 of control 1) always
+// adds 100: a value that only makes things worse.
+ScoredPoint regs32Hurts(const Point &p, int g) {
+  ScoredPoint sp = smooth(p, g);
+  if (sp.ok && p[1] == 0)
+    sp.objectives[0] += 100;
+  return sp;
+}
+} // namespace
+
 TEST(Tpe, StopsSamplingAValueThatOnlyMadeThingsWorse) {
   // regs=32 always adds 100; the other values of regs help.
   SearchSpace s = mixedSpace();
-  auto f = [](const Point &p, int g) -> ScoredPoint {
-    ScoredPoint sp = smooth(p, g);
-    if (sp.ok && p[1] == 0)
-      sp.objectives[0] += 100;
-    return sp;
-  };
+  auto f = regs32Hurts;
   auto at = [&](std::vector<int> v) { return Point(v.begin(), v.end()); };
   std::vector<ScoredPoint> h = {f(s.baseline(), 0)};
   // Tried twice, never alone: another control could be to blame; not banned.
@@ -350,12 +356,7 @@ TEST(Tpe, AnOrderedControlIsStoppedOnlyAfterTwoOfItsValuesHurt) {
   // (tried twice, once alone), so that value is stopped, but the ordered
   // control regs is not, and the search still reaches the optimum at regs=128.
   SearchSpace s = mixedSpace();
-  auto f = [](const Point &p, int g) -> ScoredPoint {
-    ScoredPoint sp = smooth(p, g);
-    if (sp.ok && p[1] == 0)
-      sp.objectives[0] += 100;
-    return sp;
-  };
+  auto f = regs32Hurts;
   auto at = [&](std::vector<int> v) { return Point(v.begin(), v.end()); };
   std::vector<ScoredPoint> h = {f(s.baseline(), 0)};
   h.push_back(f(at({-1, 0, -1, -1, -1}), 1));
