@@ -266,11 +266,7 @@ bool TuneRun::openJournal() {
     }
     // A search killed before its canary passed (or whose canary failed) runs
     // it on resume: the proof that controls reach the compiler is not optional.
-    auto flag = [&](const char *key) {
-      return prior.canary.is_object() && prior.canary.contains(key) && prior.canary[key].is_boolean() &&
-             prior.canary[key].get<bool>();
-    };
-    canaryDone_ = flag("ok") || flag("skipped");
+    canaryDone_ = prior.canaryDone;
     if (!prior.inputs.is_null())
       if (std::string changed = changedInput(prior.inputs, cfg_); !changed.empty())
         return fail(jpath + ": " + changed + "; results of the old and new inputs must not mix: start over "

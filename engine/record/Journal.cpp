@@ -277,7 +277,12 @@ JournalContents readJournal(const std::string &path) {
                     : !minimizeStepsFromJson(members, c.minimization, why, where + ": \"steps\""))
         c.damaged.push_back(why);
     } else if (l.op == "canary") {
-      c.canary = l.object;
+      bool ok = false, skipped = false;
+      JsonFields f(l.object, where);
+      if (!f.opt("ok", ok).opt("skipped", skipped).ok())
+        c.damaged.push_back(f.error());
+      else
+        c.canaryDone = ok || skipped; // the last canary line counts
     } else if (l.op == "inputs") {
       c.inputs = l.object;
     } else if (l.op == "done") {

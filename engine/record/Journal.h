@@ -72,7 +72,9 @@ struct JournalContents {
   std::vector<int> completedGenerations;
   bool done = false;
   nlohmann::json winner;                 // the "winner" line, or null
-  nlohmann::json canary;                 // the last "canary" line, or null
+  // The last "canary" line says the canary passed ("ok": true) or was
+  // skipped by --no-canary ("skipped": true): a resume need not run it.
+  bool canaryDone = false;
   std::vector<AttributionRow> attribution;   // the rows of the last "attribution" line (AfterSearch.h)
   std::vector<MinimizeStep> minimization;    // the steps of the last "minimize" line
   // "<file>:<line>: what is wrong" for every line that failed its checksum,

@@ -492,3 +492,21 @@ TEST_F(RecordDir, AttributionAndMinimizationRoundTrip) {
   EXPECT_NE(c.damaged[1].find(":2: \"steps\"[0]: \"dropped\": expected true or false"), std::string::npos)
       << c.damaged[1];
 }
+
+// The canary line: a resume skips the canary only when the last one passed
+// or was skipped by --no-canary; a wrongly typed one is damage, not a pass.
+TEST_F(RecordDir, TheLastCanaryLineSaysWhetherTheCanaryIsDone) {
+  auto canaryDone = [&](std::vector<nlohmann::json> canaries, size_t damaged = 0) {
+    std::vector<nlohmann::json> lines = {startLine(), evaluationToJson(everyField())};
+    lines.insert(lines.end(), canaries.begin(), canaries.end());
+    JournalContents c = readJournal(writeJournal(lines));
+    EXPECT_EQ(c.damaged.size(), damaged);
+    return c.canaryDone;
+  };
+  EXPECT_FALSE(canaryDone({}));
+  EXPECT_TRUE(canaryDone({{{"op", "canary"}, {"ok", true}, {"reason", ""}}}));
+  EXPECT_TRUE(canaryDone({{{"op", "canary"}, {"skipped", true}}}));
+  EXPECT_FALSE(canaryDone({{{"op", "canary"}, {"ok", false}, {"reason", "compile_error"}}}));
+  EXPECT_FALSE(canaryDone({{{"op", "canary"}, {"ok", true}}, {{"op", "canary"}, {"ok", false}}}));
+  EXPECT_FALSE(canaryDone({{{"op", "canary"}, {"ok", "yes"}}}, 1));
+}
