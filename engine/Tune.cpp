@@ -923,8 +923,7 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
   if (!res.ok) // a run that failed here (intermittently: it passed in the search) is no result
     return fail("finalists: " + res.reason + ": " +
                 (res.failedBuild >= 0 ? evals_[order[res.failedBuild]].candidateId +
-                                            (res.failedBuild == 0 ? " (the baseline)" : "") + ", " +
-                                            res.message.substr(res.message.find(", ") + 2)
+                                            (res.failedBuild == 0 ? " (the baseline)" : "") + ", " + res.failedRun
                                       : res.message) +
                 "; no lock is written; the search is kept: fix the benchmark, then measure the "
                 "finalists again with `ciq resume --config " + shellQuote(cfg_.path) + "`");

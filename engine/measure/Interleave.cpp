@@ -45,8 +45,8 @@ InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std:
       if (!o.ok) {
         r.reason = o.reason;
         r.failedBuild = (int)i;
-        r.message = "build " + std::to_string(i) + ", " + (round < warmupRounds ? "warm-up " : "") + "round " +
-                    std::to_string(round + 1) + ": " + o.message;
+        r.failedRun = (round < warmupRounds ? "warm-up round " : "round ") + std::to_string(round + 1) + ": " + o.message;
+        r.message = "build " + std::to_string(i) + ", " + r.failedRun;
         return r;
       }
       (round < warmupRounds ? r.warmup : r.values)[i].push_back(o.value);

@@ -16,8 +16,9 @@ namespace ciq {
 
 struct InterleavedResult {
   bool ok = false;
-  std::string reason, message;           // first failure
+  std::string reason, message;           // first failure: "build <i>, <failedRun>"
   int failedBuild = -1;                  // its build's index (the caller names it)
+  std::string failedRun;                 // "[warm-up ]round <n>: <why>", without the build
   std::vector<std::vector<double>> values;   // per build, per round
   std::vector<std::vector<double>> warmup;   // per build: the warm-up rounds' values, not counted
   // Racing inside the re-measurement: builds dropped before the last round
