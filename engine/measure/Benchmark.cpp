@@ -1,6 +1,7 @@
 #include "engine/measure/Benchmark.h"
 #include "engine/measure/MetricParser.h"
 #include "engine/measure/Stats.h"
+#include "common/FileIO.h"
 #include "common/Subprocess.h"
 
 #include <algorithm>
@@ -103,9 +104,18 @@ RunOutcome BenchmarkRunner::compareOutput(const std::string &stdoutText, const s
   }
   std::vector<double> got = numbersIn(text);
   if (referenceFile_.empty() || !llvm::sys::fs::exists(referenceFile_)) {
-    // The baseline: its output is the reference.
-    if (!referenceFile_.empty())
-      std::ofstream(referenceFile_) << nlohmann::json(got).dump() << "\n";
+    // The baseline: its output is the reference. Written whole or not at
+    // all (a kill mid-write must not leave half a reference for the resumed
+    // search), and a write that fails fails the baseline: without the file
+    // every later candidate would pass as its own reference.
+    std::string err;
+    if (!referenceFile_.empty() &&
+        !writeFileAtomically(referenceFile_, nlohmann::json(got).dump() + "\n", err, /*durable=*/true)) {
+      o.reason = reason::WrongAnswer;
+      o.message = "cannot keep the baseline's output numbers for benchmark.correctness.compare: " + err +
+                  "; free space or fix the permissions of the run folder, then `ciq resume`";
+      return o;
+    }
     o.ok = true;
     return o;
   }

@@ -332,6 +332,44 @@ TEST(OutputCompare, NumbersAndTolerances) {
   EXPECT_NE(compareNumbers({1}, {NAN}, 1, 1), "");
 }
 
+// The baseline's output numbers are the reference of every later
+// comparison. A reference that cannot be kept fails the baseline: before,
+// the write failed silently, and every candidate then passed as its own
+// reference. The file is written whole (rename), never half.
+TEST(OutputCompare, TheReferenceIsKeptOrTheBaselineFails) {
+  auto cfg = shellBenchmark("echo result 1.25 2.5");
+  cfg.benchmark.correctness = {"sh", "-c", "echo result 1.25 2.5"};
+  cfg.benchmark.compare = "stdout";
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ciq-reference", dir));
+  std::string ref = std::string(dir) + "/reference-output.json";
+  BenchmarkRunner base(cfg.benchmark, benchmarkWorkDir(cfg));
+  base.setReferenceFile(ref);
+  ASSERT_TRUE(base.checkCorrectness(kLog).ok);
+  std::ifstream in(ref);
+  std::string kept((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(kept, "[1.25,2.5]\n");
+
+  auto other = cfg;
+  other.benchmark.correctness = {"sh", "-c", "echo result 1.25 2.75"};
+  BenchmarkRunner cand(other.benchmark, benchmarkWorkDir(other));
+  cand.setReferenceFile(ref);
+  auto o = cand.checkCorrectness(kLog);
+  EXPECT_EQ(o.reason, "wrong_answer");
+  EXPECT_NE(o.message.find("differs from the baseline's"), std::string::npos) << o.message;
+
+  // A folder that cannot be made (its parent is a file): the baseline fails
+  // with what to do, and a later candidate is not waved through.
+  std::string blocked = std::string(dir) + "/file";
+  std::ofstream(blocked) << "x";
+  BenchmarkRunner unkept(cfg.benchmark, benchmarkWorkDir(cfg));
+  unkept.setReferenceFile(blocked + "/reference-output.json");
+  auto b = unkept.checkCorrectness(kLog);
+  EXPECT_FALSE(b.ok);
+  EXPECT_NE(b.message.find("cannot keep the baseline's output numbers"), std::string::npos) << b.message;
+  llvm::sys::fs::remove_directories(std::string(dir));
+}
+
 // Attempt 5 of the issue-21 review: a benchmark whose runs all print the
 // same number, against an incumbent that does too. The sums of the two
 // samples round differently (12 x 3.3 and 7 x 3.3), so a textbook Welch
