@@ -16,7 +16,10 @@
 // as half a "bad" observation before the next is chosen (a believer), so the batch
 // spreads out instead of proposing near-copies; 70% of the proposals
 // (counted over the search: a pool of 1 mixes them) are the best point's
-// one-control neighbours (a local step). pool_size follows the workers by
+// one-control neighbours (a local step). Before any of them comes a pattern
+// move (Hooke-Jeeves): where the best point beat the point that differs from
+// it only in an ordered control, set to a value on one side, the next value
+// on the other side. pool_size follows the workers by
 // default (SearchConfig::poolFollowsWorkers): one GPU, one point at a time. Controls, and
 // single values of a control, that so far only made things worse than the
 // baseline are no longer sampled (an ordered control only once two of its
@@ -317,14 +320,22 @@ private:
     // Local slots: kLocal of every evaluation, counted over the whole search
     // (with a pool of 1, every other proposal).
     const size_t nLocal = (size_t)std::lround(kLocal * (done + want)) - (size_t)std::lround(kLocal * done);
+    const std::set<Point> trends = trendSteps(ok[order[0]], ok, incumbent);
+    std::vector<bool> trend(cands.size());
+    for (size_t i = 0; i < cands.size(); ++i)
+      trend[i] = local[i] && trends.count(cands[i]);
     std::vector<Point> pool;
     std::vector<bool> used(cands.size(), false);
+    // Pass 0: trend steps, in any slot (Hooke-Jeeves makes the pattern move
+    // as soon as a step improved); 1: local steps, in local slots; 2: any.
+    auto eligible = [&](int pass, size_t i) {
+      return pass == 0 ? trend[i] : pass == 1 ? pool.size() < nLocal && local[i] : true;
+    };
     while (pool.size() < want) {
       size_t best = cands.size();
-      bool onlyLocal = pool.size() < nLocal;
-      for (int pass = 0; pass < 2 && best == cands.size(); ++pass, onlyLocal = false)
+      for (int pass = 0; pass < 3 && best == cands.size(); ++pass)
         for (size_t i = 0; i < cands.size(); ++i)
-          if (!used[i] && (!onlyLocal || local[i]) &&
+          if (!used[i] && eligible(pass, i) &&
               (best == cands.size() || fixed[i] - badLog[i] > fixed[best] - badLog[best]))
             best = i;
       if (best == cands.size())
@@ -339,6 +350,34 @@ private:
           badLog[i] = bad.logp(cands[i]);
     }
     return pool;
+  }
+
+  // Hooke-Jeeves' pattern move on ordered controls: where the best point
+  // `inc` beat an OK point of `ok` that differs from it only in one
+  // ordered control, set there to a value on one side of inc's, the point
+  // `from` (inc without harmful controls) with that control at the next
+  // value on the other side. The scale improved towards inc's value, so the
+  // trend likely goes on past it; TPE's densities cannot say so: the bad
+  // density spreads the worse value onto its neighbours (inc's value and
+  // the one beyond it alike), the good density inc's value onto both sides.
+  std::set<Point> trendSteps(const ScoredPoint &inc, const std::vector<ScoredPoint> &ok, const Point &from) const {
+    std::set<Point> out;
+    for (const auto &h : ok) {
+      size_t c = inc.point.size(), diffs = 0;
+      for (size_t k = 0; k < inc.point.size(); ++k)
+        if (h.point[k] != inc.point[k])
+          ++diffs, c = k;
+      if (diffs != 1 || !ordinal_[c] || h.point[c] == kUnset || inc.point[c] == kUnset)
+        continue;
+      bool worse = pareto_ ? dominates(inc.objectives, h.objectives) : inc.objectives < h.objectives;
+      int next = inc.point[c] + (h.point[c] < inc.point[c] ? 1 : -1);
+      if (!worse || from[c] != inc.point[c] || next < 0 || next >= (int)space_.controls[c].values.size())
+        continue;
+      Point q = from;
+      q[c] = next;
+      out.insert(q);
+    }
+    return out;
   }
 
   // Distinct new points: draws from l(x), and every one-control neighbour of

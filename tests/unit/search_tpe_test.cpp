@@ -4,8 +4,8 @@
 // INVALID, starts near the default (the same start for any pool size),
 // learns more from a pool of 1 than of 8, stops sampling a control or a value that
 // only ever made things worse (an ordered control only after two of its
-// values did), and spends half of a later pool next to the
-// best point. Also: the strategy names are one table.
+// values did), spends half of a later pool next to the best point, and
+// continues an ordered control past a value that beat its neighbour. Also: the strategy names are one table.
 #include "engine/Config.h"
 #include "engine/Search.h"
 #include "engine/SearchTpe.h"
@@ -390,6 +390,54 @@ TEST(Tpe, AnOrderedControlIsStoppedOnlyAfterTwoOfItsValuesHurt) {
   h.push_back(smooth(at({-1, 1, -1, -1, -1}), 2));
   h.back().objectives[0] += 100;
   EXPECT_TRUE(harmfulControls(s, h, false)[1]);
+}
+
+namespace {
+// Like -DBK on gemm-h200: an ordered tile depth (4 .. 64) whose unset
+// default is 8 and whose optimum is 32; cache, fast and regs only add cost.
+SearchSpace tileSpace() {
+  SearchSpace s;
+  s.controls.push_back(control("tile", {"4", "8", "16", "32", "64"}));
+  s.controls.push_back(control("cache", {"ca", "cg"}));
+  s.controls.push_back(control("fast", {"on"}, DomainKind::Literal));
+  s.controls.push_back(control("regs", {"32", "64", "96", "128", "160", "192"}, DomainKind::Range));
+  return s;
+}
+
+ScoredPoint tileLandscape(const Point &p, int g) {
+  double score = 10 * std::abs((p[0] == kUnset ? 1 : p[0]) - 3);
+  for (size_t c = 1; c < p.size(); ++c)
+    score += p[c] == kUnset ? 0 : 5;
+  return {p, true, {score}, g};
+}
+} // namespace
+
+TEST(Tpe, ContinuesAnOrderedControlPastTheValueThatBeatItsNeighbour) {
+  // Hooke-Jeeves' pattern move: tile=16 beat tile=8 (the point that differs
+  // from it in tile alone), so the next proposal is tile=32, the next value
+  // on the other side, ahead of the best point's other one-control
+  // neighbours and of the model's draws, whatever the seed or slot.
+  SearchSpace s = tileSpace();
+  auto at = [&](std::vector<int> v) { return Point(v.begin(), v.end()); };
+  std::vector<ScoredPoint> h = {tileLandscape(s.baseline(), 0)};
+  for (const Point &p : {at({-1, 0, -1, -1}), at({-1, -1, 0, -1}), at({-1, -1, -1, 2}), at({1, -1, -1, -1}),
+                         at({2, -1, -1, -1})})
+    h.push_back(tileLandscape(p, (int)h.size()));
+  for (uint64_t seed = 1; seed <= 8; ++seed)
+    for (int pool : {1, 4}) {
+      std::vector<Point> next = strategy(s, "tpe", seed, pool)->pool((int)h.size(), h);
+      ASSERT_FALSE(next.empty());
+      EXPECT_EQ(next[0], at({3, -1, -1, -1})) << "seed " << seed << ", pool " << pool;
+    }
+  // Downwards alike: tile=8 beat tile=16, so tile=4 is next.
+  std::vector<ScoredPoint> down = {tileLandscape(s.baseline(), 0)};
+  for (const Point &p : {at({-1, 0, -1, -1}), at({-1, -1, 0, -1}), at({-1, -1, -1, 2}), at({2, -1, 0, -1}),
+                         at({1, -1, 0, -1})})
+    down.push_back(tileLandscape(p, (int)down.size()));
+  for (auto &sp : down)   // here smaller tiles are better: 4 is the optimum
+    if (sp.point[0] != kUnset)
+      sp.objectives[0] = 10 * sp.point[0] + (sp.point[2] == kUnset ? 0 : 5);
+  EXPECT_EQ(strategy(s, "tpe", 1, 1)->pool((int)down.size(), down).at(0), at({0, -1, 0, -1}));
 }
 
 TEST(Tpe, HalfOfALaterPoolStepsOneControlFromTheBestPoint) {
