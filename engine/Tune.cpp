@@ -28,6 +28,8 @@
 #include <algorithm>
 #include <functional>
 #include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <map>
@@ -85,6 +87,7 @@ public:
 private:
   bool prepare();
   bool openJournal();
+  bool referenceKept();
   bool evaluateBaseline();
   bool searchGenerations();
   bool startWorkers();
@@ -239,6 +242,38 @@ private:
   }
 };
 
+// benchmark.correctness.compare: a resumed search whose baseline is in the
+// journal compares every candidate with the baseline's output numbers in
+// reference-output.json. Without that file (deleted, cleaned up) the next
+// check would take its own output for the baseline's, and a wrong answer would
+// pass: the resume stops instead. The baseline cannot be checked again
+// without measuring it again, which the journal already holds.
+bool TuneRun::referenceKept() {
+  if (cfg_.benchmark.compare.empty())
+    return true;
+  bool baselineDone = std::any_of(evals_.begin(), evals_.end(),
+                                  [](const Evaluation &e) { return e.generation == 0 && e.ok; });
+  std::string ref = cfg_.runDir + "/reference-output.json";
+  if (!baselineDone)
+    return true;
+  std::string why;
+  try {
+    std::ifstream in(ref);
+    if (!in)
+      why = "is missing";
+    else
+      nlohmann::json::parse(in).get<std::vector<double>>();
+  } catch (const std::exception &e) {
+    why = std::string("cannot be read (") + e.what() + ")";
+  }
+  if (why.empty())
+    return true;
+  fail(ref + " (the baseline's output numbers, benchmark.correctness.compare) " + why +
+       "; without it no candidate's output can be checked: start over with `ciq tune --fresh --config " +
+       shellQuote(cfg_.path) + "`");
+  return false;
+}
+
 bool TuneRun::openJournal() {
   std::string jpath = cfg_.runDir + "/journal.jsonl";
   JournalContents prior = readJournal(jpath);
@@ -288,6 +323,8 @@ bool TuneRun::openJournal() {
                   "), and " + cfg_.lockfile + " is left as it is; raise the budget with `ciq resume --max-evaluations N` "
                   "to extend it, or start a new search with `ciq tune --config " + shellQuote(cfg_.path) + "`");
     evals_ = prior.evaluations;
+    if (!referenceKept())
+      return false;
     firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
     resumedCount_ = evals_.size();
     inputsRecorded_ = !prior.inputs.is_null();
