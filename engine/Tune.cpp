@@ -322,6 +322,12 @@ bool TuneRun::openJournal() {
                   std::to_string(prior.evaluations.size()) + " evaluations of a budget of " + std::to_string(budget_) +
                   "), and " + cfg_.lockfile + " is left as it is; raise the budget with `ciq resume --max-evaluations N` "
                   "to extend it, or start a new search with `ciq tune --config " + shellQuote(cfg_.path) + "`");
+    // Extending a finished search: the raised budget is what the user asked
+    // to spend, and ciq.yaml (generations included) cannot change on a
+    // resume. Its own search.generations ended it: without more of them the
+    // extension evaluated nothing and only wrote the lock again.
+    if (prior.done && 1 + cfg_.search.poolSize * cfg_.search.generations < budget_)
+      fitGenerationsToBudget();
     evals_ = prior.evaluations;
     if (!referenceKept())
       return false;
