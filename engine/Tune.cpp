@@ -285,6 +285,15 @@ bool TuneRun::openJournal() {
       std::string why = llvm::sys::fs::file_size(jpath, size) ? "no journal.jsonl"
                         : size == 0                            ? "journal.jsonl is empty"
                                                                : "journal.jsonl has no start line";
+      // Evaluations without the start line that says what they searched
+      // (space, seed, strategy) cannot be continued; `ciq tune` alone refuses
+      // the unfinished search and sends the user back here.
+      if (!prior.evaluations.empty())
+        return fail(jpath + ": the start line is damaged or missing" +
+                    (prior.damaged.empty() ? std::string() : " (" + prior.damaged.front() + ")") + "; its " +
+                    std::to_string(prior.evaluations.size()) +
+                    " evaluation(s) cannot be resumed without it: start over with `ciq tune --fresh --config " +
+                    shellQuote(cfg_.path) + "` (the journal is kept as journal.jsonl.previous)");
       fail("nothing to resume in " + cfg_.runDir + " (" + why + "); start with `ciq tune`");
       return false;
     }
