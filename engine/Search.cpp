@@ -220,6 +220,18 @@ private:
   const SearchSpace &space_;
 };
 
+} // namespace
+
+std::optional<double> mostEvaluations(const std::string &strategy, const SearchSpace &space) {
+  if (strategy != strategies::exhaustive)
+    return std::nullopt;
+  bool baselineInSpace =
+      std::all_of(space.controls.begin(), space.controls.end(), [](const Control &c) { return c.canUnset; });
+  return space.size() + (baselineInSpace ? 0 : 1);
+}
+
+namespace {
+
 class GeneticStrategy : public Strategy {
 public:
   GeneticStrategy(const SearchConfig &c, const SearchSpace &s, bool pareto) : cfg_(c), space_(s), pareto_(pareto) {}

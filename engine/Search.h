@@ -10,6 +10,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <vector>
@@ -65,5 +66,11 @@ public:
 
 // Throws std::runtime_error with a one-line message (e.g. exhaustive over its limit).
 std::unique_ptr<Strategy> makeStrategy(const SearchConfig &cfg, const SearchSpace &space, bool pareto);
+
+// The most evaluations a search with `strategy` can make over `space`, the
+// baseline included, or nullopt when only the budget ends it. Exhaustive
+// visits each point once: the points of the space, plus the baseline when a
+// `required` control keeps it out of the space.
+std::optional<double> mostEvaluations(const std::string &strategy, const SearchSpace &space);
 
 } // namespace ciq

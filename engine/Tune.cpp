@@ -143,7 +143,7 @@ private:
   // Where search.generations ends the search before the budget is spent.
   std::string generationsCap() const {
     int most = 1 + cfg_.search.poolSize * cfg_.search.generations;
-    if (most >= budget_ || cfg_.search.strategy == strategies::exhaustive)
+    if (most >= budget_ || mostEvaluations(cfg_.search.strategy, cfg_.space))
       return "";
     return " (search.generations " + std::to_string(cfg_.search.generations) + " x pool_size " +
            std::to_string(cfg_.search.poolSize) + " ends it after at most " + std::to_string(most) + ")";
@@ -405,17 +405,11 @@ bool TuneRun::prepare() {
             : cfg_.search.maxEvaluations > 0 ? cfg_.search.maxEvaluations
             : cfg_.search.poolFollowsWorkers() ? 1 + SearchConfig::kDefaultPoolSize * cfg_.search.generations
                                              : 1 + cfg_.search.poolSize * cfg_.search.generations;
-  // Exhaustive visits each point once: a space smaller than the budget ends
-  // the search there, and the counter says so ([3/3], not [3/49]). The
-  // baseline is one more evaluation when it is not a point of the space (a
-  // `required` control is never unset).
-  if (cfg_.search.strategy == strategies::exhaustive) {
-    bool baselineInSpace = std::all_of(cfg_.space.controls.begin(), cfg_.space.controls.end(),
-                                       [](const Control &c) { return c.canUnset; });
-    double evaluations = cfg_.space.size() + (baselineInSpace ? 0 : 1);
-    if (evaluations < (double)budget_)
-      budget_ = std::max(1, (int)evaluations);
-  }
+  // A strategy that runs out of points (exhaustive over a space smaller
+  // than the budget) ends the search there, and the counter says so ([3/3],
+  // not [3/49]).
+  if (auto most = mostEvaluations(cfg_.search.strategy, cfg_.space); most && *most < (double)budget_)
+    budget_ = std::max(1, (int)*most);
   // A budget (BUDGET, max_evaluations, --max-evaluations) is what the user
   // asked to spend: without generations of their own, enough generations to
   // spend it; with them, the header says where the search will stop. Before

@@ -247,6 +247,18 @@ TEST(Exhaustive, EnumeratesEveryPointOnceThenStops) {
   EXPECT_TRUE(st->pool(1000, history).empty());
 }
 
+// The budget cap ciq tune takes from the strategy: exhaustive ends after
+// every point, plus the baseline when a required control keeps it out of
+// the space (smallSpace's D); the other strategies only at their budget.
+TEST(Exhaustive, MostEvaluationsIsTheSpaceAndAnOutsideBaseline) {
+  SearchSpace s = smallSpace();
+  EXPECT_EQ(mostEvaluations("exhaustive", s), std::optional<double>(145));
+  s.controls.back().canUnset = true;
+  EXPECT_EQ(mostEvaluations("exhaustive", s), std::optional<double>(s.size()));
+  EXPECT_EQ(mostEvaluations("tpe", s), std::nullopt);
+  EXPECT_EQ(mostEvaluations("genetic", s), std::nullopt);
+}
+
 TEST(Exhaustive, RefusesASpaceOverTheLimitSayingItsSize) {
   SearchSpace s = smallSpace();
   SearchConfig c = config("exhaustive", 1);
