@@ -2,6 +2,7 @@
 #include "common/EnvNames.h"
 
 #include <cstdlib>
+#include <vector>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
@@ -52,6 +53,33 @@ std::string absolutePath(const std::string &p, const std::string &base) {
   }
   llvm::sys::path::remove_dots(s, true);
   return s.str().str();
+}
+
+// ciq-ptxas names a compile's output from getcwd(), which resolves symbolic
+// links, while compile_commands.json keeps the path the build tree was
+// configured under (a build folder reached through a link): both sides of a
+// comparison go through this. The deepest existing folder is resolved, and
+// the rest (an object folder Ninja creates on its first build) appended; the
+// file itself is never resolved (a cache may link objects).
+std::string physicalPath(const std::string &p) {
+  if (!llvm::sys::path::is_absolute(p))
+    return p;
+  llvm::StringRef dir = llvm::sys::path::parent_path(p);
+  std::vector<llvm::StringRef> rest = {llvm::sys::path::filename(p)};
+  while (!dir.empty()) {
+    llvm::SmallString<256> real;
+    if (!llvm::sys::fs::real_path(dir, real)) {
+      for (auto it = rest.rbegin(); it != rest.rend(); ++it)
+        llvm::sys::path::append(real, *it);
+      return real.str().str();
+    }
+    rest.push_back(llvm::sys::path::filename(dir));
+    llvm::StringRef up = llvm::sys::path::parent_path(dir);
+    if (up == dir)
+      break;
+    dir = up;
+  }
+  return p;
 }
 
 } // namespace ciq

@@ -11,6 +11,9 @@ std::string shareDir();                  // <prefix>/share/ciq, or $CIQ_SHARE_DI
 std::string wrapperPath();               // <bin>/ciq-ptxas
 std::string cacheDir();
 // p made absolute against base (unless it already is), with . and .. removed.
-std::string absolutePath(const std::string &p, const std::string &base);                  // $XDG_CACHE_HOME/ciq, default ~/.cache/ciq
+std::string absolutePath(const std::string &p, const std::string &base);
+// Absolute p with the symbolic links of its existing folders resolved (the
+// file and missing folders need not exist); p itself when nothing resolves.
+std::string physicalPath(const std::string &p);
 
 } // namespace ciq

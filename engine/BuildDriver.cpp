@@ -85,8 +85,10 @@ std::vector<CudaObject> findCudaScriptCompiles(const std::string &buildDir, cons
       if (std::regex_search(line, m, setLine))
         (m.str(1) == "source_file" ? o.source : o.object) = m.str(2);
     }
-    if (!o.source.empty() && !o.object.empty())
+    if (!o.source.empty() && !o.object.empty()) {
+      o.object = physicalPath(o.object);
       out.push_back(o);
+    }
   }
   return out;
 }
@@ -141,7 +143,8 @@ bool CMakeBuild::discover(std::string &error) {
         continue;
       if (multiConfig && out.find(marker + cfg_.config + "/") == std::string::npos)
         continue;
-      objects_.push_back({absolutePath(e.value("file", ""), dir), out, t, commandOf(e)});
+      // Physical, as ciq-ptxas names the outputs in its receipts (common/Paths.h).
+      objects_.push_back({absolutePath(e.value("file", ""), dir), physicalPath(out), t, commandOf(e)});
     }
   }
   if (objects_.empty() && !addScriptCompiles()) {

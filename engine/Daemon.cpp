@@ -1,5 +1,6 @@
 #include "engine/Daemon.h"
 #include "common/JsonRead.h"
+#include "common/Paths.h"
 #include "common/Sha256.h"
 #include "common/Subprocess.h"
 
@@ -193,6 +194,7 @@ bool Daemon::handle(LineSocket &sock, const std::string &op, const nlohmann::jso
     CompileRequest req;
     if (!readJson(msg, req, why))
       return refuse(sock, "hello: " + why), false;
+    req.output = physicalPath(req.output); // as the tuned objects are named (an -o through a link)
     std::lock_guard<std::mutex> g(mu_);
     if (req.engineToken != token_)
       return refuse(sock, "this compile was started by another ciq engine (a search that was killed or has "
@@ -218,6 +220,7 @@ bool Daemon::handle(LineSocket &sock, const std::string &op, const nlohmann::jso
     Receipt r;
     if (!readJson(msg, r, why))
       return refuse(sock, "receipt: " + why), false;
+    r.output = physicalPath(r.output);
     std::lock_guard<std::mutex> g(mu_);
     // Only a receipt of this engine's current candidate counts.
     if (current_ && r.engineToken == token_ && r.candidateId == current_->candidateId)

@@ -64,8 +64,11 @@ static std::string scoreText(const TuneConfig &cfg, const Evaluation &e) {
     s += buf;
   }
   if (!e.stoppedBy.empty() && e.duplicateKind.empty()) {
-    char buf[96];
-    snprintf(buf, sizeof buf, " runs=%zu noise=%.2f%%%s", e.runs.size(), e.noisePercent,
+    // The noise needs two runs or more (<0: unknown); "noise=-1.00%" read as a number.
+    char buf[96], noise[32] = "";
+    if (e.noisePercent >= 0)
+      snprintf(noise, sizeof noise, " noise=%.2f%%", e.noisePercent);
+    snprintf(buf, sizeof buf, " runs=%zu%s%s", e.runs.size(), noise,
              e.stoppedBy == "racing" ? " (raced: worse than the best)" : "");
     s += buf;
   }

@@ -9,6 +9,8 @@
 #include <cmath>
 #include <glob.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
 #include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/WithColor.h>
@@ -130,6 +132,27 @@ void rejectShellCharacters(const Control &c, const YAML::Node &n, const YamlRead
                         ", which the shell nvcc runs through would interpret; remove it from the space file");
 }
 
+// A control's name, option and values go into the journal, results.csv, the
+// lockfile and the engine's messages to ciq-ptxas, all JSON text: bytes that
+// are not UTF-8 (a Latin-1 -D value) made nlohmann::json throw mid-tune, a
+// crash. They are refused here, with the bytes shown escaped.
+void rejectNonUtf8(const Control &c, const YAML::Node &n, const YamlReader &r, const std::string &k) {
+  auto escaped = [](const std::string &text) {
+    std::string shown;
+    llvm::raw_string_ostream os(shown);
+    llvm::printEscapedString(text, os);
+    return os.str();
+  };
+  std::vector<std::string> texts = {c.name, c.option, c.help, c.compilerDefault};
+  if (c.render != RenderKind::Acf) // ACF values are file paths, recorded as bytes
+    texts.insert(texts.end(), c.values.begin(), c.values.end());
+  for (const auto &text : texts)
+    if (!llvm::json::isUTF8(text))
+      r.fail(n, escaped(k), "control '" + escaped(c.name) + "': '" + escaped(text) +
+                                "' is not UTF-8 (\\XX: a byte); ciq records controls as JSON text (journal, "
+                                "results.csv, lockfile): spell it in UTF-8");
+}
+
 Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string &key,
                      const std::string &baseDir) {
   r.onlyKeys(n, key, {"name", "ptxas", "nvcc", "define", "acf", "choice", "range", "literal",
@@ -179,6 +202,7 @@ Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string
     c.changesResults = r.boolean(n["changes_results"], k + ".changes_results");
   if (n["compiler_default"])
     c.compilerDefault = r.str(n["compiler_default"], k + ".compiler_default");
+  rejectNonUtf8(c, n, r, k);
   return c;
 }
 

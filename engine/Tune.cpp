@@ -28,6 +28,8 @@
 #include <algorithm>
 #include <functional>
 #include <cstdio>
+#include <fstream>
+#include <nlohmann/json.hpp>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <map>
@@ -85,6 +87,7 @@ public:
 private:
   bool prepare();
   bool openJournal();
+  bool referenceKept();
   bool evaluateBaseline();
   bool searchGenerations();
   bool startWorkers();
@@ -239,6 +242,38 @@ private:
   }
 };
 
+// benchmark.correctness.compare: a resumed search whose baseline is in the
+// journal compares every candidate with the baseline's output numbers in
+// reference-output.json. Without that file (deleted, cleaned up) the next
+// check would take its own output for the baseline's, and a wrong answer would
+// pass: the resume stops instead. The baseline cannot be checked again
+// without measuring it again, which the journal already holds.
+bool TuneRun::referenceKept() {
+  if (cfg_.benchmark.compare.empty())
+    return true;
+  bool baselineDone = std::any_of(evals_.begin(), evals_.end(),
+                                  [](const Evaluation &e) { return e.generation == 0 && e.ok; });
+  std::string ref = cfg_.runDir + "/reference-output.json";
+  if (!baselineDone)
+    return true;
+  std::string why;
+  try {
+    std::ifstream in(ref);
+    if (!in)
+      why = "is missing";
+    else
+      nlohmann::json::parse(in).get<std::vector<double>>();
+  } catch (const std::exception &e) {
+    why = std::string("cannot be read (") + e.what() + ")";
+  }
+  if (why.empty())
+    return true;
+  fail(ref + " (the baseline's output numbers, benchmark.correctness.compare) " + why +
+       "; without it no candidate's output can be checked: start over with `ciq tune --fresh --config " +
+       shellQuote(cfg_.path) + "`");
+  return false;
+}
+
 bool TuneRun::openJournal() {
   std::string jpath = cfg_.runDir + "/journal.jsonl";
   JournalContents prior = readJournal(jpath);
@@ -250,6 +285,15 @@ bool TuneRun::openJournal() {
       std::string why = llvm::sys::fs::file_size(jpath, size) ? "no journal.jsonl"
                         : size == 0                            ? "journal.jsonl is empty"
                                                                : "journal.jsonl has no start line";
+      // Evaluations without the start line that says what they searched
+      // (space, seed, strategy) cannot be continued; `ciq tune` alone refuses
+      // the unfinished search and sends the user back here.
+      if (!prior.evaluations.empty())
+        return fail(jpath + ": the start line is damaged or missing" +
+                    (prior.damaged.empty() ? std::string() : " (" + prior.damaged.front() + ")") + "; its " +
+                    std::to_string(prior.evaluations.size()) +
+                    " evaluation(s) cannot be resumed without it: start over with `ciq tune --fresh --config " +
+                    shellQuote(cfg_.path) + "` (the journal is kept as journal.jsonl.previous)");
       fail("nothing to resume in " + cfg_.runDir + " (" + why + "); start with `ciq tune`");
       return false;
     }
@@ -287,7 +331,15 @@ bool TuneRun::openJournal() {
                   std::to_string(prior.evaluations.size()) + " evaluations of a budget of " + std::to_string(budget_) +
                   "), and " + cfg_.lockfile + " is left as it is; raise the budget with `ciq resume --max-evaluations N` "
                   "to extend it, or start a new search with `ciq tune --config " + shellQuote(cfg_.path) + "`");
+    // Extending a finished search: the raised budget is what the user asked
+    // to spend, and ciq.yaml (generations included) cannot change on a
+    // resume. Its own search.generations ended it: without more of them the
+    // extension evaluated nothing and only wrote the lock again.
+    if (prior.done && 1 + cfg_.search.poolSize * cfg_.search.generations < budget_)
+      fitGenerationsToBudget();
     evals_ = prior.evaluations;
+    if (!referenceKept())
+      return false;
     firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
     resumedCount_ = evals_.size();
     inputsRecorded_ = !prior.inputs.is_null();

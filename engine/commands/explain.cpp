@@ -3,6 +3,7 @@
 // optionally Nsight Compute (`--ncu`) on the benchmark of both builds.
 #include "engine/Command.h"
 #include "engine/Config.h"
+#include "engine/commands/RunPath.h"
 #include "engine/analysis/Explain.h"
 #include "common/Subprocess.h"
 
@@ -31,7 +32,7 @@ cl::opt<std::string> Arch("arch", cl::sub(ExplainCmd),
 cl::opt<bool> Ncu("ncu", cl::sub(ExplainCmd),
                   cl::desc("also profile the benchmark of both builds with Nsight Compute"));
 cl::opt<std::string> ConfigPath("config", cl::sub(ExplainCmd),
-                                cl::desc("ciq.yaml with the benchmark command (for --ncu)"));
+                                cl::desc("ciq.yaml of the search: its run_dir, and the benchmark command (for --ncu)"));
 
 // Rebuilds one evaluation with its journal `replay` command, then profiles the
 // benchmark under ncu.
@@ -61,7 +62,10 @@ std::optional<std::vector<NcuKernel>> profile(const std::string &ncu, const Reco
 
 int run() {
   std::string error;
-  auto data = loadRun(RunDir, error);
+  auto path = searchRunPath(RunDir, RunDir.getNumOccurrences() > 0, ConfigPath);
+  if (!path)
+    return 1;
+  auto data = loadRun(*path, error);
   if (!data)
     return reportError(error);
   const RecordedEval *cand = data->find(Candidate);

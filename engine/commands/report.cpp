@@ -1,6 +1,7 @@
 // `ciq report [run dir] [-o dir]`: an HTML page with SVG plots of a search
 // (engine/analysis/Report, drawn by gnuplot).
 #include "engine/Command.h"
+#include "engine/commands/RunPath.h"
 #include "engine/analysis/Report.h"
 
 #include <llvm/ADT/SmallString.h>
@@ -13,6 +14,8 @@ using namespace ciq;
 namespace cl = llvm::cl;
 
 cl::SubCommand ReportCmd("report", "Write an HTML page with SVG plots of a search");
+cl::opt<std::string> ConfigPath("config", cl::sub(ReportCmd),
+                                cl::desc("ciq.yaml of the search: read its run_dir"));
 cl::opt<std::string> RunPath(cl::Positional, cl::sub(ReportCmd), cl::init("."),
                              cl::desc("<run dir | results.csv> (default: .)"));
 cl::opt<std::string> OutDir("o", cl::sub(ReportCmd),
@@ -21,7 +24,10 @@ cl::opt<std::string> OutDir("o", cl::sub(ReportCmd),
 
 int run() {
   std::string error;
-  auto data = loadRun(RunPath, error);
+  auto path = searchRunPath(RunPath, RunPath.getNumOccurrences() > 0, ConfigPath);
+  if (!path)
+    return 1;
+  auto data = loadRun(*path, error);
   if (!data)
     return reportError(error);
   if (data->evals.empty())
