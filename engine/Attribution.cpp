@@ -42,7 +42,41 @@ std::string slug(const std::string &name) {
   return s;
 }
 
+std::string number(double v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
 } // namespace
+
+void breakTieByLaterObjectives(VariantResult &row, const std::map<std::string, double> &mine,
+                               const std::map<std::string, double> &ref, const std::vector<Objective> &objectives,
+                               bool pareto) {
+  if (row.verdict != "equal")
+    return;
+  std::string better, worse;
+  for (size_t i = 1; i < objectives.size(); ++i) {
+    const Objective &o = objectives[i];
+    auto a = mine.find(o.metric), b = ref.find(o.metric);
+    if (a == mine.end() || b == ref.end() || a->second == b->second)
+      continue;
+    bool up = o.direction == "minimize" ? a->second < b->second : a->second > b->second;
+    std::string what = o.metric + " " + number(b->second) + " -> " + number(a->second) +
+                       (o.unit.empty() ? "" : " " + o.unit);
+    (up ? better : worse) += (up ? better : worse).empty() ? what : ", " + what;
+    if (!pareto)   // lexicographic: the first objective that differs decides
+      break;
+  }
+  if (!better.empty() && worse.empty()) {
+    row.significant = true;
+    row.verdict = "better in " + better;
+  } else if (!worse.empty() && better.empty()) {
+    row.verdict = "worse in " + worse;
+  } else if (!better.empty()) {
+    row.verdict = "a trade-off: better in " + better + ", worse in " + worse;
+  }
+}
 
 void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact, double maxCvPercent) {
   row.reference = ref.median;
@@ -74,6 +108,7 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
   std::vector<std::vector<std::string>> commands;
   std::vector<Evaluation> served;   // per command: the candidate its run-time compiles get
   std::vector<double> exactValues;
+  std::vector<std::map<std::string, double>> exactScores;   // every compile objective, per exact value
   std::map<std::string, size_t> byHash;
   for (size_t i = 0; i < variants.size(); ++i) {
     rows[i].name = variants[i].name;
@@ -96,6 +131,7 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
     if (const Evaluation *k = !runtime && opts.known ? opts.known(hash) : nullptr; k && k->scores.count(o.metric)) {
       buildOf[i] = byHash[hash] = exactValues.size();
       exactValues.push_back(k->scores.at(o.metric));
+      exactScores.push_back(k->scores);
       continue;
     }
     Evaluation e;
@@ -119,8 +155,10 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
       served.push_back(e);
       if (opts.snapshots)
         (*opts.snapshots)[hash] = *cmd;
-    } else
+    } else {
       exactValues.push_back(e.scores.count(o.metric) ? e.scores.at(o.metric) : 0);
+      exactScores.push_back(e.scores);
+    }
   }
   std::vector<std::vector<double>> values, warmup(exactValues.size());
   if (runtime) {
@@ -154,8 +192,11 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
     rows[i].median = s.median;
     rows[i].cvPercent = s.cvPercent;
   }
-  for (size_t i = 1; i < rows.size(); ++i)
+  for (size_t i = 1; i < rows.size(); ++i) {
     judgeAgainst(rows[i], rows[0], minimize, !runtime, opts.maxCvPercent);
+    if (!runtime)
+      breakTieByLaterObjectives(rows[i], exactScores[buildOf[i]], exactScores[buildOf[0]], cfg.objectives, cfg.pareto);
+  }
   return rows;
 }
 

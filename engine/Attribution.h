@@ -86,6 +86,16 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
 // Judges `row` against the reference row `ref` (exact: compile metrics, one
 // value each; else the runs, too noisy above maxCvPercent).
 void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact, double maxCvPercent = 10);
+// A compile-only row "equal" to the reference in the first objective is
+// told apart by the later ones, as the search ranks candidates
+// (lexicographic: the first that differs decides; with `pareto`, better
+// only when none is worse, else "a trade-off"): a winner that saves
+// registers at equal spill bytes said "equal" beside the verdict that it
+// beats the default compile. The verdict names the objective and its
+// values ("better in registers 94 -> 52 registers").
+void breakTieByLaterObjectives(VariantResult &row, const std::map<std::string, double> &mine,
+                               const std::map<std::string, double> &ref, const std::vector<Objective> &objectives,
+                               bool pareto);
 
 // "1.250x", or "n/a (888 -> 0 bytes)" when the speedup is undefined.
 std::string speedupText(const VariantResult &r, const std::string &unit, int decimals);

@@ -264,6 +264,55 @@ TEST(Attribution, WinnerOfZeroHasNoSpeedup) {
   EXPECT_NE(formatVariant(half, "bytes").find("2.000x"), std::string::npos);
 }
 
+// A winner that keeps spill bytes at 0 and saves registers (the second,
+// tie-breaking objective) beats the default compile; its attribution row
+// said "equal" (issue: new-user trial u1). Later objectives now decide a
+// tie as the search's ranking does.
+TEST(Attribution, ATieInTheFirstObjectiveIsBrokenByTheNext) {
+  Objective spills, regs;
+  spills.metric = "spill_bytes";
+  spills.unit = "bytes";
+  regs.metric = "registers";
+  regs.unit = "registers";
+  std::vector<Objective> objectives = {spills, regs};
+  VariantResult base, both;
+  base.median = 0;
+  both.median = 0;
+  judgeAgainst(both, base, /*minimize=*/true, /*exact=*/true);
+  ASSERT_EQ(both.verdict, "equal");
+  breakTieByLaterObjectives(both, {{"spill_bytes", 0}, {"registers", 52}}, {{"spill_bytes", 0}, {"registers", 94}},
+                            objectives, /*pareto=*/false);
+  EXPECT_EQ(both.verdict, "better in registers 94 -> 52 registers");
+  EXPECT_TRUE(both.significant);
+  EXPECT_NE(formatVariant(both, "bytes").find("better in registers 94 -> 52"), std::string::npos);
+
+  VariantResult more;
+  judgeAgainst(more, base, true, true);
+  breakTieByLaterObjectives(more, {{"spill_bytes", 0}, {"registers", 96}}, {{"spill_bytes", 0}, {"registers", 94}},
+                            objectives, false);
+  EXPECT_EQ(more.verdict, "worse in registers 94 -> 96 registers");
+  EXPECT_FALSE(more.significant);
+
+  // Pareto: better in one, worse in another is no gain.
+  Objective stack;
+  stack.metric = "stack_frame";
+  stack.unit = "bytes";
+  objectives.push_back(stack);
+  VariantResult trade;
+  judgeAgainst(trade, base, true, true);
+  breakTieByLaterObjectives(trade, {{"spill_bytes", 0}, {"registers", 52}, {"stack_frame", 16}},
+                            {{"spill_bytes", 0}, {"registers", 94}, {"stack_frame", 0}}, objectives, /*pareto=*/true);
+  EXPECT_EQ(trade.verdict, "a trade-off: better in registers 94 -> 52 registers, worse in stack_frame 0 -> 16 bytes");
+  EXPECT_FALSE(trade.significant);
+
+  // Every objective equal stays "equal".
+  VariantResult same;
+  judgeAgainst(same, base, true, true);
+  breakTieByLaterObjectives(same, {{"spill_bytes", 0}, {"registers", 94}}, {{"spill_bytes", 0}, {"registers", 94}},
+                            objectives, false);
+  EXPECT_EQ(same.verdict, "equal");
+}
+
 namespace {
 
 Evaluation timed(const std::string &id, double ms, nlohmann::json controls) {
