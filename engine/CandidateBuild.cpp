@@ -55,6 +55,9 @@ static bool relocatable(const std::vector<CudaObject> &objects) {
 }
 
 bool CandidateBuilder::start(const std::string &socketPath, std::string &error) {
+  // Before anything in the build tree is read, ended or repaired (RunLock.h).
+  if (cfg_.build.kind != "none" && !treeLock_.acquireBuildTree(cfg_.buildDir, cfg_.runDir, error))
+    return false;
   llvm::sys::fs::create_directories(cfg_.runDir + "/acf");
   llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
   // ACFs travel under their content hash: a path with no comma (nvcc splits

@@ -5,6 +5,7 @@
 #include "engine/BuildDriver.h"
 #include "engine/Config.h"
 #include "engine/Daemon.h"
+#include "engine/RunLock.h"
 #include "engine/record/Evaluation.h"
 
 #include <map>
@@ -57,6 +58,8 @@ private:
   bool learnObjects(const std::vector<Receipt> &receipts, Evaluation &e);
   void guardObjects();
 
+  // First, so released last: after restore() and the daemon are done with the tree.
+  RunLock treeLock_;
   const TuneConfig &cfg_;
   std::unique_ptr<BuildDriver> driver_;
   std::string standinDir_, realPtxas_;
