@@ -326,11 +326,24 @@ bool TuneRun::openJournal() {
     }
     // A finished search has nothing to continue unless the budget was raised
     // (--max-evaluations): running its end again would only rewrite its lock.
-    if (prior.done && (int)prior.evaluations.size() >= budget_)
+    if (prior.done && (int)prior.evaluations.size() >= budget_) {
+      std::string lock = llvm::sys::fs::exists(cfg_.lockfile) ? cfg_.lockfile + " is left as it is"
+                                                              : "no lock is written";
+      // A strategy that ran out of points (exhaustive over the whole space)
+      // caps any budget there: raising it, as the other message says, adds
+      // nothing, and `--max-evaluations N` got that same advice back.
+      if (auto most = mostEvaluations(cfg_.search.strategy, cfg_.space);
+          most && (double)prior.evaluations.size() >= *most)
+        return fail("nothing to resume in " + cfg_.runDir + ": its search finished, and " + cfg_.search.strategy +
+                    " has evaluated every point of its space (" + std::to_string(prior.evaluations.size()) +
+                    " evaluations, the baseline included), so no budget adds one; " + lock +
+                    "; widen space: in ciq.yaml and start a new search with `ciq tune --config " +
+                    shellQuote(cfg_.path) + "`");
       return fail("nothing to resume in " + cfg_.runDir + ": its search finished (" +
                   std::to_string(prior.evaluations.size()) + " evaluations of a budget of " + std::to_string(budget_) +
-                  "), and " + cfg_.lockfile + " is left as it is; raise the budget with `ciq resume --max-evaluations N` "
+                  "), and " + lock + "; raise the budget with `ciq resume --max-evaluations N` "
                   "to extend it, or start a new search with `ciq tune --config " + shellQuote(cfg_.path) + "`");
+    }
     // Extending a finished search: the raised budget is what the user asked
     // to spend, and ciq.yaml (generations included) cannot change on a
     // resume. Its own search.generations ended it: without more of them the
