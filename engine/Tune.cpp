@@ -28,7 +28,6 @@
 #include <algorithm>
 #include <functional>
 #include <cstdio>
-#include <fstream>
 #include <nlohmann/json.hpp>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -257,16 +256,7 @@ bool TuneRun::referenceKept() {
   if (!baselineDone)
     return true;
   std::string why;
-  try {
-    std::ifstream in(ref);
-    if (!in)
-      why = "is missing";
-    else
-      nlohmann::json::parse(in).get<std::vector<double>>();
-  } catch (const std::exception &e) {
-    why = std::string("cannot be read (") + e.what() + ")";
-  }
-  if (why.empty())
+  if (readReferenceOutput(ref, why))
     return true;
   fail(ref + " (the baseline's output numbers, benchmark.correctness.compare) " + why +
        "; without it no candidate's output can be checked: start over with `ciq tune --fresh --config " +

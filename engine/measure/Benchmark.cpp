@@ -87,6 +87,20 @@ std::string compareNumbers(const std::vector<double> &got, const std::vector<dou
   return "";
 }
 
+std::optional<std::vector<double>> readReferenceOutput(const std::string &path, std::string &why) {
+  std::ifstream in(path);
+  if (!in) {
+    why = "is missing";
+    return std::nullopt;
+  }
+  try {
+    return nlohmann::json::parse(in).get<std::vector<double>>();
+  } catch (const std::exception &e) {
+    why = std::string("cannot be read (") + e.what() + ")";
+    return std::nullopt;
+  }
+}
+
 // The output the comparison reads: the check's stdout, or the file it wrote.
 RunOutcome BenchmarkRunner::compareOutput(const std::string &stdoutText, const std::string &cwd) {
   RunOutcome o;
@@ -119,16 +133,14 @@ RunOutcome BenchmarkRunner::compareOutput(const std::string &stdoutText, const s
     o.ok = true;
     return o;
   }
-  std::vector<double> want;
-  try {
-    std::ifstream in(referenceFile_);
-    want = nlohmann::json::parse(in).get<std::vector<double>>();
-  } catch (const std::exception &e) {
+  std::string why;
+  auto read = readReferenceOutput(referenceFile_, why);
+  if (!read) {
     o.reason = reason::WrongAnswer;
-    o.message = "cannot read the baseline's output numbers " + referenceFile_ + ": " + e.what() +
-                "; start over with `ciq tune --fresh`";
+    o.message = "the baseline's output numbers " + referenceFile_ + " " + why + "; start over with `ciq tune --fresh`";
     return o;
   }
+  const std::vector<double> &want = *read;
   std::string diff = compareNumbers(got, want, b.rtol, b.atol);
   if (!diff.empty()) {
     o.reason = reason::WrongAnswer;

@@ -80,6 +80,9 @@ private:
   RunOutcome compareOutput(const std::string &stdoutText, const std::string &cwd);
 };
 
+// The baseline's output numbers kept at `path` (a JSON array; setReferenceFile),
+// or nullopt with `why` ("is missing", "cannot be read (...)").
+std::optional<std::vector<double>> readReferenceOutput(const std::string &path, std::string &why);
 // Every number in `text` (decimal or exponent notation, nan, inf), in order.
 std::vector<double> numbersIn(const std::string &text);
 // "" when `got` matches `want` (same count, |x - ref| <= atol + rtol |ref|
