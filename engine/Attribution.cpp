@@ -58,6 +58,10 @@ void breakTieByLaterObjectives(VariantResult &row, const std::map<std::string, d
   std::string better, worse;
   for (size_t i = 1; i < objectives.size(); ++i) {
     const Objective &o = objectives[i];
+    // Only exact (compile) metrics: a runtime value in a row's scores is one
+    // median of the search, with no noise test against the reference.
+    if (!isCompileMetric(o.metric))
+      continue;
     auto a = mine.find(o.metric), b = ref.find(o.metric);
     if (a == mine.end() || b == ref.end() || a->second == b->second)
       continue;

@@ -88,7 +88,8 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
 void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact, double maxCvPercent = 10);
 // A compile-only row "equal" to the reference in the first objective is
 // told apart by the later ones, as the search ranks candidates
-// (lexicographic: the first that differs decides; with `pareto`, better
+// (lexicographic: the first compile metric that differs decides; runtime
+// objectives are not exact and are left out; with `pareto`, better
 // only when none is worse, else "a trade-off"): a winner that saves
 // registers at equal spill bytes said "equal" beside the verdict that it
 // beats the default compile. The verdict names the objective and its

@@ -7,6 +7,7 @@
 #include "engine/Command.h"
 #include "engine/Config.h"
 
+#include <llvm/Support/FileSystem.h>
 #include <optional>
 #include <string>
 
@@ -26,6 +27,12 @@ inline std::optional<std::string> searchRunPath(const std::string &given, bool g
   auto cfg = loadConfig(configPath, error);
   if (!cfg) {
     reportError(error);
+    return std::nullopt;
+  }
+  if (!llvm::sys::fs::is_directory(cfg->runDir)) {
+    reportError("run_dir " + cfg->runDir + " of " + configPath +
+                " does not exist: no search has run with this ciq.yaml yet; start one with `ciq tune --config " +
+                configPath + "`");
     return std::nullopt;
   }
   return cfg->runDir;

@@ -305,6 +305,18 @@ TEST(Attribution, ATieInTheFirstObjectiveIsBrokenByTheNext) {
   EXPECT_EQ(trade.verdict, "a trade-off: better in registers 94 -> 52 registers, worse in stack_frame 0 -> 16 bytes");
   EXPECT_FALSE(trade.significant);
 
+  // A runtime objective after the compile one is no exact tie-break: one
+  // median of the search, no noise test. It is left out.
+  Objective time;
+  time.metric = "time_ms";
+  time.unit = "ms";
+  VariantResult timed;
+  judgeAgainst(timed, base, true, true);
+  breakTieByLaterObjectives(timed, {{"spill_bytes", 0}, {"time_ms", 1.0}}, {{"spill_bytes", 0}, {"time_ms", 2.0}},
+                            {spills, time}, false);
+  EXPECT_EQ(timed.verdict, "equal");
+  EXPECT_FALSE(timed.significant);
+
   // Every objective equal stays "equal".
   VariantResult same;
   judgeAgainst(same, base, true, true);
