@@ -45,9 +45,12 @@ std::string occupancyText(const KernelStats &k, const ExplainOptions &o) {
   return os.str();
 }
 
+// One table row; `width`: the columns of a and b (a table passes the widest
+// cell it holds, so an occupancy with two limiters does not push "change"
+// out of line).
 void row(llvm::raw_ostream &os, const std::string &what, const std::string &a,
-         const std::string &b, const std::string &change) {
-  os << llvm::format("  %-26s %-34s %-34s %s\n", what.c_str(), a.c_str(), b.c_str(),
+         const std::string &b, const std::string &change, int width = 34) {
+  os << llvm::format("  %-26s %-*s %-*s %s\n", what.c_str(), width, a.c_str(), width, b.c_str(),
                      change.c_str());
 }
 std::string delta(long a, long b) {
@@ -103,10 +106,12 @@ bool explainCandidates(const RecordedEval &cand, const RecordedEval &against,
     const KernelStats &any = a ? *a : *c;
     os << "\nkernel " << (any.demangled.empty() ? any.name : any.demangled) << " [" << any.arch
        << "]\n";
-    row(os, "", la, lc, "change");
+    std::string occA = a ? occupancyText(*a, opts) : "-", occC = c ? occupancyText(*c, opts) : "-";
+    int width = (int)std::max({size_t(34), la.size() + 1, lc.size() + 1, occA.size() + 1, occC.size() + 1});
+    row(os, "", la, lc, "change", width);
     auto line = [&](const char *what, auto get) {
       std::string sa = a ? std::to_string(get(*a)) : "-", sc = c ? std::to_string(get(*c)) : "-";
-      row(os, what, sa, sc, a && c ? delta(long(get(*a)), long(get(*c))) : "");
+      row(os, what, sa, sc, a && c ? delta(long(get(*a)), long(get(*c))) : "", width);
     };
     line("registers", [](const KernelStats &k) { return k.registers; });
     line("spill stores (bytes)", [](const KernelStats &k) { return k.spillStores; });
@@ -114,8 +119,7 @@ bool explainCandidates(const RecordedEval &cand, const RecordedEval &against,
     line("stack frame (bytes)", [](const KernelStats &k) { return k.stackFrame; });
     line("shared memory (bytes)", [](const KernelStats &k) { return k.sharedBytes; });
     line("barriers", [](const KernelStats &k) { return k.barriers; });
-    row(os, "theoretical occupancy", a ? occupancyText(*a, opts) : "-",
-        c ? occupancyText(*c, opts) : "-", "");
+    row(os, "theoretical occupancy", occA, occC, "", width);
     // __launch_bounds__/__maxnreg__ win over -maxrregcount: say so, or the
     // unchanged registers above read as a control that did nothing.
     for (const KernelStats *k : {a, c})
