@@ -72,6 +72,7 @@ RecordedStart startOf(const TuneConfig &cfg) {
   s.target = cfg.target;
   for (const auto &o : cfg.objectives)
     s.objectives.push_back({o.metric, o.direction, o.unit});
+  s.pareto = cfg.pareto;
   s.startedAt = nowIso8601();
   s.measurement = measurementLine(cfg.benchmark);
   return s;

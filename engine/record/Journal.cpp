@@ -135,7 +135,7 @@ json startToJson(const RecordedStart &s) {
           {"search", {{"strategy", q.strategy}, {"pool_size", q.poolSize}, {"generations", q.generations},
                       {"mutate_rate", q.mutateRate}, {"cull_size", q.cullSize}, {"elitism", q.elitism},
                       {"seed", q.seed}}},
-          {"target", s.target}, {"objectives", objectives}, {"started_at", s.startedAt},
+          {"target", s.target}, {"objectives", objectives}, {"pareto", s.pareto}, {"started_at", s.startedAt},
           {"measurement", s.measurement}};
 }
 
@@ -146,7 +146,7 @@ bool startFromJson(const json &j, RecordedStart &s, std::string &error, const st
   f.opt("version", s.version).opt("engine_version", s.engineVersion).opt("config_path", s.configPath)
       .opt("space_identity", s.spaceIdentity).opt("space_size", s.spaceSize).opt("seed", s.seed)
       .opt("strategy", s.strategy).object("search", search).opt("target", s.target)
-      .opt("objectives", objectives).opt("started_at", s.startedAt).opt("measurement", s.measurement);
+      .opt("objectives", objectives).opt("pareto", s.pareto).opt("started_at", s.startedAt).opt("measurement", s.measurement);
   if (!f.ok())
     return error = f.error(), false;
   RecordedStart::Search &q = s.search;

@@ -50,6 +50,7 @@ struct RecordedStart {
     unsigned long long seed = 0;
   } search;
   std::vector<RecordedObjective> objectives;   // the first is the primary
+  bool pareto = false;   // ranked by non-dominated sorting (pareto: true), else lexicographic
   // How candidates are measured (null without a benchmark): the engine's
   // measurementLine (Tune.cpp); of its members the readers use one.
   nlohmann::json measurement;

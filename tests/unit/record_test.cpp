@@ -176,6 +176,7 @@ RecordedStart everyStart() {
   s.search = {"tpe", 4, 6, 2, 1, 0.25, 7};
   s.target = "app";
   s.objectives = {{"time_ms", "maximize", "GB/s"}, {"registers", "minimize", "registers"}};
+  s.pareto = true;   // not the default, so the round trip proves it is read
   s.startedAt = "2025-01-01T00:00:00Z";
   s.measurement = {{"repeats", "adaptive"}, {"target_noise_percent", 0.5}};
   s.targetNoisePercent = 0.5;
@@ -228,6 +229,7 @@ TEST_F(RecordDir, EveryEvaluationFieldRoundTrips) {
     EXPECT_EQ(a.objectives[i].direction, b.objectives[i].direction);
     EXPECT_EQ(a.objectives[i].unit, b.objectives[i].unit);
   }
+  EXPECT_EQ(a.pareto, b.pareto);
   EXPECT_EQ(a.startedAt, b.startedAt);
   EXPECT_EQ(a.measurement, b.measurement);
   EXPECT_EQ(a.targetNoisePercent, b.targetNoisePercent);
