@@ -3,7 +3,10 @@
 // lists the objects ciq rebuilds; a normal end and SIGINT/SIGTERM/SIGHUP
 // remove them (the next plain build recompiles them with the user's flags),
 // and after a kill -9 the next ciq command or the next configure of the
-// project (CompileIQ.cmake) removes what the list names, saying so.
+// project (CompileIQ.cmake) removes what the list names, saying so. Until
+// then the objects' 1970 dates make a plain build recompile them
+// (CandidateBuilder: after each build, and under Ninja as each receipt
+// arrives).
 #pragma once
 #include <string>
 #include <vector>

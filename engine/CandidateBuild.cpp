@@ -1,5 +1,6 @@
 #include "engine/CandidateBuild.h"
 #include "engine/BuildTreeGuard.h"
+#include "engine/CMakeCache.h"
 #include "engine/Command.h"
 #include "common/DeviceCode.h"
 #include "common/EnvNames.h"
@@ -102,6 +103,15 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   for (const auto &o : driver_->objects())
     tuned.insert(o.object);
   daemon_.setTunedOutputs(std::move(tuned));
+  // A kill -9 while a candidate builds leaves the objects compiled so far
+  // with a fresh date, and the user's next plain build would link them
+  // (backdateObjects() only runs once the build ends). Under Ninja each
+  // object is dated 1970 as its receipt arrives: Ninja plans the link before
+  // it runs a compile, so the candidate's own link still runs. Not under
+  // make, which re-reads a remade object's date and would skip that link.
+  daemon_.setBackdateOnReceipt(cfg_.build.kind == "cmake" &&
+                               cacheValue(readCMakeCache(cfg_.buildDir), "CMAKE_GENERATOR", "").find("Ninja") !=
+                                   std::string::npos);
   if (!daemon_.start(socketPath, error))
     return false;
   guardObjects();

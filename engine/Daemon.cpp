@@ -9,6 +9,7 @@
 #include <cstring>
 #include <fstream>
 #include <random>
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -223,8 +224,13 @@ bool Daemon::handle(LineSocket &sock, const std::string &op, const nlohmann::jso
     r.output = physicalPath(r.output);
     std::lock_guard<std::mutex> g(mu_);
     // Only a receipt of this engine's current candidate counts.
-    if (current_ && r.engineToken == token_ && r.candidateId == current_->candidateId)
+    if (current_ && r.engineToken == token_ && r.candidateId == current_->candidateId) {
       receipts_.push_back(r);
+      if (backdateOnReceipt_ && tunedOutputs_.count(r.output)) {
+        const struct timespec epoch[2] = {{1, 0}, {1, 0}};
+        ::utimensat(AT_FDCWD, r.output.c_str(), epoch, 0);
+      }
+    }
     sock.send(makeMessage("ack"));
     return true;
   }

@@ -31,6 +31,9 @@ public:
   // try_compile, another target) is answered "pass" and never gets a
   // candidate. Empty: every compile gets one.
   void setTunedOutputs(std::set<std::string> outputs);
+  // Date a tuned object to 1970 as its receipt arrives, before the ack lets
+  // its compile end (CandidateBuild.cpp: why, and only under Ninja).
+  void setBackdateOnReceipt(bool on) { backdateOnReceipt_ = on; }
   void clearCandidate();
   // Receipts of the current candidate since it was set.
   std::vector<Receipt> receipts();
@@ -66,6 +69,7 @@ private:
   std::optional<CandidateMessage> current_;
   std::vector<Receipt> receipts_;
   std::set<std::string> tunedOutputs_;
+  std::atomic<bool> backdateOnReceipt_{false};
   nlohmann::json status_ = nlohmann::json::object();
   // Client threads are detached (one per compile: an overnight search makes
   // thousands); stop() waits for this count to reach zero instead of joining.
