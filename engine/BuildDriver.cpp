@@ -1,4 +1,6 @@
 #include "engine/BuildDriver.h"
+#include "engine/CMakeCache.h"
+#include "engine/MakeRules.h"
 #include "common/EnvNames.h"
 #include "common/ForeignJson.h"
 #include "common/Paths.h"
@@ -6,7 +8,9 @@
 
 #include <algorithm>
 #include <csignal>
+#include <fcntl.h>
 #include <fstream>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/StringSaver.h>
@@ -152,7 +156,24 @@ bool CMakeBuild::discover(std::string &error) {
             cfg_.path + " (a target with .cu sources) or add its CUDA libraries to tune_targets";
     return false;
   }
+  findGenerator(targets);
   return true;
+}
+
+// Which build tool runs the candidate builds, and under make the files it
+// remakes from the tuned objects (dated in clean()).
+void CMakeBuild::findGenerator(const std::vector<std::string> &targets) {
+  std::string generator = cacheValue(readCMakeCache(cfg_.buildDir), "CMAKE_GENERATOR", "");
+  ninja_ = generator.find("Ninja") != std::string::npos;
+  makefiles_ = !ninja_ && generator.find("Makefiles") != std::string::npos &&
+               llvm::sys::fs::exists(cfg_.buildDir + "/CMakeFiles/Makefile2");
+  makeDependants_.clear();
+  if (!makefiles_)
+    return;
+  std::vector<std::string> objects;
+  for (const auto &o : objects_)
+    objects.push_back(o.object);
+  makeDependants_ = makeDependants(cfg_.buildDir, makeTargetRuleFiles(cfg_.buildDir, targets), objects);
 }
 
 void BuildDriver::endOrphanedBuild() {
@@ -173,6 +194,11 @@ void BuildDriver::endOrphanedBuild() {
 void CMakeBuild::clean() {
   for (const auto &o : objects_)
     llvm::sys::fs::remove(o.object);
+  // Dated 0, one second before the objects' receipt-time date: make still
+  // links them into these (engine/MakeRules.h).
+  const struct timespec epoch[2] = {{0, 0}, {0, 0}};
+  for (const auto &d : makeDependants_)
+    ::utimensat(AT_FDCWD, d.c_str(), epoch, 0);
 }
 
 // The tuned objects as Ninja names them (paths relative to the build tree),

@@ -48,6 +48,10 @@ public:
   // the tuned objects alone where it can (a CMake target under Ninja: no
   // link, no other target's objects); other builds ignore it.
   virtual void setObjectsOnly(bool on) { (void)on; }
+  // May each tuned object be dated 1970 as its receipt arrives, with the
+  // build still running? Only where the build tool then still runs every
+  // step that consumes it (CandidateBuilder::start says why it matters).
+  virtual bool datesObjectsOnReceipt() const { return false; }
   // Compile process groups the last build left running (ended by build()).
   int lastReaped() const { return lastReaped_; }
 
@@ -72,11 +76,19 @@ public:
   void clean() override;
   SubprocessResult build(const std::map<std::string, std::string> &env, const std::string &logPath) override;
   void setObjectsOnly(bool on) override { objectsOnly_ = on; }
+  // Ninja plans every step before it runs one; make re-reads a remade
+  // object's date, and clean() dates what make remakes from the objects
+  // older still (engine/MakeRules.h).
+  bool datesObjectsOnReceipt() const override { return ninja_ || makefiles_; }
   std::vector<std::string> buildCommand() const override;
 
 private:
   std::vector<std::string> objectTargets() const;
+  void findGenerator(const std::vector<std::string> &targets);
   bool objectsOnly_ = false;
+  bool ninja_ = false;
+  bool makefiles_ = false;
+  std::vector<std::string> makeDependants_; // Makefile trees: linked outputs of the objects
 };
 
 // build.command of ciq.yaml (build.clean before it), or nothing (build: none).

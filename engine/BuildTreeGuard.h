@@ -5,8 +5,8 @@
 // and after a kill -9 the next ciq command or the next configure of the
 // project (CompileIQ.cmake) removes what the list names, saying so. Until
 // then the objects' 1970 dates make a plain build recompile them
-// (CandidateBuilder: after each build, and under Ninja as each receipt
-// arrives).
+// (CandidateBuilder: after each build, and under Ninja and make as each
+// receipt arrives).
 #pragma once
 #include <string>
 #include <vector>

@@ -1,6 +1,5 @@
 #include "engine/CandidateBuild.h"
 #include "engine/BuildTreeGuard.h"
-#include "engine/CMakeCache.h"
 #include "engine/Command.h"
 #include "common/DeviceCode.h"
 #include "common/EnvNames.h"
@@ -105,13 +104,12 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   daemon_.setTunedOutputs(std::move(tuned));
   // A kill -9 while a candidate builds leaves the objects compiled so far
   // with a fresh date, and the user's next plain build would link them
-  // (backdateObjects() only runs once the build ends). Under Ninja each
-  // object is dated 1970 as its receipt arrives: Ninja plans the link before
-  // it runs a compile, so the candidate's own link still runs. Not under
-  // make, which re-reads a remade object's date and would skip that link.
-  daemon_.setBackdateOnReceipt(cfg_.build.kind == "cmake" &&
-                               cacheValue(readCMakeCache(cfg_.buildDir), "CMAKE_GENERATOR", "").find("Ninja") !=
-                                   std::string::npos);
+  // (backdateObjects() only runs once the build ends). Each object is dated
+  // 1970 as its receipt arrives where the candidate's own link still runs:
+  // Ninja plans the link before it runs a compile; make re-reads a remade
+  // object's date, so clean() dates the files make links from the objects
+  // older still (engine/MakeRules.h).
+  daemon_.setBackdateOnReceipt(driver_->datesObjectsOnReceipt());
   if (!daemon_.start(socketPath, error))
     return false;
   guardObjects();

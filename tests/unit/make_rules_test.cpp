@@ -1,0 +1,73 @@
+// engine/MakeRules: the files a CMake Makefile tree remakes from the tuned
+// objects, read from rules written as CMake 3.25 writes them (a target in a
+// folder with a space, separable compilation's device link, a static library).
+#include "engine/MakeRules.h"
+
+#include <algorithm>
+#include <fstream>
+#include <gtest/gtest.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
+using namespace ciq;
+
+namespace {
+
+std::string tempTree() {
+  llvm::SmallString<128> dir;
+  llvm::sys::fs::createUniqueDirectory("ciq-make-rules", dir);
+  return dir.str().str();
+}
+
+void write(const std::string &path, const std::string &text) {
+  llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
+  std::ofstream(path) << text;
+}
+
+} // namespace
+
+TEST(MakeRules, OutputsThatConsumeTheTunedObjectsAreFound) {
+  std::string b = tempTree() + "/b d";
+  write(b + "/CMakeFiles/Makefile2",
+        "CMakeFiles/app.dir/build: CMakeFiles/app.dir/depend\n"
+        "\t$(MAKE) $(MAKESILENT) -f CMakeFiles/app.dir/build.make CMakeFiles/app.dir/build\n"
+        "\t$(MAKE) $(MAKESILENT) -f \"s p/CMakeFiles/k2.dir/build.make\" \"s p/CMakeFiles/k2.dir/build\"\n"
+        "\t$(MAKE) $(MAKESILENT) -f CMakeFiles/xapp.dir/build.make CMakeFiles/xapp.dir/build\n");
+  write(b + "/CMakeFiles/app.dir/build.make",
+        "# CMAKE generated file: DO NOT EDIT!\n"
+        "CMakeFiles/app.dir/main.cu.o: CMakeFiles/app.dir/flags.make\n"
+        "CMakeFiles/app.dir/main.cu.o: /src\\ dir/main.cu\n"
+        "\t/usr/local/cuda/bin/nvcc -c \"/src dir/main.cu\" -o CMakeFiles/app.dir/main.cu.o\n"
+        "app_OBJECTS = \\\n\"CMakeFiles/app.dir/main.cu.o\"\n"
+        "CMakeFiles/app.dir/cmake_device_link.o: CMakeFiles/app.dir/main.cu.o\n"
+        "CMakeFiles/app.dir/cmake_device_link.o: s\\ p/libk$$2.a\n"
+        "app: CMakeFiles/app.dir/main.cu.o\n"
+        "app: CMakeFiles/app.dir/cmake_device_link.o\n"
+        "CMakeFiles/app.dir/build: app\n");
+  write(b + "/s p/CMakeFiles/k2.dir/build.make",
+        "s\\ p/CMakeFiles/k2.dir/k_1.cu.o: /src\\ dir/s\\ p/k\\ 1.cu\n"
+        "s\\ p/libk$$2.a: s\\ p/CMakeFiles/k2.dir/k_1.cu.o\n"
+        "s\\ p/libk$$2.a: s\\ p/CMakeFiles/k2.dir/build.make\n");
+  // Another target whose name ends like one of the tuned ones.
+  write(b + "/CMakeFiles/xapp.dir/build.make", "xapp: CMakeFiles/app.dir/main.cu.o\n");
+
+  auto files = makeTargetRuleFiles(b, {"app", "k2"});
+  ASSERT_EQ(files.size(), 2u);
+  EXPECT_EQ(files[0], b + "/CMakeFiles/app.dir/build.make");
+  EXPECT_EQ(files[1], b + "/s p/CMakeFiles/k2.dir/build.make");
+
+  auto out = makeDependants(b, files, {b + "/CMakeFiles/app.dir/main.cu.o", b + "/s p/CMakeFiles/k2.dir/k_1.cu.o"});
+  std::vector<std::string> want = {b + "/CMakeFiles/app.dir/cmake_device_link.o", b + "/app", b + "/s p/libk$2.a"};
+  std::sort(want.begin(), want.end());
+  EXPECT_EQ(out, want);
+  // Only the objects tuned: the library's rule does not count.
+  EXPECT_EQ(makeDependants(b, files, {b + "/CMakeFiles/app.dir/main.cu.o"}),
+            (std::vector<std::string>{b + "/CMakeFiles/app.dir/cmake_device_link.o", b + "/app"}));
+}
+
+TEST(MakeRules, ANinjaTreeHasNoRuleFiles) {
+  std::string b = tempTree();
+  write(b + "/build.ninja", "rule x\n");
+  EXPECT_TRUE(makeTargetRuleFiles(b, {"app"}).empty());
+  EXPECT_TRUE(makeDependants(b, {}, {b + "/a.o"}).empty());
+}
