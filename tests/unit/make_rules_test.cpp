@@ -2,38 +2,23 @@
 // objects, read from rules written as CMake 3.25 writes them (a target in a
 // folder with a space, separable compilation's device link, a static library).
 #include "engine/MakeRules.h"
+#include "tests/unit/engine_test_util.h"
 
 #include <algorithm>
-#include <fstream>
 #include <gtest/gtest.h>
-#include <llvm/Support/FileSystem.h>
-#include <llvm/Support/Path.h>
 
 using namespace ciq;
-
-namespace {
-
-std::string tempTree() {
-  llvm::SmallString<128> dir;
-  llvm::sys::fs::createUniqueDirectory("ciq-make-rules", dir);
-  return dir.str().str();
-}
-
-void write(const std::string &path, const std::string &text) {
-  llvm::sys::fs::create_directories(llvm::sys::path::parent_path(path));
-  std::ofstream(path) << text;
-}
-
-} // namespace
+using ciq::test::TempProject;
 
 TEST(MakeRules, OutputsThatConsumeTheTunedObjectsAreFound) {
-  std::string b = tempTree() + "/b d";
-  write(b + "/CMakeFiles/Makefile2",
+  TempProject tree;
+  std::string b = tree.dir() + "/b d";
+  tree.write("b d/CMakeFiles/Makefile2",
         "CMakeFiles/app.dir/build: CMakeFiles/app.dir/depend\n"
         "\t$(MAKE) $(MAKESILENT) -f CMakeFiles/app.dir/build.make CMakeFiles/app.dir/build\n"
         "\t$(MAKE) $(MAKESILENT) -f \"s p/CMakeFiles/k2.dir/build.make\" \"s p/CMakeFiles/k2.dir/build\"\n"
         "\t$(MAKE) $(MAKESILENT) -f CMakeFiles/xapp.dir/build.make CMakeFiles/xapp.dir/build\n");
-  write(b + "/CMakeFiles/app.dir/build.make",
+  tree.write("b d/CMakeFiles/app.dir/build.make",
         "# CMAKE generated file: DO NOT EDIT!\n"
         "CMakeFiles/app.dir/main.cu.o: CMakeFiles/app.dir/flags.make\n"
         "CMakeFiles/app.dir/main.cu.o: /src\\ dir/main.cu\n"
@@ -44,12 +29,12 @@ TEST(MakeRules, OutputsThatConsumeTheTunedObjectsAreFound) {
         "app: CMakeFiles/app.dir/main.cu.o\n"
         "app: CMakeFiles/app.dir/cmake_device_link.o\n"
         "CMakeFiles/app.dir/build: app\n");
-  write(b + "/s p/CMakeFiles/k2.dir/build.make",
+  tree.write("b d/s p/CMakeFiles/k2.dir/build.make",
         "s\\ p/CMakeFiles/k2.dir/k_1.cu.o: /src\\ dir/s\\ p/k\\ 1.cu\n"
         "s\\ p/libk$$2.a: s\\ p/CMakeFiles/k2.dir/k_1.cu.o\n"
         "s\\ p/libk$$2.a: s\\ p/CMakeFiles/k2.dir/build.make\n");
   // Another target whose name ends like one of the tuned ones.
-  write(b + "/CMakeFiles/xapp.dir/build.make", "xapp: CMakeFiles/app.dir/main.cu.o\n");
+  tree.write("b d/CMakeFiles/xapp.dir/build.make", "xapp: CMakeFiles/app.dir/main.cu.o\n");
 
   auto files = makeTargetRuleFiles(b, {"app", "k2"});
   ASSERT_EQ(files.size(), 2u);
@@ -66,8 +51,9 @@ TEST(MakeRules, OutputsThatConsumeTheTunedObjectsAreFound) {
 }
 
 TEST(MakeRules, ANinjaTreeHasNoRuleFiles) {
-  std::string b = tempTree();
-  write(b + "/build.ninja", "rule x\n");
+  TempProject tree;
+  std::string b = tree.dir();
+  tree.write("build.ninja", "rule x\n");
   EXPECT_TRUE(makeTargetRuleFiles(b, {"app"}).empty());
   EXPECT_TRUE(makeDependants(b, {}, {b + "/a.o"}).empty());
 }
