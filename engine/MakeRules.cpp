@@ -23,11 +23,18 @@ std::string fileArgument(const std::string &line) {
 }
 
 // A path of a make rule as CMake writes it: "\ " for a space, "\#" for '#',
-// "$$" for '$'.
+// "\\" for a backslash, "$$" for '$' and "$(EQUALS)" for '=' (CMake's
+// ConvertToMakefilePath; a directory or source named "x=1" has one).
 std::string unescapeRulePath(const std::string &s) {
+  static const std::string equals = "$(EQUALS)";
   std::string out;
   for (size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '\\' && i + 1 < s.size() && (s[i + 1] == ' ' || s[i + 1] == '#'))
+    if (s.compare(i, equals.size(), equals) == 0) {
+      out += '=';
+      i += equals.size() - 1;
+      continue;
+    }
+    if (s[i] == '\\' && i + 1 < s.size() && (s[i + 1] == ' ' || s[i + 1] == '#' || s[i + 1] == '\\'))
       ++i;
     else if (s[i] == '$' && i + 1 < s.size() && s[i + 1] == '$')
       ++i;

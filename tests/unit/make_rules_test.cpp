@@ -57,3 +57,18 @@ TEST(MakeRules, ANinjaTreeHasNoRuleFiles) {
   EXPECT_TRUE(makeTargetRuleFiles(b, {"app"}).empty());
   EXPECT_TRUE(makeDependants(b, {}, {b + "/a.o"}).empty());
 }
+
+// CMake writes '=' as "$(EQUALS)" and a backslash as "\\" in rule paths: a
+// target in a folder "s p=1" (make-link-equals.test) still has its outputs.
+TEST(MakeRules, EqualsAndBackslashInRulePathsAreRead) {
+  std::string b = tempTree() + "/b";
+  write(b + "/CMakeFiles/Makefile2",
+        "\t$(MAKE) $(MAKESILENT) -f \"s p=1/CMakeFiles/k.dir/build.make\" \"s p=1/CMakeFiles/k.dir/build\"\n");
+  write(b + "/s p=1/CMakeFiles/k.dir/build.make",
+        "s\\ p$(EQUALS)1/CMakeFiles/k.dir/a$$$(EQUALS)\\\\b.cu.o: /src/a$$=b.cu\n"
+        "s\\ p$(EQUALS)1/libk.a: s\\ p$(EQUALS)1/CMakeFiles/k.dir/a$$$(EQUALS)\\\\b.cu.o\n");
+  auto files = makeTargetRuleFiles(b, {"k"});
+  ASSERT_EQ(files.size(), 1u);
+  EXPECT_EQ(makeDependants(b, files, {b + "/s p=1/CMakeFiles/k.dir/a$=\\b.cu.o"}),
+            (std::vector<std::string>{b + "/s p=1/libk.a"}));
+}
