@@ -173,7 +173,13 @@ void CMakeBuild::findGenerator(const std::vector<std::string> &targets) {
   std::vector<std::string> objects;
   for (const auto &o : objects_)
     objects.push_back(o.object);
-  makeDependants_ = makeDependants(cfg_.buildDir, makeTargetRuleFiles(cfg_.buildDir, targets), objects);
+  std::vector<std::string> unconsumed;
+  makeDependants_ = makeDependants(cfg_.buildDir, makeTargetRuleFiles(cfg_.buildDir, targets), objects, &unconsumed);
+  // An object whose consumer ciq could not read (a rule it cannot parse, a
+  // consumer outside the tuned targets) might have its link skipped: then
+  // objects are dated only once each build ends, and after a kill -9 the
+  // repair by the next ciq command or configure is what protects the tree.
+  makeDatesOnReceipt_ = unconsumed.empty();
 }
 
 void BuildDriver::endOrphanedBuild() {

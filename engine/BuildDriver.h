@@ -79,7 +79,7 @@ public:
   // Ninja plans every step before it runs one; make re-reads a remade
   // object's date, and clean() dates what make remakes from the objects
   // older still (engine/MakeRules.h).
-  bool datesObjectsOnReceipt() const override { return ninja_ || makefiles_; }
+  bool datesObjectsOnReceipt() const override { return ninja_ || (makefiles_ && makeDatesOnReceipt_); }
   std::vector<std::string> buildCommand() const override;
 
 private:
@@ -88,6 +88,7 @@ private:
   bool objectsOnly_ = false;
   bool ninja_ = false;
   bool makefiles_ = false;
+  bool makeDatesOnReceipt_ = false; // every tuned object's consumers were found
   std::vector<std::string> makeDependants_; // Makefile trees: linked outputs of the objects
 };
 

@@ -76,21 +76,28 @@ std::vector<std::string> makeTargetRuleFiles(const std::string &buildDir, const 
 }
 
 std::vector<std::string> makeDependants(const std::string &buildDir, const std::vector<std::string> &ruleFiles,
-                                        const std::vector<std::string> &objects) {
+                                        const std::vector<std::string> &objects, std::vector<std::string> *unconsumed) {
   std::set<std::string> tuned(objects.begin(), objects.end());
-  std::set<std::string> out;
+  std::set<std::string> out, consumed;
   for (const auto &file : ruleFiles) {
     std::ifstream in(file);
     for (std::string line, target, prereq; std::getline(in, line);) {
       if (!splitRule(line, target, prereq))
         continue;
-      if (!tuned.count(physicalPath(absolutePath(prereq, buildDir))))
+      std::string object = physicalPath(absolutePath(prereq, buildDir));
+      if (!tuned.count(object))
         continue;
       std::string dependant = physicalPath(absolutePath(target, buildDir));
-      if (!tuned.count(dependant))
+      if (!tuned.count(dependant)) {
         out.insert(dependant);
+        consumed.insert(object);
+      }
     }
   }
+  if (unconsumed)
+    for (const auto &o : tuned)
+      if (!consumed.count(o))
+        unconsumed->push_back(o);
   return {out.begin(), out.end()};
 }
 

@@ -23,7 +23,9 @@ std::vector<std::string> makeTargetRuleFiles(const std::string &buildDir, const 
 // paths) as a prerequisite, the objects themselves left out. CMake writes a
 // rule per prerequisite, `out: prereq`, paths relative to the top of the
 // build tree with spaces and '#' escaped by a backslash and '$' doubled.
+// unconsumed (when given) gets the objects no rule read consumes.
 std::vector<std::string> makeDependants(const std::string &buildDir, const std::vector<std::string> &ruleFiles,
-                                        const std::vector<std::string> &objects);
+                                        const std::vector<std::string> &objects,
+                                        std::vector<std::string> *unconsumed = nullptr);
 
 } // namespace ciq

@@ -48,6 +48,10 @@ TEST(MakeRules, OutputsThatConsumeTheTunedObjectsAreFound) {
   // Only the objects tuned: the library's rule does not count.
   EXPECT_EQ(makeDependants(b, files, {b + "/CMakeFiles/app.dir/main.cu.o"}),
             (std::vector<std::string>{b + "/CMakeFiles/app.dir/cmake_device_link.o", b + "/app"}));
+  // An object no rule read consumes is named: its link might be skipped.
+  std::vector<std::string> unconsumed;
+  makeDependants(b, files, {b + "/CMakeFiles/app.dir/main.cu.o", b + "/CMakeFiles/other.dir/o.cu.o"}, &unconsumed);
+  EXPECT_EQ(unconsumed, std::vector<std::string>{b + "/CMakeFiles/other.dir/o.cu.o"});
 }
 
 TEST(MakeRules, ANinjaTreeHasNoRuleFiles) {
@@ -61,10 +65,11 @@ TEST(MakeRules, ANinjaTreeHasNoRuleFiles) {
 // CMake writes '=' as "$(EQUALS)" and a backslash as "\\" in rule paths: a
 // target in a folder "s p=1" (make-link-equals.test) still has its outputs.
 TEST(MakeRules, EqualsAndBackslashInRulePathsAreRead) {
-  std::string b = tempTree() + "/b";
-  write(b + "/CMakeFiles/Makefile2",
+  TempProject tree;
+  std::string b = tree.dir() + "/b";
+  tree.write("b/CMakeFiles/Makefile2",
         "\t$(MAKE) $(MAKESILENT) -f \"s p=1/CMakeFiles/k.dir/build.make\" \"s p=1/CMakeFiles/k.dir/build\"\n");
-  write(b + "/s p=1/CMakeFiles/k.dir/build.make",
+  tree.write("b/s p=1/CMakeFiles/k.dir/build.make",
         "s\\ p$(EQUALS)1/CMakeFiles/k.dir/a$$$(EQUALS)\\\\b.cu.o: /src/a$$=b.cu\n"
         "s\\ p$(EQUALS)1/libk.a: s\\ p$(EQUALS)1/CMakeFiles/k.dir/a$$$(EQUALS)\\\\b.cu.o\n");
   auto files = makeTargetRuleFiles(b, {"k"});

@@ -122,9 +122,41 @@ def running_job(cluster, run_dir, candidate=None, attempt=None):
     return None
 
 
-def run(cluster, args, log):
+def run(cluster, args, log, env=None):
     with open(log, "a") as out:
-        return subprocess.Popen([ciq] + args, cwd=work, env=cluster.env(), stdout=out, stderr=subprocess.STDOUT)
+        return subprocess.Popen([ciq] + args, cwd=work, env=dict(cluster.env(), **(env or {})), stdout=out,
+                                stderr=subprocess.STDOUT)
+
+
+class Hold:
+    """The jobs of a search run with HOLD_DIR=<dir> wait in their build until
+    let go (Inputs/held_ninja.sh, the build tree's make program)."""
+
+    def __init__(self, name):
+        self.dir = os.path.join(work, name)
+        os.makedirs(self.dir, exist_ok=True)
+
+    def let_go(self, job_id):
+        open(os.path.join(self.dir, "%s.go" % job_id), "w").close()
+
+    def let_all_go(self):
+        open(os.path.join(self.dir, "all.go"), "w").close()
+
+    def waiting(self, cluster, run_dir, candidate, attempt):
+        """(candidate, job id, node) once that job waits in the hold; the
+        other candidates' jobs that wait meanwhile are let go (an earlier
+        attempt of this one, its node killed, stays)."""
+        for cid, j in sorted(jobs_table(run_dir).items()):
+            if not os.path.exists(os.path.join(self.dir, "%s.waiting" % j["job_id"])):
+                continue
+            if cid != candidate:
+                self.let_go(j["job_id"])
+            if cid != candidate or j.get("attempt") != attempt:
+                continue
+            state, node = job_state(cluster, j["job_id"])
+            if state == "RUNNING" and node:
+                return cid, j["job_id"], node
+        return None
 
 
 def finish(proc, what):
@@ -201,20 +233,26 @@ def faults(cluster):
                    stdout=subprocess.DEVNULL)
     slurm, slurm_run = config("faults", slurm_jobs=1)
     one_generation(slurm)
-    p = run(cluster, ["tune", "--no-lock", "--config", slurm], os.path.join(work, "faults.log"))
+    # Each job waits in its build until let go or its node is killed: a node
+    # killed by this script dies while the job runs, whatever the load.
+    hold = Hold("hold-faults")
+    p = run(cluster, ["tune", "--no-lock", "--config", slurm], os.path.join(work, "faults.log"),
+            {"HOLD_DIR": hold.dir})
 
     # c0001: its node dies once; the requeued job runs on the other node.
-    _, job, node = wait_for("c0001 running", lambda: running_job(cluster, slurm_run, "c0001", 1), p)
+    _, job, node = wait_for("c0001 running", lambda: hold.waiting(cluster, slurm_run, "c0001", 1), p)
     cluster.kill_node(node, [job])
-    _, _, node2 = wait_for("c0001 requeued and running", lambda: running_job(cluster, slurm_run, "c0001", 2), p)
+    _, job2, node2 = wait_for("c0001 requeued and running", lambda: hold.waiting(cluster, slurm_run, "c0001", 2), p)
     print("c0001: node %s killed, requeued on %s" % ("the other" if node2 != node else "THE SAME", "another node"))
     cluster.start_node(node)  # back in service once it registers (ReturnToService=2)
+    hold.let_go(job2)
 
     # c0002: its node dies, then the node of the requeued job.
-    _, job, node = wait_for("c0002 running", lambda: running_job(cluster, slurm_run, "c0002", 1), p)
+    _, job, node = wait_for("c0002 running", lambda: hold.waiting(cluster, slurm_run, "c0002", 1), p)
     cluster.kill_node(node, [job])
-    _, job, node2 = wait_for("c0002 requeued and running", lambda: running_job(cluster, slurm_run, "c0002", 2), p)
+    _, job, node2 = wait_for("c0002 requeued and running", lambda: hold.waiting(cluster, slurm_run, "c0002", 2), p)
     cluster.kill_node(node2, [job])
+    hold.let_all_go()
     # The generation's results are journaled together, after c0003, which
     # needs a node: c0002 is given up once the engine submits c0003.
     wait_for("c0002 given up", lambda: "c0002" not in jobs_table(slurm_run) and "c0003" in jobs_table(slurm_run), p)
