@@ -158,6 +158,25 @@ class Hold:
                 return cid, j["job_id"], node
         return None
 
+    def any_waiting(self, cluster, run_dir, but=None):
+        """(candidate, job id, node) of a job that waits in the hold, not of
+        candidate `but`; every job of `but` is let go."""
+        for cid, j in sorted(jobs_table(run_dir).items()):
+            if not os.path.exists(os.path.join(self.dir, "%s.waiting" % j["job_id"])):
+                continue
+            if cid == but:
+                self.let_go(j["job_id"])
+                continue
+            state, node = job_state(cluster, j["job_id"])
+            if state == "RUNNING" and node:
+                return cid, j["job_id"], node
+        return None
+
+    def let_waiting_go(self, run_dir, but_job=None):
+        for j in jobs_table(run_dir).values():
+            if j["job_id"] != but_job and os.path.exists(os.path.join(self.dir, "%s.waiting" % j["job_id"])):
+                self.let_go(j["job_id"])
+
 
 def finish(proc, what):
     try:
@@ -177,32 +196,41 @@ def same(cluster):
 
     slurm, slurm_run = config("slurm", slurm_jobs=2)
     log = os.path.join(work, "slurm.log")
+    # Each job waits in its build until let go: the kill and the stop below
+    # surely land while a job runs, whatever the load.
+    hold = Hold("hold-slurm")
+    held = {"HOLD_DIR": hold.dir}
     # kill -9 of the engine while one of its jobs runs.
-    p = run(cluster, ["tune", "--no-lock", "--config", slurm], log)
-    cid, job, _ = wait_for("a running job", lambda: running_job(cluster, slurm_run), p)
+    p = run(cluster, ["tune", "--no-lock", "--config", slurm], log, held)
+    cid, job, _ = wait_for("a running job", lambda: hold.any_waiting(cluster, slurm_run), p)
     p.send_signal(signal.SIGKILL)
     p.wait()
     print("kill -9 of the engine while %s runs: %d evaluations in the journal, job still %s" %
           ("its job", len(evaluations(slurm_run)), job_state(cluster, job)[0]))
 
     # `ciq resume` reattaches; `ciq stop` while a later job runs cancels it.
-    p = run(cluster, ["resume", "--no-lock", "--config", slurm], log)
-    wait_for("the killed engine's job to be read back",
-             lambda: any(e["candidate_id"] == cid for e in evaluations(slurm_run)), p)
+    p = run(cluster, ["resume", "--no-lock", "--config", slurm], log, held)
+    hold.let_go(job)
+
+    def read_back():
+        hold.let_waiting_go(slurm_run)
+        return any(e["candidate_id"] == cid for e in evaluations(slurm_run))
+    wait_for("the killed engine's job to be read back", read_back, p)
     reattached = [e for e in evaluations(slurm_run) if e["candidate_id"] == cid][0]
     print("resume: %s read back from the job submitted before the kill: %s" %
           (cid, reattached.get("slurm", {}).get("job_id") == job))
-    cid2, job2, _ = wait_for("a running job after the resume",
-                             lambda: running_job(cluster, slurm_run) if running_job(cluster, slurm_run) and
-                             running_job(cluster, slurm_run)[0] != cid else None, p)
+    cid2, job2, _ = wait_for("a running job after the resume", lambda: hold.any_waiting(cluster, slurm_run, cid), p)
     stop = subprocess.run([ciq, "stop", "--config", slurm], cwd=work, env=cluster.env(),
                           stdout=subprocess.DEVNULL, stderr=subprocess.STDOUT)
+    # Any other job goes on (the stop cancels what runs or ends it), job2 waits.
+    hold.let_waiting_go(slurm_run, job2)
     rc = finish(p, "ciq stop")
     state = wait_for("the cancelled job to end",
                      lambda: job_state(cluster, job2)[0] if job_state(cluster, job2)[0] not in
                      ("RUNNING", "PENDING", "COMPLETING") else None)
     print("ciq stop while %s runs: stop exit %d, engine exit %d, its job %s" %
           ("a job", stop.returncode, rc, state))
+    hold.let_all_go()
 
     p = run(cluster, ["resume", "--no-lock", "--config", slurm], log)
     rc = finish(p, "the last resume")
