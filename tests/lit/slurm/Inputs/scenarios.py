@@ -142,39 +142,36 @@ class Hold:
     def let_all_go(self):
         open(os.path.join(self.dir, "all.go"), "w").close()
 
-    def waiting(self, cluster, run_dir, candidate, attempt):
-        """(candidate, job id, node) once that job waits in the hold; the
-        other candidates' jobs that wait meanwhile are let go (an earlier
-        attempt of this one, its node killed, stays)."""
+    def is_waiting(self, job):
+        return os.path.exists(os.path.join(self.dir, "%s.waiting" % job["job_id"]))
+
+    def pick(self, cluster, run_dir, wanted, released):
+        """(candidate, job id, node) of a job that waits in the hold, runs and
+        is wanted(cid, job); the waiting jobs released(cid, job) are let go."""
         for cid, j in sorted(jobs_table(run_dir).items()):
-            if not os.path.exists(os.path.join(self.dir, "%s.waiting" % j["job_id"])):
+            if not self.is_waiting(j):
                 continue
-            if cid != candidate:
+            if released(cid, j):
                 self.let_go(j["job_id"])
-            if cid != candidate or j.get("attempt") != attempt:
-                continue
-            state, node = job_state(cluster, j["job_id"])
-            if state == "RUNNING" and node:
-                return cid, j["job_id"], node
+            elif wanted(cid, j):
+                state, node = job_state(cluster, j["job_id"])
+                if state == "RUNNING" and node:
+                    return cid, j["job_id"], node
         return None
 
+    def waiting(self, cluster, run_dir, candidate, attempt):
+        """That attempt of candidate's job; other candidates' jobs are let go
+        (an earlier attempt of this one, its node killed, stays)."""
+        return self.pick(cluster, run_dir, lambda c, j: c == candidate and j.get("attempt") == attempt,
+                         lambda c, j: c != candidate)
+
     def any_waiting(self, cluster, run_dir, but=None):
-        """(candidate, job id, node) of a job that waits in the hold, not of
-        candidate `but`; every job of `but` is let go."""
-        for cid, j in sorted(jobs_table(run_dir).items()):
-            if not os.path.exists(os.path.join(self.dir, "%s.waiting" % j["job_id"])):
-                continue
-            if cid == but:
-                self.let_go(j["job_id"])
-                continue
-            state, node = job_state(cluster, j["job_id"])
-            if state == "RUNNING" and node:
-                return cid, j["job_id"], node
-        return None
+        """Any job but those of candidate `but`, which are let go."""
+        return self.pick(cluster, run_dir, lambda c, j: True, lambda c, j: c == but)
 
     def let_waiting_go(self, run_dir, but_job=None):
         for j in jobs_table(run_dir).values():
-            if j["job_id"] != but_job and os.path.exists(os.path.join(self.dir, "%s.waiting" % j["job_id"])):
+            if j["job_id"] != but_job and self.is_waiting(j):
                 self.let_go(j["job_id"])
 
 
