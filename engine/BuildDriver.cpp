@@ -1,4 +1,5 @@
 #include "engine/BuildDriver.h"
+#include "engine/BuildTreeGuard.h"
 #include "engine/CMakeCache.h"
 #include "engine/MakeRules.h"
 #include "common/EnvNames.h"
@@ -8,9 +9,7 @@
 
 #include <algorithm>
 #include <csignal>
-#include <fcntl.h>
 #include <fstream>
-#include <sys/stat.h>
 #include <unistd.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/StringSaver.h>
@@ -164,11 +163,10 @@ bool CMakeBuild::discover(std::string &error) {
 // remakes from the tuned objects (dated in clean()).
 void CMakeBuild::findGenerator(const std::vector<std::string> &targets) {
   std::string generator = cacheValue(readCMakeCache(cfg_.buildDir), "CMAKE_GENERATOR", "");
-  ninja_ = generator.find("Ninja") != std::string::npos;
-  makefiles_ = !ninja_ && generator.find("Makefiles") != std::string::npos &&
-               llvm::sys::fs::exists(cfg_.buildDir + "/CMakeFiles/Makefile2");
   makeDependants_.clear();
-  if (!makefiles_)
+  datesOnReceipt_ = generator.find("Ninja") != std::string::npos;
+  if (generator.find("Makefiles") == std::string::npos ||
+      !llvm::sys::fs::exists(cfg_.buildDir + "/CMakeFiles/Makefile2"))
     return;
   std::vector<std::string> objects;
   for (const auto &o : objects_)
@@ -179,7 +177,7 @@ void CMakeBuild::findGenerator(const std::vector<std::string> &targets) {
   // consumer outside the tuned targets) might have its link skipped: then
   // objects are dated only once each build ends, and after a kill -9 the
   // repair by the next ciq command or configure is what protects the tree.
-  makeDatesOnReceipt_ = unconsumed.empty();
+  datesOnReceipt_ = unconsumed.empty();
 }
 
 void BuildDriver::endOrphanedBuild() {
@@ -200,11 +198,10 @@ void BuildDriver::endOrphanedBuild() {
 void CMakeBuild::clean() {
   for (const auto &o : objects_)
     llvm::sys::fs::remove(o.object);
-  // Dated 0, one second before the objects' receipt-time date: make still
-  // links them into these (engine/MakeRules.h).
-  const struct timespec epoch[2] = {{0, 0}, {0, 0}};
+  // Older than the objects' receipt-time date: make still links them into
+  // these (engine/MakeRules.h).
   for (const auto &d : makeDependants_)
-    ::utimensat(AT_FDCWD, d.c_str(), epoch, 0);
+    setFileDate(d, kLinkedFromObjectsDate);
 }
 
 // The tuned objects as Ninja names them (paths relative to the build tree),

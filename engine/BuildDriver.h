@@ -79,16 +79,14 @@ public:
   // Ninja plans every step before it runs one; make re-reads a remade
   // object's date, and clean() dates what make remakes from the objects
   // older still (engine/MakeRules.h).
-  bool datesObjectsOnReceipt() const override { return ninja_ || (makefiles_ && makeDatesOnReceipt_); }
+  bool datesObjectsOnReceipt() const override { return datesOnReceipt_; }
   std::vector<std::string> buildCommand() const override;
 
 private:
   std::vector<std::string> objectTargets() const;
   void findGenerator(const std::vector<std::string> &targets);
   bool objectsOnly_ = false;
-  bool ninja_ = false;
-  bool makefiles_ = false;
-  bool makeDatesOnReceipt_ = false; // every tuned object's consumers were found
+  bool datesOnReceipt_ = false; // Ninja, or make with every tuned object's consumers found
   std::vector<std::string> makeDependants_; // Makefile trees: linked outputs of the objects
 };
 

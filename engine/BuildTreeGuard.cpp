@@ -6,6 +6,8 @@
 #include <cstdio>
 
 #include <cstring>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <fstream>
 #include <sstream>
 #include <mutex>
@@ -87,6 +89,11 @@ void repairBuildTree(const std::string &buildDir, const std::string &runDir, std
   ::unlink(list.c_str());
   note = "removed " + std::to_string(removed) + " object(s) of an interrupted ciq search from " + buildDir +
          " (the next build recompiles them with your own flags)";
+}
+
+void setFileDate(const std::string &path, long secondsSince1970) {
+  const struct timespec t[2] = {{secondsSince1970, 0}, {secondsSince1970, 0}};
+  ::utimensat(AT_FDCWD, path.c_str(), t, 0); // a missing file has nothing to date
 }
 
 } // namespace ciq

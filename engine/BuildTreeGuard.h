@@ -22,6 +22,14 @@ void guardBuildTree(const std::string &buildDir, const std::string &runDir, cons
 // After the objects were removed on a normal end: the list goes too.
 void releaseBuildTree(const std::string &buildDir);
 
+// The dates ciq gives files of the user's tree while it builds candidates,
+// older than any source: each tuned object (after its build, and as its
+// receipt arrives where the build tool allows it) and, under make, the files
+// linked from those objects, one second older still (engine/MakeRules.h).
+constexpr long kCandidateObjectDate = 1; // seconds since 1970
+constexpr long kLinkedFromObjectsDate = 0;
+void setFileDate(const std::string &path, long secondsSince1970);
+
 // A list left by a killed search: removes the objects it names and the list;
 // note is the one line to print (empty when there was nothing to repair).
 // The compiles that search left running (runDir/procs) are ended first, so

@@ -265,9 +265,8 @@ bool CandidateBuilder::learnObjects(const std::vector<Receipt> &receipts, Evalua
 // code (the repair by the next ciq command or configure, BuildTreeGuard.h,
 // may never come). Nothing in the search reads their dates.
 void CandidateBuilder::backdateObjects() {
-  const struct timespec epoch[2] = {{1, 0}, {1, 0}};
   for (const auto &o : driver_->objects())
-    ::utimensat(AT_FDCWD, o.object.c_str(), epoch, 0);
+    setFileDate(o.object, kCandidateObjectDate);
 }
 
 void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {

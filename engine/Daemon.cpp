@@ -1,4 +1,5 @@
 #include "engine/Daemon.h"
+#include "engine/BuildTreeGuard.h"
 #include "common/JsonRead.h"
 #include "common/Paths.h"
 #include "common/Sha256.h"
@@ -9,7 +10,6 @@
 #include <cstring>
 #include <fstream>
 #include <random>
-#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -226,10 +226,8 @@ bool Daemon::handle(LineSocket &sock, const std::string &op, const nlohmann::jso
     // Only a receipt of this engine's current candidate counts.
     if (current_ && r.engineToken == token_ && r.candidateId == current_->candidateId) {
       receipts_.push_back(r);
-      if (backdateOnReceipt_ && tunedOutputs_.count(r.output)) {
-        const struct timespec epoch[2] = {{1, 0}, {1, 0}};
-        ::utimensat(AT_FDCWD, r.output.c_str(), epoch, 0);
-      }
+      if (backdateOnReceipt_ && tunedOutputs_.count(r.output))
+        setFileDate(r.output, kCandidateObjectDate);
     }
     sock.send(makeMessage("ack"));
     return true;

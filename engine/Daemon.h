@@ -32,7 +32,7 @@ public:
   // candidate. Empty: every compile gets one.
   void setTunedOutputs(std::set<std::string> outputs);
   // Date a tuned object to 1970 as its receipt arrives, before the ack lets
-  // its compile end (CandidateBuild.cpp: why, and only under Ninja).
+  // its compile end (CandidateBuild.cpp: why, and under which build tools).
   void setBackdateOnReceipt(bool on) { backdateOnReceipt_ = on; }
   void clearCandidate();
   // Receipts of the current candidate since it was set.

@@ -1,7 +1,6 @@
 #include "engine/MakeRules.h"
 #include "common/Paths.h"
 
-#include <algorithm>
 #include <fstream>
 #include <set>
 

@@ -19,6 +19,7 @@ RunLock::~RunLock() {
 
 bool RunLock::lockFile(const std::string &path, const std::string &mine, std::string &holder,
                        std::string &error) {
+  error.clear(); // empty on a false return: another process holds the lock
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
   if (fd < 0) {
     error = "cannot open " + path + ": " + std::strerror(errno) + "; check the permissions of its folder";
