@@ -250,8 +250,8 @@ void parseWorkload(const YAML::Node &root, const YamlReader &r, const std::strin
 SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
   SearchConfig s;
   r.onlyKeys(n, "search", {"strategy", "pool_size", "generations", "mutate_rate", "cull_size",
-                           "elitism", "seed", "max_evaluations", "exit_on_failure",
-                           "exhaustive_limit", "canary"});
+                           "elitism", "seed", "max_evaluations", "max_configurations_per_binary",
+                           "exit_on_failure", "exhaustive_limit", "canary"});
   if (n["strategy"]) {
     s.strategy = r.str(n["strategy"], "search.strategy");
     if (!isStrategy(s.strategy))
@@ -270,6 +270,9 @@ SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
   if (n["elitism"]) s.elitism = (int)r.integer(n["elitism"], "search.elitism", 0, 100000);
   if (n["seed"]) s.seed = (uint64_t)r.integer(n["seed"], "search.seed", 0, LONG_MAX);
   if (n["max_evaluations"]) s.maxEvaluations = (int)r.integer(n["max_evaluations"], "search.max_evaluations", 0, 10000000);
+  if (n["max_configurations_per_binary"])
+    s.maxConfigurationsPerBinary =
+        (int)r.integer(n["max_configurations_per_binary"], "search.max_configurations_per_binary", 1, 10000);
   if (n["exit_on_failure"]) s.exitOnFailure = r.boolean(n["exit_on_failure"], "search.exit_on_failure");
   if (n["exhaustive_limit"]) s.exhaustiveLimit = r.integer(n["exhaustive_limit"], "search.exhaustive_limit", 1, LONG_MAX);
   if (n["canary"]) s.canary = r.boolean(n["canary"], "search.canary");

@@ -55,7 +55,13 @@ struct SearchConfig {
   int cullSize = 2;       // worst candidates dropped from the parent pool each generation
   int elitism = 1;        // best candidates copied unchanged into the next generation
   uint64_t seed = 1;
-  int maxEvaluations = 0; // 0: pool_size x generations (+ baseline)
+  // The budget: distinct binaries evaluated, the baseline included (a
+  // candidate whose device code, or configuration, an earlier one had is
+  // recorded as its twin and costs nothing). 0: pool_size x generations (+ baseline).
+  int maxEvaluations = 0;
+  // However flat the landscape (every candidate one binary), the search ends
+  // after this many configurations per binary of the budget.
+  int maxConfigurationsPerBinary = 8;
   bool exitOnFailure = true;
   long exhaustiveLimit = 5000;
   bool canary = true;     // run `ciq canary` before the search

@@ -37,8 +37,8 @@ void Progress::drawBar(const std::string &activity) {
     snprintf(buf, sizeof buf, "%dm%02ds", s / 60, s % 60);
     eta = buf;
   }
-  printf("\r\033[K[%s] gen %d/%d  %d/%d evaluations  best %s  invalid %d%%  ETA %s  %s", bar.c_str(), generation_,
-         generations_, done_, budget_, best_.empty() ? "-" : best_.c_str(), done_ ? invalid_ * 100 / done_ : 0,
+  printf("\r\033[K[%s] gen %d/%d  %d/%d binaries  best %s  invalid %d%%  ETA %s  %s", bar.c_str(), generation_,
+         generations_, done_, budget_, best_.empty() ? "-" : best_.c_str(), configurations_ ? invalid_ * 100 / configurations_ : 0,
          eta.c_str(), activity.c_str());
   fflush(stdout);
 }
@@ -76,8 +76,9 @@ static std::string scoreText(const TuneConfig &cfg, const Evaluation &e) {
 }
 
 void Progress::evaluated(const TuneConfig &cfg, const Evaluation &e, const std::vector<Evaluation> &all,
-                         const Evaluation *best) {
-  done_ = (int)all.size();
+                         const Evaluation *best, int counted) {
+  done_ = counted;
+  configurations_ = (int)all.size();
   ++doneThisRun_;
   invalid_ = 0;
   for (const auto &x : all)
@@ -110,7 +111,7 @@ void Progress::note(const std::string &line) {
 void Progress::end() { clearBar(); }
 
 nlohmann::json Progress::status(const TuneConfig &cfg, const std::vector<Evaluation> &all) const {
-  return {{"target", cfg.target}, {"run_dir", cfg.runDir}, {"evaluations", done_}, {"budget", budget_},
+  return {{"target", cfg.target}, {"run_dir", cfg.runDir}, {"evaluations", configurations_}, {"distinct_binaries", done_}, {"budget", budget_},
           {"generation", generation_}, {"generations", generations_}, {"invalid", invalid_}, {"best", best_},
           {"last", all.empty() ? "" : all.back().candidateId}};
 }

@@ -18,7 +18,9 @@ public:
   void generation(int g, int total);
   void building(const std::string &id);
   void measuring(const std::string &id);
-  void evaluated(const TuneConfig &cfg, const Evaluation &e, const std::vector<Evaluation> &all, const Evaluation *best);
+  // counted: the distinct binaries so far (what the budget counts, Budget.h).
+  void evaluated(const TuneConfig &cfg, const Evaluation &e, const std::vector<Evaluation> &all, const Evaluation *best,
+                 int counted);
   void note(const std::string &line);
   void end();
   // For `ciq status`.
@@ -29,7 +31,7 @@ private:
   void drawBar(const std::string &activity);
 
   bool tty_ = false, verbose_ = true;
-  int budget_ = 0, generation_ = 0, generations_ = 0, done_ = 0, invalid_ = 0, doneThisRun_ = 0;
+  int budget_ = 0, generation_ = 0, generations_ = 0, done_ = 0, configurations_ = 0, invalid_ = 0, doneThisRun_ = 0;
   std::string best_;
   std::chrono::steady_clock::time_point start_;
 };

@@ -3,6 +3,7 @@
 #include "engine/Architectures.h"
 #include "engine/measure/Benchmark.h"
 #include "engine/BenchmarkProgram.h"
+#include "engine/Budget.h"
 #include "engine/CandidateBuild.h"
 #include "engine/InertControls.h"
 #include "engine/InputIdentity.h"
@@ -18,6 +19,7 @@
 #include "engine/Progress.h"
 #include "engine/ResultsCsv.h"
 #include "engine/Search.h"
+#include "engine/TwinPredictor.h"
 #include "common/Sha256.h"
 #include "engine/SlurmExecutor.h"
 #include "engine/SlurmFinalists.h"
@@ -26,6 +28,7 @@
 #include "engine/Workers.h"
 
 #include <algorithm>
+#include <chrono>
 #include <functional>
 #include <cstdio>
 #include <nlohmann/json.hpp>
@@ -90,6 +93,8 @@ private:
   bool referenceKept();
   bool evaluateBaseline();
   bool searchGenerations();
+  bool searchLoop();
+  bool inSearch_ = false;   // evaluations recorded now count towards the GPU's busy time
   bool startWorkers();
   void checkArchitectures();
   Evaluation evaluate(const Point &p, int generation, const std::string &id, Worker &w);
@@ -136,7 +141,15 @@ private:
   }
   bool finish();
   bool failFirstGeneration();
-  bool budgetLeft() const { return (int)evals_.size() < budget_; }
+  // The budget counts distinct binaries (Budget.h); twins cost nothing, and
+  // the configuration cap ends a search of a flat landscape.
+  int counted() const { return countBudget(evals_).distinct; }
+  int configurationCap() const { return cfg_.search.maxConfigurationsPerBinary * budget_; }
+  bool budgetLeft() const { return counted() < budget_ && (int)evals_.size() < configurationCap(); }
+  // How many more candidates one batch may start without passing the budget or the cap.
+  size_t room() const {
+    return (size_t)std::max(0, std::min(budget_ - counted(), configurationCap() - (int)evals_.size()));
+  }
   void fitGenerationsToBudget() {
     cfg_.search.generations = std::max(1, (budget_ - 1 + cfg_.search.poolSize - 1) / cfg_.search.poolSize);
   }
@@ -204,6 +217,8 @@ private:
   std::vector<Evaluation> evals_;
   std::map<std::string, size_t> byHash_, byDevice_;
   std::set<int> inertAnnounced_;
+  std::set<Point> predictedTwins_;
+  std::vector<MinimizeTrial> priorTrials_;   // resume: the minimization's comparisons already made   // proposals not compiled: predicted twins (TwinPredictor.h)
   // Pool points not evaluated because an inert control was all that set them
   // apart: the strategy sees them as taken, so it moves on (not journaled: a
   // resumed search re-derives them, and never evaluates a point twice).
@@ -317,21 +332,24 @@ bool TuneRun::openJournal() {
     }
     // A finished search has nothing to continue unless the budget was raised
     // (--max-evaluations): running its end again would only rewrite its lock.
-    if (prior.done && (int)prior.evaluations.size() >= budget_) {
+    BudgetCount spent = countBudget(prior.evaluations);
+    auto most = mostEvaluations(cfg_.search.strategy, cfg_.space);
+    bool exhausted = most && (double)prior.evaluations.size() >= *most;
+    if (prior.done && (spent.distinct >= budget_ || spent.configurations >= configurationCap() || exhausted)) {
       std::string lock = llvm::sys::fs::exists(cfg_.lockfile) ? cfg_.lockfile + " is left as it is"
                                                               : "no lock is written";
       // A strategy that ran out of points (exhaustive over the whole space)
       // caps any budget there: raising it, as the other message says, adds
       // nothing, and `--max-evaluations N` got that same advice back.
-      if (auto most = mostEvaluations(cfg_.search.strategy, cfg_.space);
-          most && (double)prior.evaluations.size() >= *most)
+      if (exhausted)
         return fail("nothing to resume in " + cfg_.runDir + ": its search finished, and " + cfg_.search.strategy +
                     " has evaluated every point of its space (" + std::to_string(prior.evaluations.size()) +
                     " evaluations, the baseline included), so no budget adds one; " + lock +
                     "; widen space: in ciq.yaml and start a new search with `ciq tune --config " +
                     shellQuote(cfg_.path) + "`");
-      return fail("nothing to resume in " + cfg_.runDir + ": its search finished (" +
-                  std::to_string(prior.evaluations.size()) + " evaluations of a budget of " + std::to_string(budget_) +
+      return fail("nothing to resume in " + cfg_.runDir + ": its search finished (" + std::to_string(spent.distinct) +
+                  " distinct binaries of a budget of " + std::to_string(budget_) + ", " +
+                  std::to_string(spent.configurations) + " configurations" +
                   "), and " + lock + "; raise the budget with `ciq resume --max-evaluations N` "
                   "to extend it, or start a new search with `ciq tune --config " + shellQuote(cfg_.path) + "`");
     }
@@ -342,6 +360,7 @@ bool TuneRun::openJournal() {
     if (prior.done && 1 + cfg_.search.poolSize * cfg_.search.generations < budget_)
       fitGenerationsToBudget();
     evals_ = prior.evaluations;
+    priorTrials_ = prior.minimizeTrials;
     if (!referenceKept())
       return false;
     firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
@@ -581,6 +600,8 @@ void TuneRun::record(Evaluation &e) {
   }
   journal_.append(evaluationToJson(e));
   evals_.push_back(e);
+  if (inSearch_)
+    verdicts_.gpuBusySeconds += e.measureMs / 1000;
   size_t i = evals_.size() - 1;
   byHash_.emplace(e.candidateHash, i);
   if (e.ok && !reuseKey(e).empty())
@@ -590,7 +611,7 @@ void TuneRun::record(Evaluation &e) {
   if (!writeResultsCsv(cfg_.runDir + "/results.csv", cfg_, evals_, err))
     warn(err);
   WinnerChoice w = chooseWinner(cfg_, evals_);
-  progress_.evaluated(cfg_, e, evals_, w.index >= 0 ? &evals_[w.index] : nullptr);
+  progress_.evaluated(cfg_, e, evals_, w.index >= 0 ? &evals_[w.index] : nullptr, counted());
   builder().daemon().setStatus(progress_.status(cfg_, evals_));
 }
 
@@ -815,29 +836,54 @@ bool TuneRun::failFirstGeneration() {
 // spent on a control that cannot change the code.
 std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
   auto inert = findInertControls(cfg_.space, evals_, generation);
-  if (inert.empty())
-    return pool;
   for (const auto &i : inert)
     if (inertAnnounced_.insert(i.control).second) {
       progress_.note(i.why);
       journal_.append({{"op", "inert_control"}, {"control", cfg_.space.controls[i.control].name},
                        {"evidence", i.evidence}, {"generation", generation}});
     }
+  // exhaustive records every point (bench/landscapes); kernels compiled at
+  // run time are not in the build's device code.
+  bool predict = cfg_.search.strategy != strategies::exhaustive && !compilesAtRunTime();
+  TwinPredictor twins(cfg_.space.controls.size(), evals_, generation,
+                      [this](const Evaluation &e) { return reuseKey(e); });
   std::vector<Point> out;
   std::set<Point> seen;
   for (const auto &p : pool) {
     Point q = withoutInert(p, inert);
     bool earlier = std::any_of(evals_.begin(), evals_.end(),
                                [&](const Evaluation &e) { return e.generation < generation && e.point == q; });
-    if (!earlier && seen.insert(q).second)
-      out.push_back(q);
-    else if (q != p)
-      skipped_.push_back({p, false, {}, generation});
+    if (earlier || !seen.insert(q).second) {
+      if (q != p)
+        skipped_.push_back({p, false, {}, generation});
+      continue;
+    }
+    // Predicted to build an earlier candidate's binary: the strategy learns
+    // that binary's score for it, and no compile is spent.
+    if (const Evaluation *twin = predict ? twins.predict(q) : nullptr) {
+      skipped_.push_back({p, true, normalizedObjectives(cfg_, *twin), generation});
+      if (predictedTwins_.insert(q).second && predictedTwins_.size() == 1)
+        progress_.note("twins so far make " + std::to_string(twins.equivalences()) +
+                       " control value(s) equivalent for this program: configurations predicted to build a "
+                       "measured binary are not compiled (e.g. " + render(cfg_.space, q).summary() + ", like " +
+                       twin->candidateId + ")");
+      continue;
+    }
+    out.push_back(q);
   }
   return out;
 }
 
 bool TuneRun::searchGenerations() {
+  auto started = std::chrono::steady_clock::now();
+  inSearch_ = true;
+  bool done = searchLoop();
+  inSearch_ = false;
+  verdicts_.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return done;
+}
+
+bool TuneRun::searchLoop() {
   JournalContents j = readJournal(journal_.path());
   // A pool whose every point, its inert controls dropped, was evaluated
   // before spends nothing: it does not count against search.generations
@@ -845,17 +891,34 @@ bool TuneRun::searchGenerations() {
   // kSpentNothing of them in a row. The same on a resume: unspent() only
   // reads earlier generations.
   constexpr int kSpentNothing = 100;
+  // Without generations of the user's own, the search proposes until the
+  // budget of distinct binaries is spent: generations of twins add more.
+  bool openEnded = !cfg_.search.generationsSet || cfg_.search.poolFollowsWorkers();
   int last = cfg_.search.generations, nothingInARow = 0;
-  for (int g = 1; g <= last && budgetLeft(); ++g) {
-    std::vector<Point> pool = strategy_->pool(g, history(g));
-    if (pool.empty())
+  for (int g = 1;; ++g) {
+    if (!budgetLeft()) {
+      verdicts_.searchEnd = counted() >= budget_ ? SearchEnd::Budget : SearchEnd::ConfigurationCap;
       break;
-    progress_.generation(g, cfg_.search.generations);
+    }
+    if (g > last && !openEnded) {
+      verdicts_.searchEnd = SearchEnd::Generations;
+      break;
+    }
+    std::vector<Point> pool = strategy_->pool(g, history(g));
+    if (pool.empty()) {
+      verdicts_.searchEnd = SearchEnd::SpaceExhausted;
+      break;
+    }
+    progress_.generation(g, std::max(g, cfg_.search.generations));
     std::vector<Point> fresh = unspent(pool, g);
     if (!fresh.empty())
       nothingInARow = 0;
     else if (++nothingInARow <= kSpentNothing)
       ++last;
+    else if (openEnded) { // every proposal repeats an evaluated point or a known binary
+      verdicts_.searchEnd = SearchEnd::NothingNew;
+      break;
+    }
     std::vector<Point> todo;
     for (const auto &p : fresh) {
       bool done = std::any_of(evals_.begin(), evals_.end(),
@@ -867,7 +930,7 @@ bool TuneRun::searchGenerations() {
     // candidate; results are recorded in pool order, so the journal (and a
     // resume) does not depend on which worker finished first.
     for (size_t i = 0; i < todo.size() && budgetLeft();) {
-      size_t n = std::min({parallelism(), todo.size() - i, (size_t)(budget_ - (int)evals_.size())});
+      size_t n = std::min({parallelism(), todo.size() - i, room()});
       std::vector<Point> batch(todo.begin() + i, todo.begin() + i + n);
       i += n;
       size_t before = evals_.size();
@@ -1076,8 +1139,8 @@ bool TuneRun::minimize(WinnerChoice &w) {
   const Objective &o = cfg_.objectives.front();
   int trial = 0;
   std::map<std::string, Evaluation> built;   // candidate hash -> its build (compile-only scores)
-  WorseThan worse = [&](const Point &current, const Point &reduced, std::string &detail,
-                        std::string &error) -> std::optional<bool> {
+  WorseThan compare = [&](const Point &current, const Point &reduced, std::string &detail,
+                          std::string &error) -> std::optional<bool> {
     Rendered cur = render(cfg_.space, current), red = render(cfg_.space, reduced);
     std::string tag = win.candidateId + "-min" + std::to_string(++trial);
     if (runtimeObjective()) {
@@ -1117,6 +1180,20 @@ bool TuneRun::minimize(WinnerChoice &w) {
       return error = "the winner no longer builds", std::nullopt;
     detail = r ? "exact comparison of the objectives" : "without it the build is INVALID";
     return !r || *c < *r;
+  };
+  // Each comparison is journaled as it is made; a resumed search reads the
+  // ones it made before instead of measuring them again.
+  WorseThan worse = [&](const Point &current, const Point &reduced, std::string &detail,
+                        std::string &error) -> std::optional<bool> {
+    for (const auto &t : priorTrials_)
+      if (t.from == win.candidateId && t.current == current && t.reduced == reduced) {
+        detail = t.detail;
+        return t.worse;
+      }
+    auto r = compare(current, reduced, detail, error);
+    if (r)
+      journal_.append(minimizeTrialToJson({win.candidateId, current, reduced, *r, detail}));
+    return r;
   };
   std::string err;
   auto m = minimizeWinner(cfg_.space, win.point, worse, err);
@@ -1195,6 +1272,10 @@ bool TuneRun::finish() {
     }
   }
   progress_.end();
+  verdicts_.counts = countBudget(evals_);
+  verdicts_.budget = budget_;
+  verdicts_.configurationCap = configurationCap();
+  verdicts_.predictedTwins = (int)predictedTwins_.size();
   std::vector<Evaluation> shown = evals_;
   WinnerChoice sw = w;
   if (!minimized_.candidateId.empty() && w.improved) {

@@ -110,6 +110,27 @@ static void printMeasurement(const TuneConfig &cfg, const std::vector<Evaluation
             ex.first->noisePercent, ex.second.evidence.c_str(), ex.second.next.c_str());
 }
 
+// The search's counts: configurations tried, built, distinct binaries (what
+// the budget counts), how the search ended, and how busy the GPU was.
+static void printCounts(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const Verdicts &v,
+                        const std::string &invalid, int dups, FILE *out) {
+  const BudgetCount &c = v.counts.configurations ? v.counts : countBudget(evals);
+  std::string measured = cfg.benchmark.enabled ? ", " + std::to_string(c.measured) + " run by the benchmark" : "";
+  std::string budget = v.budget > 0 ? " of a budget of " + std::to_string(v.budget) : "";
+  fprintf(out, "evaluations: %d configurations (%s), %d compiled, %d distinct binaries%s%s, %d reused an earlier result "
+               "(same configuration or device code), results: %s/results.csv\n",
+          c.configurations, invalid.c_str(), c.compiled, c.distinct, budget.c_str(), measured.c_str(), dups,
+          cfg.runDir.c_str());
+  if (v.searchEnd)
+    fprintf(out, "%s%s\n", searchEndText(*v.searchEnd, v.budget, v.configurationCap, c).c_str(),
+            v.predictedTwins ? ("; " + std::to_string(v.predictedTwins) +
+                                " more configuration(s) predicted to repeat a binary were not compiled").c_str()
+                             : "");
+  if (cfg.benchmark.enabled && v.searchSeconds > 0)
+    fprintf(out, "GPU busy %.0f%% of the search phase (benchmark runs %.1f s of %.1f s)\n",
+            100 * std::min(1.0, v.gpuBusySeconds / v.searchSeconds), v.gpuBusySeconds, v.searchSeconds);
+}
+
 void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out,
                   const Verdicts &verdicts) {
   if (evals.empty())
@@ -160,8 +181,7 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
             v(&b).c_str(), v(best).c_str());
   }
   std::string invalidLine = invalidSummary(invalid);
-  fprintf(out, "evaluations: %zu (%s, %d reused an earlier result: same configuration or build), results: %s/results.csv\n",
-          evals.size(), invalidLine.empty() ? "0 INVALID" : invalidLine.c_str(), dups, cfg.runDir.c_str());
+  printCounts(cfg, evals, verdicts, invalidLine.empty() ? "0 INVALID" : invalidLine, dups, out);
   printMeasurement(cfg, evals, out);
   for (const auto &p : verdicts.gpuProblems)
     fprintf(out, "GPU: %s while measuring\n", p.c_str());

@@ -1,9 +1,11 @@
 // Choosing the winner and showing it next to the baseline.
 #pragma once
+#include "engine/Budget.h"
 #include "engine/Config.h"
 #include "engine/record/Evaluation.h"
 
 #include <cstdio>
+#include <optional>
 #include <vector>
 
 namespace ciq {
@@ -22,6 +24,13 @@ struct Verdicts {
   std::vector<std::string> attribution;   // formatted rows (formatVariant)
   std::vector<std::string> minimization;  // "dropped control x (p = 0.4: may be noise)"
   std::vector<std::string> gpuProblems;   // throttling or sharing seen while measuring
+  // The search phase (generations after the baseline): what the budget bought.
+  BudgetCount counts;                     // over the journal's evaluations
+  int budget = 0, configurationCap = 0;   // distinct binaries; configurations at most
+  std::optional<SearchEnd> searchEnd;     // unset: not searched here (e.g. a summary of a journal)
+  double searchSeconds = 0;               // this process's search phase, wall clock
+  double gpuBusySeconds = 0;
+  int predictedTwins = 0;                 // proposals not compiled: predicted to repeat a binary              // the benchmark's runs in it (measure_ms of its evaluations)
 };
 
 // The best OK evaluation: lexicographic on the objectives (first primary),

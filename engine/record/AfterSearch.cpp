@@ -88,4 +88,18 @@ bool minimizeStepsFromJson(const json &steps, std::vector<MinimizeStep> &out, st
   });
 }
 
+json minimizeTrialToJson(const MinimizeTrial &t) {
+  return {{"op", "minimize_trial"}, {"from", t.from},       {"current", t.current},
+          {"reduced", t.reduced},  {"worse", t.worse}, {"detail", t.detail}};
+}
+
+bool minimizeTrialFromJson(const json &j, MinimizeTrial &t, std::string &error, const std::string &where) {
+  JsonFields f(j, where);
+  if (!f.need("from", t.from).need("current", t.current).need("reduced", t.reduced).need("worse", t.worse)
+           .opt("detail", t.detail)
+           .ok())
+    return error = f.error(), false;
+  return true;
+}
+
 } // namespace ciq

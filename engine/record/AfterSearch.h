@@ -39,4 +39,18 @@ nlohmann::json minimizeStepsToJson(const std::vector<MinimizeStep> &steps);
 bool minimizeStepsFromJson(const nlohmann::json &steps, std::vector<MinimizeStep> &out, std::string &error,
                            const std::string &where);
 
+// One comparison of the minimization, journaled as soon as it is made
+// ("op": "minimize_trial"), so that a search stopped or killed during its
+// minimization does not measure it again on `ciq resume` (each can take
+// minutes of benchmark runs).
+struct MinimizeTrial {
+  std::string from;                   // the winner's candidate id
+  std::vector<int> current, reduced;  // the points compared (Rendered.h: Point)
+  bool worse = false;                 // reduced is worse: the control(s) stay
+  std::string detail;                 // the comparison, one line
+};
+
+nlohmann::json minimizeTrialToJson(const MinimizeTrial &t);
+bool minimizeTrialFromJson(const nlohmann::json &j, MinimizeTrial &t, std::string &error, const std::string &where);
+
 } // namespace ciq

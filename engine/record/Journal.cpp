@@ -276,6 +276,13 @@ JournalContents readJournal(const std::string &path) {
       else if (rows ? !attributionFromJson(members, c.attribution, why, where + ": \"rows\"")
                     : !minimizeStepsFromJson(members, c.minimization, why, where + ": \"steps\""))
         c.damaged.push_back(why);
+    } else if (l.op == "minimize_trial") {
+      MinimizeTrial t;
+      std::string why;
+      if (minimizeTrialFromJson(l.object, t, why, where))
+        c.minimizeTrials.push_back(std::move(t));
+      else
+        c.damaged.push_back(why);
     } else if (l.op == "canary") {
       bool ok = false, skipped = false;
       JsonFields f(l.object, where);

@@ -1,0 +1,35 @@
+// What a search's budget buys (search.max_evaluations, ciq_tune(BUDGET),
+// --max-evaluations): distinct binaries. A candidate whose configuration or
+// device code an earlier one had is recorded as that one's twin (its result
+// reused, no GPU time) and costs nothing; a flat landscape still ends, after
+// search.max_configurations_per_binary configurations per binary of the budget.
+#pragma once
+#include "engine/record/Evaluation.h"
+
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+// True for a candidate that built a binary no earlier candidate had and was
+// scored or run: OK, or INVALID at run time (crash, timeout, wrong answer,
+// unreadable metric). A compile that failed made no binary; a twin reused one.
+bool countsAgainstBudget(const Evaluation &e);
+
+struct BudgetCount {
+  int configurations = 0;   // every evaluated configuration (one journal evaluation each)
+  int compiled = 0;         // built: configuration twins are not
+  int distinct = 0;         // binaries that count against the budget (countsAgainstBudget)
+  int measured = 0;         // of those, run by the benchmark (runtime objectives)
+  int twins = 0;            // reused an earlier result: same configuration or device code
+};
+
+BudgetCount countBudget(const std::vector<Evaluation> &evals);
+
+// Why a search's proposals ended, for the summary.
+enum class SearchEnd { Budget, SpaceExhausted, NothingNew, ConfigurationCap, Generations, Stopped };
+
+// One line: "search ended: budget met (8 distinct binaries)" and the like.
+std::string searchEndText(SearchEnd end, int budget, int configurationCap, const BudgetCount &c);
+
+} // namespace ciq

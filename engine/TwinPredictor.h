@@ -1,0 +1,47 @@
+// Which control values give this program the same binary, learnt from the
+// twins so far, so that the search stops compiling configurations it can
+// predict to be twins (the budget buys distinct binaries: Budget.h).
+//
+// Evidence is pairs of evaluations that differ in one control only: the same
+// binary makes the two values equivalent for that control (for this
+// program), different binaries keep them apart. A control with contradicting
+// evidence (values equivalent in one context and not in another, e.g.
+// --register-usage-level at -O1 and at -O3) is not used. A proposal whose
+// values, each mapped to its equivalence class, land on an evaluated point is
+// predicted to be that point's twin.
+#pragma once
+#include "engine/record/Evaluation.h"
+
+#include <functional>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+class TwinPredictor {
+public:
+  // binaryKey(e): what must be equal for two evaluations to share a result
+  // ("" : never shared; the engine's reuse key). Only evaluations of
+  // generations before beforeGeneration are read, so a resumed search
+  // predicts the same.
+  TwinPredictor(size_t controls, const std::vector<Evaluation> &evals, int beforeGeneration,
+                const std::function<std::string(const Evaluation &)> &binaryKey);
+
+  // The evaluation p is predicted to share its binary with, or null.
+  const Evaluation *predict(const Point &p) const;
+  // Pairs of values learnt equivalent (over all usable controls).
+  int equivalences() const { return merged_; }
+
+private:
+  int find(size_t control, int value) const;
+  void unite(size_t control, int a, int b);
+  Point canonical(const Point &p) const;
+
+  std::vector<std::map<int, int>> parent_;   // per control: value -> parent value (union-find)
+  std::vector<bool> usable_;                 // false: contradicting evidence
+  std::map<Point, const Evaluation *> known_;  // canonical point -> an evaluation with a binary
+  int merged_ = 0;
+};
+
+} // namespace ciq
