@@ -51,9 +51,12 @@ bool verifyAsset(const std::string &path, int64_t size, const std::string &sha25
   return true;
 }
 
-std::string cacheEntryPath(const std::string &tag, const std::string &sha256,
-                           const std::string &filename) {
-  llvm::SmallString<256> p(cacheDir());
+std::optional<std::string> cacheEntryPath(const std::string &tag, const std::string &sha256,
+                                          const std::string &filename, std::string &error) {
+  auto dir = cacheDir(error);
+  if (!dir)
+    return std::nullopt;
+  llvm::SmallString<256> p(*dir);
   llvm::sys::path::append(p, tag, sha256.substr(0, 12) + "_" + filename);
   return p.str().str();
 }
@@ -63,7 +66,10 @@ std::optional<FetchedAsset> fetchToCache(const std::string &url, const std::stri
                                          const std::string &sha256, const HttpSettings &http,
                                          std::string &error) {
   FetchedAsset out;
-  out.path = cacheEntryPath(tag, sha256, filename);
+  auto entry = cacheEntryPath(tag, sha256, filename, error);
+  if (!entry)
+    return std::nullopt;
+  out.path = *entry;
   const std::string what = filename + " of release " + tag;
   if (llvm::sys::fs::exists(out.path)) {
     std::string why;

@@ -26,8 +26,9 @@ bool isSha256Hex(const std::string &s);
 bool verifyAsset(const std::string &path, int64_t size, const std::string &sha256,
                  const std::string &what, std::string &error);
 
-std::string cacheEntryPath(const std::string &tag, const std::string &sha256,
-                           const std::string &filename);
+// nullopt with `error` when ciq's cache folder is not this user's own.
+std::optional<std::string> cacheEntryPath(const std::string &tag, const std::string &sha256,
+                                          const std::string &filename, std::string &error);
 
 struct FetchedAsset {
   std::string path;        // verified local file
