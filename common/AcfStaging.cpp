@@ -1,6 +1,7 @@
 #include "common/AcfStaging.h"
 
 #include "common/FileIO.h"
+#include "common/OwnedDir.h"
 #include "common/Sha256.h"
 
 #include <cerrno>
@@ -15,29 +16,19 @@
 namespace ciq {
 namespace {
 
-// Creates each missing folder of `dir` (mode 0700: only this user's builds read it).
-bool makeDirs(const std::string &dir) {
-  for (size_t p = 1; p <= dir.size(); ++p)
-    if (p == dir.size() || dir[p] == '/')
-      if (mkdir(dir.substr(0, p).c_str(), 0700) != 0 && errno != EEXIST)
-        return false;
-  return true;
-}
-
-// A folder that only this user can write (not a link put there by someone else).
-bool ownedPrivateDir(const std::string &dir) {
-  struct stat st;
-  return lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == getuid() &&
-         (st.st_mode & 022) == 0;
-}
-
+// The folders an ACF may be staged in, best first. Each is used only once
+// ensureOwnedDir has made it and found it this user's own: a folder another
+// user can write to (a /tmp/ciq-<uid> made by them first) would let them
+// swap the staged file, or plant a link that ciq's copy writes through.
 std::vector<std::string> stagingDirs() {
   std::vector<std::string> dirs;
   if (const char *x = std::getenv("XDG_CACHE_HOME"); x && *x == '/')
     dirs.push_back(std::string(x) + "/ciq/acf");
   if (const char *h = std::getenv("HOME"); h && *h == '/')
     dirs.push_back(std::string(h) + "/.cache/ciq/acf");
-  dirs.push_back("/tmp/ciq-" + std::to_string(getuid()) + "/acf");
+  std::string ignored;
+  if (auto tmp = userTempDir(ignored))
+    dirs.push_back(*tmp + "/acf");
   return dirs;
 }
 
@@ -67,15 +58,17 @@ std::optional<std::string> plainAcfPath(const std::string &path, std::string &er
   }
   const std::string &want = *actual;
   for (const auto &dir : stagingDirs()) {
-    if (!acfPathIsPlain(dir) || !makeDirs(dir) || !ownedPrivateDir(dir))
+    std::string unsafe;
+    if (!acfPathIsPlain(dir) || !ensureOwnedDir(dir, unsafe))
       continue;
     std::string staged = dir + "/" + want + ".acf";
     if (sha256File(staged) == want || (copyInto(path, staged) && sha256File(staged) == want))
       return staged;
   }
   error = "ACF " + path + " holds characters nvcc would split the path at, and no folder to copy it to " +
-          "without them could be written (tried $XDG_CACHE_HOME/ciq/acf, $HOME/.cache/ciq/acf, /tmp/ciq-" +
-          std::to_string(getuid()) + "/acf); move the file to a path without spaces or commas";
+          "without them could be written (tried $XDG_CACHE_HOME/ciq/acf, $HOME/.cache/ciq/acf, <tmp>/ciq-" +
+          std::to_string(geteuid()) + "/acf, each only if it is yours alone); move the file to a path without "
+          "spaces or commas";
   return std::nullopt;
 }
 

@@ -15,8 +15,8 @@ bool acfPathIsPlain(const std::string &path);
 
 // `path` itself when it is plain; else a copy named <sha256>.acf in the first
 // plain folder of $XDG_CACHE_HOME/ciq/acf, $HOME/.cache/ciq/acf,
-// /tmp/ciq-<uid>/acf (private to this user), named by the SHA-256 of its
-// bytes. nullopt with `error` when the file cannot be read or staged.
+// <tmp>/ciq-<uid>/acf that is this user's own (common/OwnedDir.h), named by
+// the SHA-256 of its bytes. nullopt with `error` when the file cannot be read or staged.
 std::optional<std::string> plainAcfPath(const std::string &path, std::string &error);
 
 } // namespace ciq

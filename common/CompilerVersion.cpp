@@ -1,6 +1,7 @@
 #include "common/CompilerVersion.h"
 
 #include "common/FileIO.h"
+#include "common/Paths.h"
 #include "common/Sha256.h"
 #include "common/Subprocess.h"
 
@@ -13,17 +14,6 @@
 #include <climits>
 
 namespace ciq {
-namespace {
-
-std::string cacheDir() {
-  const char *x = std::getenv("XDG_CACHE_HOME");
-  if (x && *x)
-    return std::string(x) + "/ciq/compiler-version";
-  const char *h = std::getenv("HOME");
-  return std::string(h && *h ? h : "/tmp") + "/.cache/ciq/compiler-version";
-}
-
-} // namespace
 
 std::string parseCompilerVersion(const std::string &text) {
   static const std::regex v(R"(V(\d+\.\d+\.\d+))");
@@ -41,8 +31,12 @@ std::optional<std::string> compilerVersion(const std::string &path, std::string 
   }
   std::string key = sha256Hex(real + "\n" + std::to_string(st.st_mtim.tv_sec) + "." +
                               std::to_string(st.st_mtim.tv_nsec) + "\n" + std::to_string(st.st_size));
-  std::string file = cacheDir() + "/" + key;
-  {
+  // Only a cache of this user's own is believed: with another user's
+  // entries a lock frozen with one release would pass for another.
+  std::string unsafe;
+  auto dir = cacheDir(unsafe);
+  std::string file = dir ? *dir + "/compiler-version/" + key : "";
+  if (dir) {
     std::ifstream in(file);
     std::string cached;
     if (in && std::getline(in, cached) && !cached.empty())
@@ -58,7 +52,8 @@ std::optional<std::string> compilerVersion(const std::string &path, std::string 
   }
   // Write beside and rename: concurrent compiles never read half a line.
   std::string ignored; // a cache that cannot be written is asked again next time
-  writeFileAtomically(file, version + "\n", ignored);
+  if (dir)
+    writeFileAtomically(file, version + "\n", ignored);
   return version;
 }
 

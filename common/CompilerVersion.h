@@ -1,7 +1,8 @@
 // The release of an nvcc or ptxas binary ("13.0.88", from the "V13.0.88" of
 // `--version`). The probe costs a process start (~10 ms for nvcc), so its
-// answer is cached under $XDG_CACHE_HOME/ciq/compiler-version/ (else
-// ~/.cache/ciq/...), keyed on the binary's real path, mtime and size.
+// answer is cached under ciq's cache folder (cacheDir(), common/Paths.h: only
+// a folder of this user's own), in compiler-version/, keyed on the binary's
+// real path, mtime and size.
 #pragma once
 #include <optional>
 #include <string>

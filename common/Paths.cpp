@@ -1,5 +1,6 @@
 #include "common/Paths.h"
 #include "common/EnvNames.h"
+#include "common/OwnedDir.h"
 
 #include <cstdlib>
 #include <vector>
@@ -30,16 +31,30 @@ std::string wrapperPath() {
   return p.str().str();
 }
 
-std::string cacheDir() {
+std::optional<std::string> cacheDir(std::string &error) {
   llvm::SmallString<256> p;
-  if (const char *x = getenv("XDG_CACHE_HOME"); x && *x)
+  const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+  const std::string fix = "; set XDG_CACHE_HOME to a folder of your own";
+  if (x && *x == '/') {
     p = x;
-  else {
-    const char *home = getenv("HOME");
-    p = home ? home : "/tmp";
-    llvm::sys::path::append(p, ".cache");
+    llvm::sys::path::append(p, "ciq");
+  } else if (home && *home == '/') {
+    p = home;
+    llvm::sys::path::append(p, ".cache", "ciq");
+  } else {
+    // Not a shared <tmp>/.cache, where another user's entries would be read.
+    auto tmp = userTempDir(error);
+    if (!tmp) {
+      error = "ciq's cache folder: " + error + fix;
+      return std::nullopt;
+    }
+    p = *tmp;
+    llvm::sys::path::append(p, "cache");
   }
-  llvm::sys::path::append(p, "ciq");
+  if (!ensureOwnedDir(p.str().str(), error)) {
+    error = "ciq's cache folder: " + error + fix;
+    return std::nullopt;
+  }
   return p.str().str();
 }
 

@@ -3,6 +3,7 @@
 
 #include <cctype>
 #include <cerrno>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <fcntl.h>
@@ -14,16 +15,19 @@
 
 namespace ciq {
 
-std::string gpuLockDir() {
-  if (const char *d = getenv(env::GpuLockDir); d && *d)
-    return d;
-  llvm::SmallString<128> tmp;
-  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, tmp);
-  llvm::sys::path::append(tmp, "ciq-gpu-locks");
-  return std::string(tmp);
-}
-
 namespace {
+
+// The holder's line is written as a record of this size, over the old one in
+// place: a lock file of another user's is never truncated.
+constexpr size_t kRecord = 256;
+
+const char *const kFix = "set CIQ_GPU_LOCK_DIR to a folder owned by root with mode 1777 that every user of this GPU "
+                         "shares (or to a folder of your own)";
+
+bool explicitDir() {
+  const char *d = getenv(env::GpuLockDir);
+  return d && *d;
+}
 
 // A GPU UUID ("GPU-1a2b...") as a file name: only [A-Za-z0-9._-].
 std::string fileKey(const std::string &key) {
@@ -33,35 +37,126 @@ std::string fileKey(const std::string &key) {
   return k.empty() ? "host" : k;
 }
 
+std::string lockName(const std::string &key) {
+  return explicitDir() ? fileKey(key) + ".lock" : "ciq-gpu-" + fileKey(key) + ".lock";
+}
+
+std::string modeText(mode_t m) {
+  char buf[8];
+  snprintf(buf, sizeof buf, "%04o", (unsigned)(m & 07777));
+  return buf;
+}
+
+// The folder, as a descriptor the lock file is opened relative to (so the
+// folder cannot be swapped after the check). It must be root's or ours, and
+// sticky where others may create files: else another user could rename the
+// lock a search holds, or replace it with a link.
+int openLockDir(const std::string &dir, std::string &error) {
+  if (explicitDir() && mkdir(dir.c_str(), 01777) == 0)
+    chmod(dir.c_str(), 01777); // a missing $CIQ_GPU_LOCK_DIR is made shared, like /tmp
+  int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dfd < 0) {
+    error = "cannot open the GPU lock folder " + dir + ": " + strerror(errno) + "; " + kFix;
+    return -1;
+  }
+  struct stat st;
+  std::string wrong;
+  if (fstat(dfd, &st) != 0)
+    wrong = std::string("cannot be inspected: ") + strerror(errno);
+  else if (st.st_uid != 0 && st.st_uid != geteuid())
+    wrong = "belongs to uid " + std::to_string(st.st_uid) + ", not to root or you (uid " + std::to_string(geteuid()) +
+            "): its owner could swap the lock files for links to your files";
+  else if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+    wrong = "has mode " + modeText(st.st_mode) +
+            ": other users may write to it and, without the sticky bit, replace the lock files";
+  if (wrong.empty())
+    return dfd;
+  close(dfd);
+  error = "the GPU lock folder " + dir + " " + wrong + "; " + kFix;
+  return -1;
+}
+
+// The lock file: never through a link, and only a regular file with one name
+// (a hard link to someone's file would otherwise be written). `writable`:
+// the holder's record may be written (the file is ours, or its owner's ciq
+// made it writable by everyone).
+int openLockFile(int dfd, const std::string &name, const std::string &path, bool &writable, std::string &error) {
+  const int flags = O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK; // O_NONBLOCK: a FIFO in its place cannot hang us
+  int fd = openat(dfd, name.c_str(), O_RDWR | O_CREAT | flags, 0666);
+  // Another user's lock: fs.protected_regular refuses O_CREAT on it even
+  // when its mode lets us write, and flock works on a read-only descriptor.
+  for (int mode : {O_RDWR, O_RDONLY})
+    if (fd < 0 && errno == EACCES)
+      fd = openat(dfd, name.c_str(), mode | flags);
+  if (fd < 0) {
+    if (errno == ELOOP)
+      error = "the GPU lock " + path + " is a symbolic link, which ciq never opens (another user may have planted "
+              "it to make ciq write where it points); remove it, or " + kFix;
+    else
+      error = "cannot open the GPU lock " + path + ": " + strerror(errno) + "; " + kFix;
+    return -1;
+  }
+  struct stat st;
+  std::string wrong;
+  if (fstat(fd, &st) != 0)
+    wrong = std::string("cannot be inspected: ") + strerror(errno);
+  else if (!S_ISREG(st.st_mode))
+    wrong = "is not a regular file";
+  else if (st.st_nlink != 1)
+    wrong = "has " + std::to_string(st.st_nlink) + " names (a hard link to another file)";
+  if (!wrong.empty()) {
+    close(fd);
+    error = "the GPU lock " + path + " " + wrong + ", which ciq never uses as a lock; remove it, or " + kFix;
+    return -1;
+  }
+  bool rw = (fcntl(fd, F_GETFL) & O_ACCMODE) == O_RDWR;
+  if (st.st_uid == geteuid()) {
+    fchmod(fd, 0666); // ours: the umask must not keep other users out
+    writable = rw;
+  } else
+    writable = rw && (st.st_mode & 0002);
+  return fd;
+}
+
 std::string readHolder(int fd) {
-  char buf[512];
-  ssize_t n = pread(fd, buf, sizeof buf - 1, 0);
-  std::string s = n > 0 ? std::string(buf, (size_t)n) : "";
-  while (!s.empty() && (s.back() == '\n' || s.back() == '\0'))
+  char buf[kRecord + 1];
+  ssize_t n = pread(fd, buf, kRecord, 0);
+  std::string s = n > 0 ? std::string(buf, strnlen(buf, (size_t)n)) : "";
+  while (!s.empty() && s.back() == '\n')
     s.pop_back();
   return s.empty() ? "another process" : s;
 }
 
+void writeRecord(int fd, const std::string &line) {
+  std::string rec = line.substr(0, kRecord - 1) + (line.empty() ? "" : "\n");
+  rec.resize(kRecord, '\0');
+  (void)!pwrite(fd, rec.data(), rec.size(), 0);
+}
+
 } // namespace
+
+std::string gpuLockDir() {
+  if (explicitDir())
+    return getenv(env::GpuLockDir);
+  llvm::SmallString<128> tmp;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, tmp);
+  return std::string(tmp);
+}
+
+std::string gpuLockPath(const std::string &key) { return gpuLockDir() + "/" + lockName(key); }
 
 bool GpuLock::acquire(const std::string &key, const std::string &holder, std::string &error,
                       const std::function<void(const std::string &)> &waiting) {
   release();
-  std::string dir = gpuLockDir();
-  // Every user's searches meet here: world-writable and sticky, like /tmp.
-  if (mkdir(dir.c_str(), 01777) == 0)
-    chmod(dir.c_str(), 01777);
-  path_ = dir + "/" + fileKey(key) + ".lock";
-  int fd = open(path_.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0666);
-  if (fd >= 0)
-    fchmod(fd, 0666); // umask must not keep other users out
-  else
-    fd = open(path_.c_str(), O_RDONLY | O_CLOEXEC); // another user's file: flock works read-only
-  if (fd < 0) {
-    error = "cannot open the GPU lock " + path_ + ": " + strerror(errno) + "; set CIQ_GPU_LOCK_DIR to a directory "
-            "every user of this GPU can write";
+  path_ = gpuLockPath(key);
+  int dfd = openLockDir(gpuLockDir(), error);
+  if (dfd < 0)
     return false;
-  }
+  bool writable = false;
+  int fd = openLockFile(dfd, lockName(key), path_, writable, error);
+  close(dfd);
+  if (fd < 0)
+    return false;
   if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
     if (errno != EWOULDBLOCK) {
       error = "cannot lock " + path_ + ": " + strerror(errno);
@@ -77,20 +172,22 @@ bool GpuLock::acquire(const std::string &key, const std::string &holder, std::st
         return false;
       }
   }
-  std::string line = holder + "\n";
-  if (ftruncate(fd, 0) == 0)
-    (void)!pwrite(fd, line.data(), line.size(), 0);
+  if (writable)
+    writeRecord(fd, holder);
   fd_ = fd;
+  writable_ = writable;
   return true;
 }
 
 void GpuLock::release() {
   if (fd_ < 0)
     return;
-  (void)!ftruncate(fd_, 0);
+  if (writable_)
+    writeRecord(fd_, "");
   flock(fd_, LOCK_UN);
   close(fd_);
   fd_ = -1;
+  writable_ = false;
 }
 
 } // namespace ciq

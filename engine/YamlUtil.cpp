@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <fstream>
+#include <map>
 
 namespace ciq {
 
@@ -97,6 +98,35 @@ std::vector<std::string> YamlReader::strings(const YAML::Node &n, const std::str
   return out;
 }
 
+namespace {
+
+// yaml-cpp keeps both pairs of a repeated key and answers a lookup with the
+// first, so a second `choice:` or `controls:` block would vanish without a
+// word: every mapping of the file is checked, with both keys' lines.
+void rejectDuplicateKeys(const YAML::Node &n, const std::string &path, int depth = 0) {
+  if (depth > 200) // an alias inside its own anchor: nothing further down is new
+    return;
+  if (n.IsSequence())
+    for (const auto &e : n)
+      rejectDuplicateKeys(e, path, depth + 1);
+  if (!n.IsMap())
+    return;
+  std::map<std::string, int> firstLine;
+  for (const auto &kv : n) {
+    if (kv.first.IsScalar()) {
+      auto [at, fresh] = firstLine.emplace(kv.first.Scalar(), kv.first.Mark().line + 1);
+      if (!fresh)
+        throw ConfigError(path + ":" + std::to_string(kv.first.Mark().line + 1) + ": duplicate key '" +
+                          kv.first.Scalar() + "' (first at line " + std::to_string(at->second) +
+                          "); YAML keeps only one of the two: merge them into one '" + kv.first.Scalar() +
+                          "' or delete one");
+    }
+    rejectDuplicateKeys(kv.second, path, depth + 1);
+  }
+}
+
+} // namespace
+
 YAML::Node loadYamlFile(const std::string &path) {
   // An ifstream opens a directory and then fails inside yaml-cpp's reader
   // with an exception of the standard library: refuse it here, by name.
@@ -105,13 +135,16 @@ YAML::Node loadYamlFile(const std::string &path) {
   std::ifstream in(path);
   if (!in)
     throw ConfigError(path + ": cannot read the file (check the path given with --config)");
+  YAML::Node root;
   try {
-    return YAML::Load(in);
+    root = YAML::Load(in);
   } catch (const YAML::ParserException &e) {
     throw ConfigError(path + ":" + std::to_string(e.mark.line + 1) + ":" +
                       std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg +
                       "; fix the indentation or quoting there");
   }
+  rejectDuplicateKeys(root, path);
+  return root;
 }
 
 } // namespace ciq

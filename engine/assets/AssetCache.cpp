@@ -8,6 +8,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <sstream>
+#include <unistd.h>
 
 namespace ciq {
 
@@ -50,9 +51,12 @@ bool verifyAsset(const std::string &path, int64_t size, const std::string &sha25
   return true;
 }
 
-std::string cacheEntryPath(const std::string &tag, const std::string &sha256,
-                           const std::string &filename) {
-  llvm::SmallString<256> p(cacheDir());
+std::optional<std::string> cacheEntryPath(const std::string &tag, const std::string &sha256,
+                                          const std::string &filename, std::string &error) {
+  auto dir = cacheDir(error);
+  if (!dir)
+    return std::nullopt;
+  llvm::SmallString<256> p(*dir);
   llvm::sys::path::append(p, tag, sha256.substr(0, 12) + "_" + filename);
   return p.str().str();
 }
@@ -62,7 +66,10 @@ std::optional<FetchedAsset> fetchToCache(const std::string &url, const std::stri
                                          const std::string &sha256, const HttpSettings &http,
                                          std::string &error) {
   FetchedAsset out;
-  out.path = cacheEntryPath(tag, sha256, filename);
+  auto entry = cacheEntryPath(tag, sha256, filename, error);
+  if (!entry)
+    return std::nullopt;
+  out.path = *entry;
   const std::string what = filename + " of release " + tag;
   if (llvm::sys::fs::exists(out.path)) {
     std::string why;
@@ -70,8 +77,9 @@ std::optional<FetchedAsset> fetchToCache(const std::string &url, const std::stri
       out.fromCache = true;
       return out;
     }
+    // Replaced by the rename below, not removed first: a parallel fetch may
+    // be renaming a good copy into place right now.
     out.warning = why + "; fetching it again";
-    llvm::sys::fs::remove(out.path);
   }
   if (url.empty()) {
     error = "no cached copy of " + what + " (" + out.path + ") and no network source for it";
@@ -82,7 +90,18 @@ std::optional<FetchedAsset> fetchToCache(const std::string &url, const std::stri
             ": " + ec.message() + "; set XDG_CACHE_HOME to a writable folder";
     return std::nullopt;
   }
-  const std::string part = out.path + ".part";
+  // A name of this download's own: parallel fetches of one asset (several
+  // `ciq spaces fetch`, searches starting together) each write their own
+  // file, and the last rename leaves one verified copy.
+  llvm::SmallString<256> unique;
+  int fd = -1;
+  if (auto ec = llvm::sys::fs::createUniqueFile(out.path + ".part-%%%%%%%%", fd, unique)) {
+    error = "cannot create a download file beside " + out.path + ": " + ec.message() +
+            "; set XDG_CACHE_HOME to a writable folder";
+    return std::nullopt;
+  }
+  close(fd);
+  const std::string part = unique.str().str();
   HttpResponse resp = httpDownload(url, part, size, http);
   if (!resp.ok) {
     error = resp.error;
@@ -94,6 +113,7 @@ std::optional<FetchedAsset> fetchToCache(const std::string &url, const std::stri
   }
   if (auto ec = llvm::sys::fs::rename(part, out.path)) {
     error = "cannot move " + part + " into the cache: " + ec.message();
+    llvm::sys::fs::remove(part);
     return std::nullopt;
   }
   return out;

@@ -3,8 +3,9 @@
 //
 // Layout: $XDG_CACHE_HOME/ciq/<tag>/<first 12 hex of sha256>_<filename>
 // (default ~/.cache/ciq). An entry is only ever created by renaming a fully
-// downloaded and verified ".part" file, and is verified again on every use:
-// a corrupt entry is reported and fetched again.
+// downloaded and verified ".part-<random>" file of this process's own (two
+// processes fetching one asset never write one file), and is verified again
+// on every use: a corrupt entry is reported and fetched again.
 #pragma once
 #include "common/FileIO.h"
 #include "engine/assets/Http.h"
@@ -25,8 +26,9 @@ bool isSha256Hex(const std::string &s);
 bool verifyAsset(const std::string &path, int64_t size, const std::string &sha256,
                  const std::string &what, std::string &error);
 
-std::string cacheEntryPath(const std::string &tag, const std::string &sha256,
-                           const std::string &filename);
+// nullopt with `error` when ciq's cache folder is not this user's own.
+std::optional<std::string> cacheEntryPath(const std::string &tag, const std::string &sha256,
+                                          const std::string &filename, std::string &error);
 
 struct FetchedAsset {
   std::string path;        // verified local file

@@ -94,8 +94,10 @@ static std::optional<LoadedCatalog> loadMirror(const BoosterSettings &s, const s
 static std::optional<std::string> releaseText(const ReleaseRepo &repo, std::optional<Release> &release,
                                               const std::string &tag, const std::string &name,
                                               std::string &error) {
-  std::string cached = cacheDir() + "/" + tag + "/" + name;
-  if (auto text = readWholeFile(cached))
+  auto cache = cacheDir(error);
+  if (!cache)
+    return std::nullopt;
+  if (auto text = readWholeFile(*cache + "/" + tag + "/" + name))
     return text;
   if (!release && !(release = repo.byTag(tag, error)))
     return std::nullopt;
@@ -141,8 +143,10 @@ std::optional<LoadedCatalog> loadBoosterCatalog(const std::string &tag, std::str
     return std::nullopt;
   // Cached only once verified against each other.
   std::string ignored;
-  writeFileAtomically(cacheDir() + "/" + c.tag + "/" + kCatalog, *catalog, ignored);
-  writeFileAtomically(cacheDir() + "/" + c.tag + "/" + kSums, *sums, ignored);
+  if (auto cache = cacheDir(ignored)) { // releaseText has checked it already
+    writeFileAtomically(*cache + "/" + c.tag + "/" + kCatalog, *catalog, ignored);
+    writeFileAtomically(*cache + "/" + c.tag + "/" + kSums, *sums, ignored);
+  }
   return c;
 }
 
@@ -163,8 +167,10 @@ std::optional<ExtractedPack> fetchBoosterPack(const LoadedCatalog &c, const Boos
   } else {
     HttpSettings http = HttpSettings::fromEnv();
     std::string url, ignored;
-    std::string cached = cacheEntryPath(c.tag, pack.artifactSha256, pack.artifactName);
-    if (!verifyAsset(cached, pack.artifactSizeBytes, pack.artifactSha256, pack.artifactName, ignored)) {
+    auto cached = cacheEntryPath(c.tag, pack.artifactSha256, pack.artifactName, error);
+    if (!cached)
+      return std::nullopt;
+    if (!verifyAsset(*cached, pack.artifactSizeBytes, pack.artifactSha256, pack.artifactName, ignored)) {
       BoosterSettings s = BoosterSettings::fromEnv();
       auto release = ReleaseRepo(s.repo, http).byTag(c.tag, error);
       if (!release)
@@ -187,8 +193,10 @@ std::optional<ExtractedPack> fetchBoosterPack(const LoadedCatalog &c, const Boos
     }
     zip = fetched->path;
   }
-  std::string dest = cacheDir() + "/" + c.tag + "/packs/" + pack.packId + "-" +
-                     pack.artifactSha256.substr(0, 12);
+  auto cache = cacheDir(error);
+  if (!cache)
+    return std::nullopt;
+  std::string dest = *cache + "/" + c.tag + "/packs/" + pack.packId + "-" + pack.artifactSha256.substr(0, 12);
   if (!isPlainFileName(pack.packId + "-x")) {
     error = "pack_id '" + pack.packId + "' is not usable as a folder name";
     return std::nullopt;

@@ -89,8 +89,8 @@ std::optional<ExtractedPack> reuse(const BoosterPack &pack, const std::string &d
 
 } // namespace
 
-std::optional<ExtractedPack> extractPack(const std::string &zipPath, const BoosterPack &pack,
-                                         const std::string &destDir, std::string &error) {
+static std::optional<ExtractedPack> extractUnlocked(const std::string &zipPath, const BoosterPack &pack,
+                                                    const std::string &destDir, std::string &error) {
   if (auto ok = reuse(pack, destDir))
     return ok;
   std::string tmp = destDir + ".tmp-" + std::to_string(getpid());
@@ -173,6 +173,33 @@ std::optional<ExtractedPack> extractPack(const std::string &zipPath, const Boost
     error = "extracted " + what + " into " + destDir + " but it does not verify; is another "
             "process writing there?";
   return done;
+}
+
+// Two processes extracting one pack (searches that start together) take
+// turns: the second finds the first's folder and reuses it, instead of
+// removing it while the first verifies it.
+std::optional<ExtractedPack> extractPack(const std::string &zipPath, const BoosterPack &pack,
+                                         const std::string &destDir, std::string &error) {
+  if (auto ec = llvm::sys::fs::create_directories(llvm::sys::path::parent_path(destDir))) {
+    error = "cannot create " + llvm::sys::path::parent_path(destDir).str() + ": " + ec.message();
+    return std::nullopt;
+  }
+  int fd = -1;
+  // Hidden beside the folder: a listing of the packs shows only packs.
+  const std::string lockPath = llvm::sys::path::parent_path(destDir).str() + "/." +
+                               llvm::sys::path::filename(destDir).str() + ".lock";
+  if (auto ec = llvm::sys::fs::openFileForWrite(lockPath, fd, llvm::sys::fs::CD_OpenAlways)) {
+    error = "cannot open " + lockPath + ": " + ec.message();
+    return std::nullopt;
+  }
+  if (auto ec = llvm::sys::fs::lockFile(fd)) {
+    error = "cannot lock " + lockPath + ": " + ec.message();
+    close(fd);
+    return std::nullopt;
+  }
+  auto out = extractUnlocked(zipPath, pack, destDir, error);
+  close(fd); // releases the lock
+  return out;
 }
 
 } // namespace ciq

@@ -143,7 +143,6 @@ std::optional<Release> ReleaseRepo::latestWithPrefix(const std::string &prefix,
   return best;
 }
 
-static std::string tagCachePath() { return cacheDir() + "/latest-tags.json"; }
 
 double latestTagTtlDays() {
   if (const char *v = getenv(env::SsLatestTtlDays); v && *v)
@@ -155,10 +154,14 @@ std::optional<std::string> resolveLatestTag(const ReleaseRepo &repo, const std::
                                             double ttlDays, std::string &warning,
                                             std::string &error) {
   const std::string key = repo.apiBase() + "/" + repo.repo() + "|" + prefix;
+  auto dir = cacheDir(error);
+  if (!dir)
+    return std::nullopt;
+  const std::string tagCachePath = *dir + "/latest-tags.json";
   json cache = json::object();
   std::string ignored;
-  if (auto text = readWholeFile(tagCachePath()))
-    if (!parseJson(*text, tagCachePath(), cache, ignored) || !cache.is_object())
+  if (auto text = readWholeFile(tagCachePath))
+    if (!parseJson(*text, tagCachePath, cache, ignored) || !cache.is_object())
       cache = json::object(); // a cache: a damaged one is rebuilt
   auto now = std::chrono::duration_cast<std::chrono::seconds>(
                  std::chrono::system_clock::now().time_since_epoch()).count();
@@ -186,7 +189,7 @@ std::optional<std::string> resolveLatestTag(const ReleaseRepo &repo, const std::
     return std::nullopt;
   }
   cache[key] = {{"tag", release->tag}, {"resolved_at", now}};
-  writeFileAtomically(tagCachePath(), cache.dump(2) + "\n", ignored);   // a cache: best effort
+  writeFileAtomically(tagCachePath, cache.dump(2) + "\n", ignored);   // a cache: best effort
   return release->tag;
 }
 

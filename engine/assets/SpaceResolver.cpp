@@ -146,7 +146,10 @@ std::optional<LoadedManifest> loadSpaceManifest(const std::string &tag, std::str
     resolved = *t;
   }
   // Release assets do not change under a tag: a cached manifest is reused.
-  std::string cached = cacheDir() + "/" + resolved + "/manifest.json";
+  auto cache = cacheDir(error);
+  if (!cache)
+    return std::nullopt;
+  std::string cached = *cache + "/" + resolved + "/manifest.json";
   std::optional<std::string> text = readWholeFile(cached);
   out.where = cached;
   if (!text) {
@@ -211,9 +214,11 @@ std::optional<ResolvedSpace> fetchSpaceEntry(const LoadedManifest &m, const Spac
   HttpSettings http = HttpSettings::fromEnv();
   // Only ask the API for the download URL when the cache cannot answer.
   std::string url;
-  std::string cachePath = cacheEntryPath(m.manifest.tag, e.sha256, e.filename);
+  auto cachePath = cacheEntryPath(m.manifest.tag, e.sha256, e.filename, error);
+  if (!cachePath)
+    return std::nullopt;
   std::string ignored;
-  if (!verifyAsset(cachePath, e.sizeBytes, e.sha256, e.filename, ignored)) {
+  if (!verifyAsset(*cachePath, e.sizeBytes, e.sha256, e.filename, ignored)) {
     ReleaseRepo repo(m.mirrorDir, http);
     auto release = repo.byTag(m.manifest.tag, error);
     if (!release)

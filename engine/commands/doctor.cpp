@@ -68,6 +68,18 @@ DoctorCheck checkCompileLines(const TuneConfig &cfg) {
   return c;
 }
 
+// ciq's cache folder: made, this user's own (common/OwnedDir.h), writable.
+DoctorCheck checkCacheDir() {
+  std::string error;
+  if (auto dir = cacheDir(error))
+    return checkWritableDir("cache dir", *dir);
+  DoctorCheck c{"cache dir"};
+  c.status = DoctorCheck::Fail;
+  c.detail = error.substr(0, error.find("; "));
+  c.fix = "set XDG_CACHE_HOME to a folder of your own";
+  return c;
+}
+
 int run() {
   std::vector<DoctorCheck> checks = {checkNvcc(), checkPtxas(), checkApplyControls()};
   std::optional<TuneConfig> cfg;
@@ -76,7 +88,7 @@ int run() {
     cfg = loadConfig(ConfigPath, error);
   checks.push_back(checkCmake(cfg ? cfg->buildDir : ""));
   checks.push_back(checkGpu(cfg && cfg->benchmark.enabled));
-  checks.push_back(checkWritableDir("cache dir", cacheDir()));
+  checks.push_back(checkCacheDir());
   if (!ConfigPath.empty())
     checks.push_back(checkConfig(cfg, error));
   if (cfg)

@@ -225,7 +225,11 @@ int acfs(const ciq::Lockfile &l) {
 // that runs ptxas by name) go through ciq-ptxas with this lock: the ptxas
 // stand-in in lock mode is `ciq-ptxas --lock`, for tools that take a path.
 int env(const ciq::Lockfile &l) {
-  std::string standin = ciq::cacheDir() + "/standin", err;
+  std::string err;
+  auto cache = ciq::cacheDir(err);
+  if (!cache)
+    return ciq::reportError(err);
+  std::string standin = *cache + "/standin";
   if (!ciq::makeStandinDir(standin, err))
     return ciq::reportError(err);
   SmallString<256> lock(LockPath.getValue());

@@ -110,8 +110,11 @@ int verify() {
     return reportError(error);
   int bad = 0, missing = 0;
   for (const auto &e : m->manifest.entries) {
-    std::string path = m->mirror ? m->mirrorDir + "/" + e.filename
-                                 : cacheEntryPath(m->manifest.tag, e.sha256, e.filename);
+    std::optional<std::string> entry = m->mirror ? m->mirrorDir + "/" + e.filename
+                                                 : cacheEntryPath(m->manifest.tag, e.sha256, e.filename, error);
+    if (!entry)
+      return reportError(error);
+    const std::string &path = *entry;
     std::string why;
     if (!m->mirror && !readWholeFile(path)) {
       llvm::outs() << "  not cached  " << e.name() << "  (ciq spaces fetch " << e.compiler << " "

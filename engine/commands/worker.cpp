@@ -10,6 +10,7 @@
 #include "engine/Config.h"
 #include "engine/analysis/GpuState.h"
 #include "common/JsonRead.h"
+#include "common/OwnedDir.h"
 #include "engine/Pipeline.h"
 #include "engine/ResultRecord.h"
 #include "engine/SlurmFinalists.h"
@@ -55,6 +56,13 @@ bool takeSlot(const std::string &given, bool perNode, std::string &dir, std::str
   }
   llvm::sys::path::remove_dots(abs, true);
   const std::string base(abs.str());
+  // Per-node scratch is in a shared folder (/tmp by default) under a name
+  // anyone can derive from the run directory: only a folder of our own is
+  // built in, never one another user made first and could plant links in.
+  if (perNode && !ciq::ensureOwnedDir(base, error)) {
+    error = "workspace " + base + ": " + error + "; set slurm.scratch_dir to a folder of your own";
+    return false;
+  }
   for (int k = 0; k < 256; ++k) {
     dir = base + "/" + (perNode ? ciq::nodeName() + "-" : "slot-") + std::to_string(k);
     llvm::sys::fs::create_directories(dir);

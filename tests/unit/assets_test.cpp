@@ -253,11 +253,11 @@ TEST(AssetCache, VerifyAndLayout) {
   EXPECT_NE(err.find("checksum mismatch"), std::string::npos);
   setenv("XDG_CACHE_HOME", dir.c_str(), 1);
   std::string sha = sha256Hex("hello");
-  EXPECT_EQ(cacheEntryPath("tag-1", sha, "x.yaml"), dir + "/ciq/tag-1/" + sha.substr(0, 12) + "_x.yaml");
+  EXPECT_EQ(cacheEntryPath("tag-1", sha, "x.yaml", err), dir + "/ciq/tag-1/" + sha.substr(0, 12) + "_x.yaml") << err;
   // Offline (no URL): a missing entry is an error naming the path.
   EXPECT_FALSE(fetchToCache("", "tag-1", "x.yaml", 5, sha, HttpSettings{}, err));
   EXPECT_NE(err.find("no cached copy"), std::string::npos) << err;
-  writeFile(cacheEntryPath("tag-1", sha, "x.yaml"), "hello");
+  writeFile(*cacheEntryPath("tag-1", sha, "x.yaml", err), "hello");
   auto hit = fetchToCache("", "tag-1", "x.yaml", 5, sha, HttpSettings{}, err);
   ASSERT_TRUE(hit) << err;
   EXPECT_TRUE(hit->fromCache);

@@ -9,7 +9,9 @@ Serves ROOT/<owner>/<repo>/<tag>/<files> as releases:
 ROOT/<owner>/<repo>/<tag>.release.json may set draft, prerelease, published_at.
 ROOT/faults.json maps "<owner>/<repo>/<tag>/<file>" to a fault of its download:
   "404" (listed, but not found), "stall" (headers, then silence),
-  "truncate" (half the bytes, then the connection closes), "flaky" (503 once).
+  "truncate" (half the bytes, then the connection closes), "flaky" (503 once),
+  "slow" (half the bytes, a pause of --slow-seconds, the rest: parallel
+  downloads of one file overlap).
 Requests are appended to ROOT/requests.log; requests for an absolute URL
 (proxy form) are logged with "PROXY". The bound port goes to --port-file.
 """
@@ -121,6 +123,15 @@ class Handler(BaseHTTPRequestHandler):
             self.wfile.flush()
             time.sleep(ARGS.stall_seconds)
             return
+        if fault == "slow":
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(data)))
+            self.end_headers()
+            self.wfile.write(data[: len(data) // 2])
+            self.wfile.flush()
+            time.sleep(ARGS.slow_seconds)
+            self.wfile.write(data[len(data) // 2:])
+            return
         if fault == "truncate":
             self.send_response(200)
             self.send_header("Content-Length", str(len(data)))
@@ -141,6 +152,7 @@ def main():
     p.add_argument("--pid-file", help="where to write this process's id (for kill)")
     p.add_argument("--lifetime", type=float, default=300, help="seconds before the server exits by itself")
     p.add_argument("--stall-seconds", type=float, default=60)
+    p.add_argument("--slow-seconds", type=float, default=2)
     ARGS = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

@@ -1,0 +1,115 @@
+#include "common/OwnedDir.h"
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace ciq {
+namespace {
+
+std::string modeText(mode_t m) {
+  char buf[8];
+  snprintf(buf, sizeof buf, "%04o", (unsigned)(m & 07777));
+  return buf;
+}
+
+std::string uidText(uid_t u) { return "uid " + std::to_string(u); }
+
+// A folder above: root's or ours, and where others may create entries, sticky
+// (they cannot then rename or remove ours).
+bool safeAncestor(const std::string &dir, const std::string &below, std::string &error) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) {
+    error = "cannot inspect " + dir + " (above " + below + "): " + strerror(errno);
+    return false;
+  }
+  if (st.st_uid != 0 && st.st_uid != geteuid()) {
+    error = dir + " (above " + below + ") belongs to " + uidText(st.st_uid) + ", not to root or you (" +
+            uidText(geteuid()) + "): that user could replace " + below + " with a folder or link of theirs";
+    return false;
+  }
+  if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
+    error = dir + " (above " + below + ") has mode " + modeText(st.st_mode) +
+            ": other users may write to it, and without the sticky bit could replace " + below;
+    return false;
+  }
+  return true;
+}
+
+} // namespace
+
+bool isOwnedDir(const std::string &dir, std::string &error) {
+  char buf[PATH_MAX];
+  if (!realpath(dir.c_str(), buf)) {
+    error = "cannot resolve " + dir + ": " + strerror(errno);
+    return false;
+  }
+  std::string real = buf;
+  std::string shown = real == dir ? dir : dir + " (" + real + ")";
+  struct stat st;
+  if (stat(real.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    error = shown + " is not a folder";
+    return false;
+  }
+  if (st.st_uid != geteuid()) {
+    error = shown + " belongs to " + uidText(st.st_uid) + ", not to you (" + uidText(geteuid()) +
+            "): its owner could plant entries there that ciq would trust";
+    return false;
+  }
+  if (st.st_mode & 022) {
+    error = shown + " has mode " + modeText(st.st_mode) +
+            ": other users may write to it and plant entries that ciq would trust";
+    return false;
+  }
+  for (llvm::StringRef up = llvm::sys::path::parent_path(real); !up.empty();
+       up = llvm::sys::path::parent_path(up)) {
+    if (!safeAncestor(up.str(), shown, error))
+      return false;
+    if (up == "/")
+      break;
+  }
+  return true;
+}
+
+bool ensureOwnedDir(const std::string &dir, std::string &error) {
+  for (size_t p = 1; p <= dir.size(); ++p)
+    if (p == dir.size() || dir[p] == '/')
+      if (mkdir(dir.substr(0, p).c_str(), 0700) != 0 && errno != EEXIST) {
+        error = "cannot create " + dir.substr(0, p) + ": " + strerror(errno);
+        return false;
+      }
+  return isOwnedDir(dir, error);
+}
+
+std::optional<std::string> userTempDir(std::string &error) {
+  llvm::SmallString<128> tmp;
+  llvm::sys::path::system_temp_directory(/*ErasedOnReboot=*/true, tmp);
+  std::string dir = tmp.str().str() + "/ciq-" + std::to_string(geteuid());
+  if (mkdir(dir.c_str(), 0700) != 0 && errno != EEXIST) {
+    error = "cannot create " + dir + ": " + strerror(errno);
+    return std::nullopt;
+  }
+  // Anyone may create this name first: only a real folder of ours, closed to
+  // everyone else, is used.
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode)) {
+    error = dir + " is not a folder (a link or file someone put in its place)";
+    return std::nullopt;
+  }
+  if (st.st_uid != geteuid() || (st.st_mode & 077)) {
+    error = dir + " is not private to you (" + uidText(st.st_uid) + ", mode " + modeText(st.st_mode) +
+            ", not " + uidText(geteuid()) + " and 0700): another user may have made it first";
+    return std::nullopt;
+  }
+  if (!isOwnedDir(dir, error))
+    return std::nullopt;
+  return dir;
+}
+
+} // namespace ciq

@@ -1,0 +1,32 @@
+// Folders outside the build tree that ciq writes and later trusts: its cache
+// (compiler versions, release manifests, downloaded spaces), staged ACFs,
+// Slurm scratch workspaces, and the per-user fallback under the temporary
+// directory. Another user who could write to such a folder, or replace it
+// through a folder above it, could plant an entry ciq believes, or a link
+// that turns ciq's next write into a write of the victim's file (under root,
+// any file). These checks refuse such folders; the GPU locks, which every
+// user shares on purpose, have their own rules (engine/GpuLock.cpp).
+#pragma once
+#include <optional>
+#include <string>
+
+namespace ciq {
+
+// True when `dir` (links resolved) is a folder owned by this user that group
+// and others cannot write, and every folder above it is root's or this
+// user's and not writable by others unless sticky (as /tmp is). Else false
+// with `error`: "<folder> <what is wrong>: <why it matters>" (the caller adds
+// what to do).
+bool isOwnedDir(const std::string &dir, std::string &error);
+
+// Creates `dir` and its missing parents (mode 0700, before the umask) and
+// checks it with isOwnedDir.
+bool ensureOwnedDir(const std::string &dir, std::string &error);
+
+// <TMPDIR or /tmp>/ciq-<uid>: this user's own folder under the shared
+// temporary directory, for what has no home (no HOME, no XDG_CACHE_HOME).
+// Created 0700; refused when it is a link, another user's, or open to group
+// or others (someone made it first).
+std::optional<std::string> userTempDir(std::string &error);
+
+} // namespace ciq
