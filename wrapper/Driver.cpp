@@ -345,7 +345,12 @@ void note(const std::string &msg) {
 void fillReusedReceipt(const ReuseResult &rr, const Injection &inj, Receipt &rc) {
   writeAll(2, inj.addedVerbose ? stripPtxasVerbose(rr.err) : rr.err);
   rc.exitStatus = rr.exitCode;
-  rc.status = rr.timedOut ? reason::CompileTimeout : rr.exitCode == 0 ? "ok" : reason::CompileError;
+  rc.status = rr.timedOut           ? reason::CompileTimeout
+              : rr.crash.signal != 0 ? reason::CompilerCrash
+              : rr.exitCode == 0     ? "ok"
+                                     : reason::CompileError;
+  rc.crashSignal = rr.crash.signal;
+  rc.crashedTool = rr.crash.tool;
   rc.wallMs = rr.wallMs;
   rc.ptxasRan = true;
   // The same statistics as a full compile, the register cap's overrides
