@@ -1,4 +1,6 @@
 #include "common/Subprocess.h"
+#include "common/EnvNames.h"
+#include "common/ProcessTree.h"
 
 #include <algorithm>
 #include <atomic>
@@ -11,6 +13,7 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <mutex>
 #include <set>
 #include <spawn.h>
 #include <sys/syscall.h>
@@ -24,15 +27,58 @@ namespace {
 
 using Clock = std::chrono::steady_clock;
 
-// The process group of the child being waited for (0: none); read by the
-// signal handler, so a lock-free atomic.
-std::atomic<int> activeGroup{0};
+// After the child exited, how long a descendant that holds its pipes may
+// still write to them before it is ended.
+constexpr double kPipeGraceSeconds = 0.5;
+// How long the termination handler waits for the processes it killed.
+constexpr double kEndAllSeconds = 10;
+
+// The children being waited for (each the leader of its process group), for
+// the signal handler (lock-free atomics) and for the sweep of a run's
+// orphans (which must not reap another run's child).
+constexpr int kActive = 256;
+std::atomic<int> activeGroups[kActive];
+std::mutex spawnMu; // a child is spawned and entered in activeGroups as one step
 
 // Groups of compiles started below the running child but outside its group
 // (ninja gives every command its own): see trackGroup.
 constexpr int kTracked = 1024;
 std::atomic<int> trackedGroups[kTracked];
 std::atomic<void (*)()> cleanupHook{nullptr};
+// Set by the termination handler: no thread starts a process or acts on the
+// end of one it was waiting for (killed by the handler, not by its own
+// doing) while the handler ends them all.
+std::atomic<bool> terminating{false};
+
+[[noreturn]] void waitForTheEnd() {
+  for (;;)
+    pause();
+}
+
+bool enter(std::atomic<int> *slots, int n, int value) {
+  for (int i = 0; i < n; ++i) {
+    int expected = 0;
+    if (slots[i].compare_exchange_strong(expected, value))
+      return true;
+  }
+  return false;
+}
+
+void leave(std::atomic<int> *slots, int n, int value) {
+  for (int i = 0; i < n; ++i) {
+    int expected = value;
+    if (slots[i].compare_exchange_strong(expected, 0))
+      return;
+  }
+}
+
+bool isLiveSpawn(int pid) {
+  std::lock_guard<std::mutex> g(spawnMu);
+  for (auto &a : activeGroups)
+    if (a.load() == pid)
+      return true;
+  return false;
+}
 
 bool anyTrackedAlive() {
   for (auto &t : trackedGroups) {
@@ -43,11 +89,16 @@ bool anyTrackedAlive() {
   return false;
 }
 
-// Async-signal-safe only: kill, nanosleep, and the hook's unlink calls.
+// Async-signal-safe only: kill, nanosleep, the /proc walk of
+// endAllDescendants, and the hook's unlink calls. The termination signals
+// are blocked while it runs (sa_mask), so it is never entered twice on one
+// thread; another thread that gets one waits for this one to end the process.
 void onTerminationSignal(int sig) {
-  int g = activeGroup.load();
-  if (g > 0)
-    kill(-g, SIGKILL);
+  if (terminating.exchange(true))
+    waitForTheEnd();
+  for (auto &a : activeGroups)
+    if (int g = a.load(); g > 0)
+      kill(-g, SIGKILL);
   // A compile's wrapper ends its compiler's group on SIGTERM; give it 2 s,
   // then end whatever is left outright.
   for (auto &t : trackedGroups)
@@ -60,18 +111,23 @@ void onTerminationSignal(int sig) {
   for (auto &t : trackedGroups)
     if (int tg = t.load(); tg > 0)
       kill(-tg, SIGKILL);
+  // What left the groups (setsid) or lost its parent is still below this
+  // process (a subreaper): this process ends only once all of it is gone.
+  endAllDescendants(kEndAllSeconds);
   if (auto hook = cleanupHook.load())
     hook();
   signal(sig, SIG_DFL);
   raise(sig);
 }
 
-std::vector<std::string> buildEnv(const SubprocessOptions &o) {
+// The child's environment: this process's, as the options change it, with
+// the run's tag added to CIQ_PROCESS_TAGS (ProcessTree.h).
+std::vector<std::string> buildEnv(const SubprocessOptions &o, const std::string &tag) {
   std::vector<std::string> env;
   for (char **e = environ; *e; ++e) {
     std::string kv(*e);
     std::string key = kv.substr(0, kv.find('='));
-    bool drop = o.setEnv.count(key) != 0;
+    bool drop = o.setEnv.count(key) != 0 || key == env::ProcessTags;
     for (const auto &u : o.unsetEnv)
       drop = drop || u == key;
     if (!drop)
@@ -79,6 +135,7 @@ std::vector<std::string> buildEnv(const SubprocessOptions &o) {
   }
   for (const auto &[k, v] : o.setEnv)
     env.push_back(k + "=" + v);
+  env.push_back(std::string(env::ProcessTags) + "=" + runTagsValue(tag));
   return env;
 }
 
@@ -181,55 +238,78 @@ struct Limit {
   }
 };
 
-// Reads the child's pipes until they close and reaps it, ending its group at
-// the deadline. The child's exit is watched through a pidfd in the same poll
-// as the pipes, so the call returns as soon as both are done (no sleep loop:
-// wall times measured through this stay exact). Returns the wait status.
-int waitForChild(pid_t pid, Clock::time_point start, const SubprocessOptions &o, int outFd, int errFd,
+// Reads the child's pipes and reaps it, ending its group at the deadline.
+// The run ends when the child exits, not when its pipes close: a descendant
+// that keeps them open (a helper a benchmark left running) gets
+// kPipeGraceSeconds to finish writing, then the caller ends it. The child's
+// exit is watched through a pidfd in the same poll as the pipes, so the call
+// returns as soon as both are done (no sleep loop). Returns the wait status
+// and sets r.wallMs at the child's exit.
+int waitForChild(pid_t pid, Clock::time_point start, const SubprocessOptions &o, int (&pipeFds)[2],
                  SubprocessResult &r) {
   int pidfd = (int)syscall(SYS_pidfd_open, pid, 0); // -1 before Linux 5.3: see below
   Limit limit;
   limit.seconds = o.timeoutSeconds;
   limit.graceSeconds = o.killGraceSeconds;
   limit.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.timeoutSeconds));
-  pollfd fds[3] = {{outFd, POLLIN, 0}, {errFd, POLLIN, 0}, {pidfd, POLLIN, 0}};
+  pollfd fds[3] = {{pipeFds[0], POLLIN, 0}, {pipeFds[1], POLLIN, 0}, {pidfd, POLLIN, 0}};
   int status = 0;
   bool reaped = false;
-  while (true) {
-    int waitMs = limit.step(pid, r); // until a pipe or the pidfd has news, or the limit acts
+  Clock::time_point pipesUntil;
+  while (!(reaped && fds[0].fd < 0 && fds[1].fd < 0)) {
+    if (terminating)
+      waitForTheEnd(); // the handler reaps the child; its status is not this run's
+    int waitMs = reaped ? (int)std::max<long>(0, std::chrono::duration_cast<std::chrono::milliseconds>(
+                                                     pipesUntil - Clock::now()).count())
+                        : limit.step(pid, r); // until a pipe or the pidfd has news, or the limit acts
+    if (reaped && waitMs == 0)
+      break; // what keeps the pipes open is not the child: the caller ends it
     if (!reaped && pidfd < 0)
       waitMs = waitMs < 0 ? 2 : std::min(waitMs, 2); // no pidfd: look at the child every 2 ms
-    bool pipesOpen = fds[0].fd >= 0 || fds[1].fd >= 0;
     for (auto &f : fds)
       f.revents = 0; // poll leaves them as they were when interrupted
-    if (pipesOpen || (!reaped && pidfd >= 0)) {
-      int n = poll(fds, 3, waitMs);
-      if (n < 0 && errno != EINTR)
+    if (fds[0].fd >= 0 || fds[1].fd >= 0 || fds[2].fd >= 0) {
+      if (poll(fds, 3, waitMs) < 0 && errno != EINTR)
         break;
-    } else if (!reaped) {
+    } else {
       usleep(waitMs * 1000);
     }
     drainReady(fds, r);
     if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
       reaped = true;
+      r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+      pipesUntil = Clock::now() + std::chrono::duration_cast<Clock::duration>(
+                                      std::chrono::duration<double>(kPipeGraceSeconds));
       if (pidfd >= 0)
         close(pidfd);
-      fds[2].fd = -1;
+      fds[2].fd = pidfd = -1;
     }
-    // Done when it is reaped and its pipes are closed; what is left of the
-    // group then holds neither and is killed by the caller.
-    if (reaped && fds[0].fd < 0 && fds[1].fd < 0)
-      break;
   }
   if (!reaped) {
     waitpid(pid, &status, 0);
+    r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
     if (pidfd >= 0)
       close(pidfd);
   }
-  for (int k = 0; k < 2; ++k)
-    if (fds[k].fd >= 0)
-      close(fds[k].fd);
+  pipeFds[0] = fds[0].fd;
+  pipeFds[1] = fds[1].fd;
   return status;
+}
+
+// After the run's processes are gone: what they wrote is still in the pipes.
+void drainRest(int (&pipeFds)[2], SubprocessResult &r) {
+  char buf[65536];
+  for (int k = 0; k < 2; ++k) {
+    if (pipeFds[k] < 0)
+      continue;
+    fcntl(pipeFds[k], F_SETFL, fcntl(pipeFds[k], F_GETFL) | O_NONBLOCK);
+    ssize_t got;
+    while ((got = read(pipeFds[k], buf, sizeof buf)) > 0 || (got < 0 && errno == EINTR))
+      if (got > 0)
+        (k == 0 ? r.out : r.err).append(buf, got);
+    close(pipeFds[k]);
+    pipeFds[k] = -1;
+  }
 }
 
 } // namespace
@@ -265,10 +345,16 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     else
       devNull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   }
-  auto env = buildEnv(o);
+  // Orphans of the run come back here, where its end can reach them.
+  static std::once_flag subreaper;
+  std::call_once(subreaper, becomeSubreaper);
+  std::string tag = newRunTag();
+  auto env = buildEnv(o, tag);
   std::vector<std::string> args = argv;
   auto cargs = cArgv(args);
   auto cenv = cArgv(env);
+  if (terminating)
+    waitForTheEnd();
   auto start = Clock::now();
   pid_t pid = -1;
   int spawnErr;
@@ -276,7 +362,10 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     Spawn sp;
     int outW = outFileFd >= 0 ? outFileFd : outP[1];
     describeChild(sp, o, outW, errP[1], inP[0] >= 0 ? inP[0] : devNull);
+    std::lock_guard<std::mutex> g(spawnMu);
     spawnErr = posix_spawnp(&pid, cargs[0], &sp.actions, &sp.attr, cargs.data(), cenv.data());
+    if (spawnErr == 0)
+      enter(activeGroups, kActive, pid);
   }
   for (int fd : {outP[1], errP[1], inP[0], outFileFd, devNull})
     if (fd >= 0)
@@ -290,17 +379,23 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     r.errorMessage = "cannot run '" + argv[0] + "': " + strerror(spawnErr);
     return r;
   }
-  activeGroup = pid;
   if (o.onStart)
     o.onStart(pid);
   if (inP[1] >= 0) {
     (void)!write(inP[1], o.stdinData.data(), o.stdinData.size());
     close(inP[1]);
   }
-  int status = waitForChild(pid, start, o, outP[0], errP[0], r);
-  killGroup(pid); // nothing of the group outlives the call
-  activeGroup = 0;
-  r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();
+  int pipeFds[2] = {outP[0], errP[0]};
+  int status = waitForChild(pid, start, o, pipeFds, r);
+  // Nothing the run started outlives the call: its group, and what left the
+  // group or lost its parent (re-parented here, ProcessTree.h).
+  killGroup(pid);
+  leave(activeGroups, kActive, pid);
+  if (haveChildren())
+    endTaggedDescendants(tag, isLiveSpawn);
+  drainRest(pipeFds, r);
+  if (terminating)
+    waitForTheEnd();
   if (WIFEXITED(status))
     r.exitCode = WEXITSTATUS(status);
   else if (WIFSIGNALED(status)) {
@@ -350,32 +445,29 @@ void keepInheritedDescriptorsToSelf() {
 }
 
 void trackGroup(int pgid) {
-  if (pgid <= 1 || pgid == getpgrp())
-    return;
-  for (auto &t : trackedGroups) {
-    int expected = 0;
-    if (t.compare_exchange_strong(expected, pgid))
-      return;
-  }
+  if (pgid > 1 && pgid != getpgrp())
+    enter(trackedGroups, kTracked, pgid);
 }
 
-void untrackGroup(int pgid) {
-  for (auto &t : trackedGroups) {
-    int expected = pgid;
-    if (t.compare_exchange_strong(expected, 0))
-      return;
-  }
-}
+void untrackGroup(int pgid) { leave(trackedGroups, kTracked, pgid); }
 
 void setTerminationCleanup(void (*hook)()) { cleanupHook = hook; }
 
 void forwardTerminationSignals() {
+  becomeSubreaper();
   for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
     struct sigaction sa {};
     sa.sa_handler = onTerminationSignal;
     sigemptyset(&sa.sa_mask);
+    for (int block : {SIGINT, SIGTERM, SIGHUP})
+      sigaddset(&sa.sa_mask, block);
     sigaction(sig, &sa, nullptr);
   }
+}
+
+void endLeftoverProcesses() {
+  if (haveChildren())
+    endAllDescendants(kEndAllSeconds);
 }
 
 std::string shellQuote(const std::string &a) {

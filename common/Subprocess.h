@@ -32,6 +32,9 @@ struct SubprocessOptions {
   std::function<void(int)> onStart;
 };
 
+// The run ends when the child exits: what it started (in its group or not,
+// setsid included) is ended then, after a short grace for output still on
+// its way through the pipes; nothing of it outlives the call.
 struct SubprocessResult {
   int exitCode = -1;        // exit status, or 128+signal when killed by a signal
   int termSignal = 0;       // signal that ended it, 0 if it exited
@@ -40,7 +43,7 @@ struct SubprocessResult {
   std::string errorMessage;
   std::string out;          // captured stdout (or merged output)
   std::string err;          // captured stderr
-  double wallMs = 0;
+  double wallMs = 0;        // until the child exited
 };
 
 SubprocessResult runSubprocess(const std::vector<std::string> &argv,
@@ -49,8 +52,15 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
 // Children run in their own process group (so a timeout can end the whole
 // group), which puts them out of reach of the terminal's Ctrl-C. After this
 // call, SIGINT, SIGTERM and SIGHUP to this process first end the running
-// child's group, then this process, as the signal would have.
+// children's groups and every other descendant (this process becomes their
+// subreaper: ProcessTree.h) and wait until they are gone, then end this
+// process, as the signal would have.
 void forwardTerminationSignals();
+
+// At the end of main: ends and reaps what is still running below this
+// process (a descendant that cleared its environment, so no run's tag
+// reached it). Nothing ciq started outlives it.
+void endLeftoverProcesses();
 
 // Further process groups the termination signals reach (SIGTERM, then
 // SIGKILL 2 s later): the compiles a build runs in groups of their own.

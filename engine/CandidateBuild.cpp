@@ -323,7 +323,7 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     // A compiler fault, not the candidate's controls: the command that
     // reproduces it goes with the reason (docs/troubleshooting.md).
     e.reason = reason::CompilerCrash;
-    e.message = (crashed->crashedTool.empty() ? std::string("the compiler") : crashed->crashedTool) +
+    e.message = (crashed->crashedTool.empty() ? std::string("a tool nvcc ran (cicc, ptxas, ...)") : crashed->crashedTool) +
                 " was killed by " + signalName(crashed->crashSignal) + " compiling " + crashed->source +
                 "; reproduce: " + shellJoin(crashed->finalArgv) + "; log: " + e.log;
     e.kernels.clear();

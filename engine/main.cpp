@@ -40,8 +40,11 @@ int main(int argc, char **argv) {
       "  ciq tune [--config ciq.yaml]     search, then freeze the winner in ciq.lock\n"
       "  ciq <subcommand> --help          options of one subcommand\n");
   for (auto &entry : ciq::commandRegistry())
-    if (*entry.sub)
-      return entry.run();
+    if (*entry.sub) {
+      int status = entry.run();
+      ciq::endLeftoverProcesses();
+      return status;
+    }
   llvm::errs() << "ciq: no subcommand given; run 'ciq --help' for the list\n";
   return 2;
 }

@@ -15,6 +15,7 @@
 #include "wrapper/NarrowArch.h"
 #include "wrapper/PtxReuse.h"
 #include "common/ProcessTrack.h"
+#include "common/ProcessTree.h"
 #include "wrapper/PtxasStats.h"
 #include "wrapper/RegisterCap.h"
 #include "common/Sha256.h"
@@ -249,6 +250,7 @@ int execArgv(const std::vector<std::string> &argv) {
   for (const auto &a : argv)
     c.push_back(const_cast<char *>(a.c_str()));
   c.push_back(nullptr);
+  stopBeingSubreaper(); // the compiler in this process's place reaps nothing of ours
   execvp(c[0], c.data());
   return fail("cannot run '" + argv[0] + "': " + std::strerror(errno), 127);
 }
@@ -345,7 +347,12 @@ void note(const std::string &msg) {
 void fillReusedReceipt(const ReuseResult &rr, const Injection &inj, Receipt &rc) {
   writeAll(2, inj.addedVerbose ? stripPtxasVerbose(rr.err) : rr.err);
   rc.exitStatus = rr.exitCode;
-  rc.status = rr.timedOut ? reason::CompileTimeout : rr.exitCode == 0 ? "ok" : reason::CompileError;
+  rc.status = rr.timedOut           ? reason::CompileTimeout
+              : rr.crash.signal != 0 ? reason::CompilerCrash
+              : rr.exitCode == 0     ? "ok"
+                                     : reason::CompileError;
+  rc.crashSignal = rr.crash.signal;
+  rc.crashedTool = rr.crash.tool;
   rc.wallMs = rr.wallMs;
   rc.ptxasRan = true;
   // The same statistics as a full compile, the register cap's overrides

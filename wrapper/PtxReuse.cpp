@@ -295,6 +295,8 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
     res.err += r.r.err;
     res.finalArgv.push_back(shellJoin(r.argv));
     res.timedOut = res.timedOut || r.r.timedOut;
+    if (!res.crash.signal)
+      res.crash = detectCompilerCrash(r.r, "ptxas");
     if (res.exitCode == 0)
       res.exitCode = r.r.spawnFailed ? 127 : r.r.exitCode;
   }

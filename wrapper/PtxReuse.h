@@ -16,6 +16,7 @@
 // says why. CIQ_PTX_REUSE=0 turns reuse off.
 #pragma once
 #include "wrapper/CommandLine.h"
+#include "wrapper/CompilerCrash.h"
 #include "common/Protocol.h"
 #include "wrapper/PtxReuseStore.h"
 
@@ -40,6 +41,7 @@ struct ReuseResult {
   std::string note;                   // why a full compile is needed ("" when no reason to say)
   int exitCode = 0;
   bool timedOut = false;
+  CompilerCrash crash;                // a ptxas killed by a signal (not at the timeout)
   double wallMs = 0;
   std::string err;                    // what ptxas and fatbinary wrote on stderr
   std::vector<std::string> finalArgv; // the ptxas commands run, ";"-separated

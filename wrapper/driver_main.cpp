@@ -19,7 +19,9 @@ int main(int argc, char **argv) {
   ciq::forwardTerminationSignals();
   // Nothing may abort a build with a bare `terminate called`: one line instead.
   try {
-    return ciq::wrapper::runWrapper(argc, argv);
+    int status = ciq::wrapper::runWrapper(argc, argv);
+    ciq::endLeftoverProcesses();
+    return status;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "ciq-ptxas: error: %s (a bug in ciq-ptxas: please report it with this command line)\n",
                  e.what());

@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <csignal>
+#include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
 #include <unistd.h>
@@ -83,12 +84,64 @@ TEST(Subprocess, MissingProgramIsASpawnFailure) {
   EXPECT_EQ(r.errorMessage, "cannot run '/nonexistent/ciq-no-such-program': No such file or directory");
 }
 
-TEST(Subprocess, ReadsUntilAGrandchildClosesThePipe) {
-  // The child exits first; what its background grandchild writes later is
-  // still part of the output (no timeout, so nothing is killed).
-  auto r = runSubprocess({"sh", "-c", "(sleep 0.2; echo late) & echo early"});
+// The pid a child wrote to `file` (0 when none).
+static int pidIn(const std::string &file) {
+  FILE *f = std::fopen(file.c_str(), "r");
+  int pid = 0;
+  if (f) {
+    if (std::fscanf(f, "%d", &pid) != 1)
+      pid = 0;
+    std::fclose(f);
+  }
+  return pid;
+}
+
+static bool running(int pid) { return pid > 0 && kill(pid, 0) == 0; }
+
+// Issue 29 item 4: a benchmark whose helper keeps stdout open after the
+// benchmark exited ran into the time limit (the run ended only when its pipes
+// closed). The run ends when the child exits; the helper, in a session of
+// its own, is ended with it.
+TEST(Subprocess, RunEndsWhenTheChildExitsNotWhenItsPipesClose) {
+  std::string file = ::testing::TempDir() + "/ciq-helper.pid";
+  std::remove(file.c_str());
+  SubprocessOptions o;
+  o.timeoutSeconds = 60;
+  auto r = runSubprocess({"sh", "-c", "setsid sh -c 'echo $$ > " + file + "; exec sleep 60' & "
+                                      "while [ ! -s " + file + " ]; do sleep 0.01; done; echo time=1"},
+                         o);
+  EXPECT_FALSE(r.timedOut);
   EXPECT_EQ(r.exitCode, 0);
-  EXPECT_EQ(r.out, "early\nlate\n");
+  EXPECT_EQ(r.out, "time=1\n");
+  EXPECT_LT(r.wallMs, 30000);
+  int helper = pidIn(file);
+  EXPECT_GT(helper, 0);
+  EXPECT_FALSE(running(helper)) << "the helper " << helper << " outlived the run";
+}
+
+// Issue 29 item 4: the compile timeout's group kill missed a child that had
+// left the group (setsid); the run's end reaches it now.
+TEST(Subprocess, TimeoutEndsAChildThatLeftTheGroup) {
+  std::string file = ::testing::TempDir() + "/ciq-setsid.pid";
+  std::remove(file.c_str());
+  SubprocessOptions o;
+  o.timeoutSeconds = 5;
+  o.killGraceSeconds = 0.2;
+  auto r = runSubprocess({"sh", "-c", "setsid sh -c 'echo $$ > " + file + "; exec sleep 60' >/dev/null 2>&1 & "
+                                      "while [ ! -s " + file + " ]; do sleep 0.01; done; sleep 60"},
+                         o);
+  EXPECT_TRUE(r.timedOut);
+  int child = pidIn(file);
+  EXPECT_GT(child, 0);
+  EXPECT_FALSE(running(child)) << "the setsid child " << child << " outlived the compile timeout";
+}
+
+// What a child wrote before it exited is read, however much.
+TEST(Subprocess, ReadsEverythingTheChildWrote) {
+  auto r = runSubprocess({"sh", "-c", "head -c 300000 /dev/zero; echo end >&2"});
+  EXPECT_EQ(r.exitCode, 0);
+  EXPECT_EQ(r.out.size(), 300000u);
+  EXPECT_EQ(r.err, "end\n");
 }
 
 TEST(Subprocess, SignalEndsAsExitCode128PlusSignal) {

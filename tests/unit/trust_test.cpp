@@ -442,6 +442,33 @@ TEST(CompilerCrash, SignalOfTheCompilerOrOfAToolNvccRan) {
   plain.exitCode = 1;
   plain.err = "error: identifier \"x\" is undefined\n";
   EXPECT_EQ(wrapper::detectCompilerCrash(plain, "nvcc").signal, 0);
+  // Issue 29 item 3: nvcc runs cicc and ptxas through /bin/sh, and the
+  // shell reports the tool's death, then exits 128+N (nvcc passes it on):
+  // dash names no tool, bash does.
+  SubprocessResult dash;
+  dash.exitCode = 137;
+  dash.err = "Killed\n";
+  c = wrapper::detectCompilerCrash(dash, "nvcc");
+  EXPECT_EQ(c.signal, 9);
+  EXPECT_EQ(c.tool, "");
+  dash.exitCode = 139;
+  dash.err = "kern.cu(3): warning: something\nSegmentation fault (core dumped)\n";
+  EXPECT_EQ(wrapper::detectCompilerCrash(dash, "nvcc").signal, 11);
+  SubprocessResult bash;
+  bash.exitCode = 137;
+  bash.err = "sh: line 1: 4242 Killed                  \"$CICC_PATH/cicc\" --c++17 -arch compute_90 k.ii -o k.ptx\n";
+  c = wrapper::detectCompilerCrash(bash, "nvcc");
+  EXPECT_EQ(c.signal, 9);
+  EXPECT_EQ(c.tool, "cicc");
+  // The status alone, or a line that only mentions the word, is no crash.
+  SubprocessResult status;
+  status.exitCode = 137;
+  status.err = "error: Killed is not a type\n";
+  EXPECT_EQ(wrapper::detectCompilerCrash(status, "nvcc").signal, 0);
+  SubprocessResult otherSignal = dash;
+  otherSignal.exitCode = 137;
+  otherSignal.err = "Segmentation fault\n";
+  EXPECT_EQ(wrapper::detectCompilerCrash(otherSignal, "nvcc").signal, 0);
   EXPECT_EQ(signalName(11), "SIGSEGV");
 }
 
