@@ -15,18 +15,38 @@ evaluation was recorded), each followed at once by `ciq resume`, and prints:
 then --hang-trials searches whose compiles hang (a launcher that sleeps),
 with timeouts.build_s, and one SIGTERM of `ciq tune` while a compile hangs:
 
-  build timeouts reported, surviving processes after ciq ended,
-  candidate objects left in the build tree.
+  build timeouts reported, surviving processes after ciq ended (counted at
+  once: ciq exits only when they are gone), candidate objects left in the
+  build tree;
 
-Goal: every count 0 (and every timeout reported). Exit status 1 otherwise.
+then (issue 29) --signal-trials searches in which the real cicc or ptxas
+(alternately) is killed with SIGKILL once during a candidate's compile, as
+the OOM killer does (tests/lit/engine/Inputs/killing_cuda.py):
+
+  compiler stages killed, built once more and OK, blamed on the candidate;
+
+and --setsid-trials searches in which a candidate's compile starts a child
+in a session of its own (setsid) and hangs past timeouts.compile_s
+(tests/lit/engine/Inputs/setsid_child.sh), and searches whose benchmark
+leaves a helper that keeps its stdout open (Inputs/helper_bench.py):
+
+  compile timeouts reported, surviving setsid children; benchmark runs that
+  ended with the benchmark (not at benchmark.timeout_s), surviving helpers.
+
+Goal: every count of lost, changed, blamed or surviving things 0 (and every
+timeout reported, every killed compile built once more). Exit status 1
+otherwise.
 
 usage: kill_hang.py --ciq BIN --module-dir DIR --project DIR --work DIR
                     [--kill-points 10] [--hang-trials 3] [--budget 16]
-The CI variant (tests/lit/engine/kill-hang.test) runs 3 kill points and 1
-hang trial on the lit project; the full one, on the same project:
+                    [--signal-trials 10] [--setsid-trials 3] [--nvcc NVCC]
+The CI variant (tests/lit/engine/kill-hang.test) runs 3 kill points, 1
+hang trial, 2 signal trials and 1 setsid trial on the lit project; the full
+one, on the same project:
   python3 bench/kill_hang.py --ciq build/bin/ciq \
       --module-dir build/lib/cmake/CompileIQ --project tests/lit/engine/Inputs/proj \
-      --work /tmp/ciq-kill-hang --kill-points 10 --hang-trials 3 --budget 16
+      --work /tmp/ciq-kill-hang --kill-points 10 --hang-trials 3 --budget 16 \
+      --signal-trials 10 --setsid-trials 3
 """
 import argparse
 import json
@@ -45,6 +65,9 @@ p.add_argument("--work", required=True)
 p.add_argument("--kill-points", type=int, default=10)
 p.add_argument("--hang-trials", type=int, default=3)
 p.add_argument("--budget", type=int, default=16)
+p.add_argument("--signal-trials", type=int, default=10)
+p.add_argument("--setsid-trials", type=int, default=3)
+p.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
 args = p.parse_args()
 # The searches run in other directories: the paths given must not depend on
 # where this script was started (the docstring's command uses relative ones).
@@ -55,10 +78,17 @@ work = os.path.abspath(args.work)
 shutil.rmtree(work, ignore_errors=True)
 os.makedirs(work)
 
-# A launcher in front of nvcc that hangs while the flag file exists.
+INPUTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "lit", "engine", "Inputs")
+# A launcher in front of nvcc that, while the flag file exists, starts a
+# child in a session of its own (out of reach of any process group; it
+# appends "<pid> <start time>" to hang.pids) and hangs; then the setsid
+# trials' launcher (which passes through unless SETSID_CHILD_PIDS is set).
 hang = os.path.join(work, "hang.sh")
+hang_pids = os.path.join(work, "hang.pids")
 with open(hang, "w") as f:
-    f.write('#!/bin/sh\nif [ -e "%s/hang.flag" ]; then sleep 1000; fi\nexec "$@"\n' % work)
+    f.write('#!/bin/sh\nif [ -e "%s/hang.flag" ]; then\n'
+            '  setsid sh -c \'echo "$$ $(cut -d" " -f22 /proc/$$/stat)" >> "%s"; exec sleep 1000\' &\n'
+            '  sleep 1000\nfi\nexec "%s" "$@"\n' % (work, hang_pids, os.path.join(INPUTS, "setsid_child.sh")))
 os.chmod(hang, 0o755)
 proj = os.path.join(work, "proj")
 shutil.copytree(args.project, proj)
@@ -148,6 +178,23 @@ def wait_for(cond, proc):
             return False
         time.sleep(0.01)
     return True
+
+
+def still_running(pid_file):
+    """Of the "<pid> <start time>" lines in pid_file, the processes still running (then ended by pid)."""
+    alive = []
+    for line in open(pid_file) if os.path.exists(pid_file) else []:
+        pid, start = line.split()
+        try:
+            with open("/proc/%s/stat" % pid) as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        if fields[19] == start and fields[0] not in ("Z", "X"):
+            alive.append(int(pid))
+    for pid in alive:
+        os.kill(pid, signal.SIGKILL)  # a process this script's search started, by pid
+    return len(alive)
 
 
 def run_ciq(argv, log):
@@ -240,8 +287,8 @@ for t in range(args.hang_trials):
     os.remove(os.path.join(work, "hang.flag"))
     trials += 1
     reported += int("ran past timeouts.build_s" in out.stdout + out.stderr)
-    time.sleep(0.2)
-    left += len(processes(hrun))
+    left += len(processes(hrun))  # at once: the setsid child included
+    still_running(hang_pids)
     objects_left += int(os.path.exists(obj))
 print("hang trials: %d, build timeouts reported: %d" % (trials, reported))
 print("surviving processes after a build timeout: %d" % left)
@@ -254,11 +301,97 @@ wait_for(lambda: any(c == "sleep" for _, c in processes(trun).values()), proc)
 proc.send_signal(signal.SIGTERM)
 proc.wait()
 os.remove(os.path.join(work, "hang.flag"))
-time.sleep(0.2)
-term_left = len(processes(trun))
+term_left = len(processes(trun))  # at once: ciq exits only after its processes are gone, setsid child included
+still_running(hang_pids)
 objects_left += int(os.path.exists(obj))
 print("surviving processes after SIGTERM: %d" % term_left)
 print("candidate objects left in the build tree: %d" % objects_left)
 
 bad = lost + repeated + changed + changed_winner + survivors + left + term_left + objects_left + (trials - reported)
+
+# Issue 29: small exhaustive searches (c0000, c0001 with TILE=2, c0002 with
+# TILE=8): each runs cicc, since a -D parameter reaches nvcc's front end.
+SMALL = """objectives: [registers, spill_bytes]
+search:
+  strategy: exhaustive
+  pool_size: 2
+  generations: 1
+  canary: false
+space:
+  controls:
+    - name: tile
+      define: TILE
+      choice: [2, 8]
+"""
+
+
+def small_config(name, build_dir, extra=""):
+    path = os.path.join(work, name + ".yaml")
+    with open(path, "w") as f:
+        f.write("target: app\nbuild_dir: %s\nlockfile: %s.lock\nrun_dir: run-%s\n" % (build_dir, name, name) +
+                SMALL + extra)
+    return path, os.path.join(work, "run-" + name)
+
+
+def statuses(run_dir):
+    return {e["candidate_id"]: (e.get("status"), e.get("reason") or "") for e in evaluations(run_dir)}
+
+
+def message(run_dir, candidate):
+    return "".join(e.get("message") or "" for e in evaluations(run_dir) if e["candidate_id"] == candidate)
+
+
+# The real cicc or ptxas killed once during c0001's compile: call 2 of the
+# tool (call 1 is the baseline's), so c0001 must be built once more and OK.
+blamed = retried = 0
+tools = []
+if args.signal_trials:
+    cuda = os.path.join(work, "killing-cuda")
+    subprocess.check_call([sys.executable, os.path.join(INPUTS, "killing_cuda.py"), args.nvcc, cuda])
+    sbuild = os.path.join(work, "build-signal")
+    subprocess.check_call(["cmake", "-S", proj, "-B", sbuild, "-G", "Ninja", "-DCompileIQ_DIR=" + args.module_dir,
+                           "-DCMAKE_CUDA_COMPILER=" + os.path.join(cuda, "bin", "nvcc")], stdout=subprocess.DEVNULL)
+for t in range(args.signal_trials):
+    tool = ("cicc", "ptxas")[t % 2]
+    scfg, srun = small_config("signal%d" % t, "build-signal")
+    state = os.path.join(work, "signal%d.calls" % t)
+    os.makedirs(state)
+    env = dict(os.environ, KILL_STATE_DIR=state, CIQ_PTX_REUSE="0", **{"KILL_%s_CALLS" % tool.upper(): "2"})
+    out = subprocess.run([args.ciq, "tune", "--config", scfg, "--no-lock"], capture_output=True, text=True,
+                         timeout=TIMEOUT, env=env)
+    tools.append(tool)
+    st = statuses(srun)
+    blamed += sum(1 for s, _ in st.values() if s != "OK")
+    retried += int("building it once more" in out.stdout + out.stderr and st.get("c0001", ("",))[0] == "OK")
+print("compiler stages killed: %d (cicc %d, ptxas %d), built once more and OK: %d, blamed on the candidate: %d" %
+      (len(tools), tools.count("cicc"), tools.count("ptxas"), retried, blamed))
+bad += blamed + (len(tools) - retried)
+
+# A compile (of TILE=8) that starts a setsid child and hangs past
+# timeouts.compile_s; a benchmark whose helper keeps stdout open.
+timeouts_reported = children_left = 0
+runs_ok = helpers_left = 0
+for t in range(args.setsid_trials):
+    ccfg, crun = small_config("setsid%d" % t, "build", "timeouts:\n  compile_s: 60\n  build_s: 240\n")
+    pids = os.path.join(work, "setsid%d.pids" % t)
+    env = dict(os.environ, SETSID_CHILD_PIDS=pids)
+    subprocess.run([args.ciq, "tune", "--config", ccfg, "--no-lock"], capture_output=True, timeout=TIMEOUT, env=env)
+    # compile_s, not build_s: a child the compile timeout misses kept the compile's output open.
+    timeouts_reported += int(statuses(crun).get("c0002") == ("INVALID", "compile_timeout") and
+                             "ran past timeouts.compile_s" in message(crun, "c0002"))
+    children_left += still_running(pids) + len(processes(crun))
+    helpers = os.path.join(work, "helpers%d.pids" % t)
+    shutil.copy(os.path.join(INPUTS, "helper_bench.py"), work)
+    bcfg, brun = small_config("helper%d" % t, "build",
+                              "benchmark:\n  command: [%s, helper_bench.py, %s]\n  working_dir: .\n  warmup: 0\n"
+                              "  repeats: 1\n  finalists: 0\n  timeout_s: 20\n"
+                              "  metric: {regex: 'time_ms=([0-9.]+)'}\n" % (sys.executable, helpers))
+    subprocess.run([args.ciq, "tune", "--config", bcfg, "--no-lock"], capture_output=True, timeout=TIMEOUT)
+    runs_ok += int(all(s == "OK" for s, _ in statuses(brun).values()) and len(statuses(brun)) == 3)
+    helpers_left += still_running(helpers) + len(processes(brun))
+print("setsid trials: %d, compile timeouts reported: %d, surviving setsid children: %d" %
+      (args.setsid_trials, timeouts_reported, children_left))
+print("benchmark helper trials: %d, runs ended with the benchmark: %d, surviving helpers: %d" %
+      (args.setsid_trials, runs_ok, helpers_left))
+bad += (args.setsid_trials - timeouts_reported) + children_left + (args.setsid_trials - runs_ok) + helpers_left
 sys.exit(1 if bad else 0)

@@ -107,6 +107,10 @@ void onTerminationSignal(int sig) {
   for (int i = 0; i < 200 && anyTrackedAlive(); ++i) {
     timespec ts{0, 10 * 1000 * 1000};
     nanosleep(&ts, nullptr);
+    // A wrapper whose ninja was killed above is re-parented here: reaped, it
+    // leaves its group (a zombie would keep the group "alive").
+    while (waitpid(-1, nullptr, WNOHANG) > 0)
+      ;
   }
   for (auto &t : trackedGroups)
     if (int tg = t.load(); tg > 0)
