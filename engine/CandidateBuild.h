@@ -56,6 +56,7 @@ private:
   std::map<std::string, std::string> buildEnv() const;
   std::string buildName() const;   // for messages: "cmake --build" or "build.command"
   bool learnObjects(const std::vector<Receipt> &receipts, Evaluation &e);
+  bool diskFault(const SubprocessResult &r, const std::vector<Receipt> &receipts, Evaluation &e);
   void guardObjects();
 
   // First, so released last: after restore() and the daemon are done with the tree.
