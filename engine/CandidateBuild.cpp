@@ -308,6 +308,18 @@ bool CandidateBuilder::diskFault(const SubprocessResult &r, const std::vector<Re
   return true;
 }
 
+// Receipts the daemon refused while this candidate built (ReceiptCheck.h):
+// never counted, logged in engine-socket.log, and said once here.
+void CandidateBuilder::warnRefusedReceipts(const Evaluation &e) {
+  int n = daemon_.refusedReceipts();
+  if (n <= refusedSeen_)
+    return;
+  reportWarning(e.candidateId + ": refused " + std::to_string(n - refusedSeen_) +
+                " receipt(s) on the engine's socket, none counted (the last: " + daemon_.lastRefusedReceipt() +
+                "); see " + cfg_.runDir + "/logs/engine-socket.log");
+  refusedSeen_ = n;
+}
+
 void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
   e.log = logPath;
   // Compile-only objectives run nothing the build makes: a candidate that
@@ -326,6 +338,7 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     r = driver_->build(buildEnv(), e.log);
     receipts = daemon_.receipts();
     daemon_.clearCandidate();
+    warnRefusedReceipts(e);
     if (diskFault(r, receipts, e))
       return;
     if (!interrupted(r, receipts, driver_->objects(), e.log))
