@@ -1,7 +1,8 @@
 #include "common/FileIO.h"
+#include "common/DiskFault.h"
 
+#include <cerrno>
 #include <fcntl.h>
-#include <fstream>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
@@ -18,6 +19,29 @@ bool syncPath(const std::string &path, int flags) {
   bool ok = fsync(fd) == 0;
   close(fd);
   return ok;
+}
+
+// 0, or the errno of the open, a write, the fsync (durable) or the close.
+int writeFile(const std::string &path, const std::string &bytes, bool durable) {
+  int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    return errno;
+  size_t off = 0;
+  int err = 0;
+  while (off < bytes.size() && !err) {
+    ssize_t n = ::write(fd, bytes.data() + off, bytes.size() - off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      err = n < 0 ? errno : ENOSPC;
+    else
+      off += n;
+  }
+  if (!err && durable && fsync(fd) != 0)
+    err = errno;
+  if (::close(fd) != 0 && !err)
+    err = errno;
+  return err;
 }
 
 } // namespace
@@ -40,17 +64,11 @@ bool writeFileAtomically(const std::string &path, const std::string &bytes, std:
       return false;
     }
   std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-    out << bytes;
-    if (!out.flush()) {
-      error = "cannot write " + tmp;
-      llvm::sys::fs::remove(tmp);
-      return false;
-    }
-  }
-  if (durable && !syncPath(tmp, O_RDONLY)) {
-    error = "cannot fsync " + tmp;
+  // Every write, the fsync and the close are checked: a full or read-only
+  // disk is said with its errno (the caller may have to stop on it).
+  if (int err = writeFile(tmp, bytes, durable)) {
+    error = "cannot write " + tmp + ": " + errnoText(err);
+    llvm::sys::fs::remove(tmp);
     return false;
   }
   if (auto ec = llvm::sys::fs::rename(tmp, path)) {

@@ -34,6 +34,9 @@ inline const char *StaleBuild = "stale_build";
 // Not the candidate's fault: retried once, never recorded; the search stops
 // if it happens again.
 inline const char *BuildInterrupted = "build_interrupted";
+// Not the candidate's fault either: a write the disk refused (full, read-only,
+// failing; common/DiskFault.h). Never recorded; the search stops at once.
+inline const char *DiskFault = "disk_fault";
 inline const char *NotMeasurable = "not_measurable";
 inline const char *RunCrash = "run_crash";
 inline const char *RunTimeout = "run_timeout";

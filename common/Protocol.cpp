@@ -168,11 +168,15 @@ void to_json(json &j, const Receipt &v) {
            {"skipped_controls", bytesListToJson(v.skippedControls)}, {"crash_signal", v.crashSignal},
            {"crashed_tool", v.crashedTool}, {"cap_overrides_unattributed", v.capOverridesUnattributed},
            {"ptx_reuse", v.ptxReuse}, {"engine_token", v.engineToken}};
+  if (v.ioErrno != 0) {
+    j["io_errno"] = v.ioErrno;
+    j["io_path"] = bytesToJson(v.ioPath);
+  }
 }
 bool readJson(const json &in, Receipt &v, std::string &why) {
   json j = in;
   if (!decodeBytes(j, {"source", "output", "reason", "final_argv", "overridden_user_options",
-                       "skipped_controls"}, why))
+                       "skipped_controls", "io_path"}, why))
     return false;
   READ(.opt("candidate_id", v.candidateId).opt("candidate_hash", v.candidateHash).opt("source", v.source)
            .opt("output", v.output).opt("exit_status", v.exitStatus).opt("status", v.status).opt("reason", v.reason)
@@ -182,7 +186,7 @@ bool readJson(const json &in, Receipt &v, std::string &why) {
            .opt("overridden_user_options", v.overriddenUserOptions).opt("skipped_controls", v.skippedControls)
            .opt("crash_signal", v.crashSignal).opt("crashed_tool", v.crashedTool)
            .opt("cap_overrides_unattributed", v.capOverridesUnattributed).opt("ptx_reuse", v.ptxReuse)
-           .opt("engine_token", v.engineToken))
+           .opt("engine_token", v.engineToken).opt("io_errno", v.ioErrno).opt("io_path", v.ioPath))
 }
 #undef READ
 

@@ -115,6 +115,12 @@ struct Receipt {
   // How the object was made (docs/wrapper.md, "PTX reuse"): "full" (nvcc ran),
   // "kept" (nvcc ran and its front end was kept), "reused" (ptxas on kept PTX).
   std::string ptxReuse = "full";
+  // A write the file system refused (common/DiskFault.h): the compile, or
+  // keeping its PTX, failed because `ioPath` is on a full, read-only or
+  // failing disk (ENOSPC, EDQUOT, EROFS, EIO). Not the candidate's doing:
+  // the engine records nothing for it and stops the search. 0: none.
+  int ioErrno = 0;
+  std::string ioPath;
 };
 
 void to_json(nlohmann::json &j, const CompileRequest &v);

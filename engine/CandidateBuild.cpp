@@ -2,6 +2,8 @@
 #include "engine/BuildTreeGuard.h"
 #include "engine/Command.h"
 #include "common/DeviceCode.h"
+#include "common/DiskFault.h"
+#include "common/FileIO.h"
 #include "common/EnvNames.h"
 #include "common/InvalidReason.h"
 #include "common/Lockfile.h"
@@ -15,6 +17,7 @@
 #include <set>
 
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
 #include <fcntl.h>
 #include <sys/stat.h>
 
@@ -217,6 +220,15 @@ void CandidateBuilder::beginRuntime(const Evaluation &e) {
 void CandidateBuilder::endRuntime(Evaluation &e) {
   auto receipts = daemon_.receipts();
   daemon_.clearCandidate();
+  for (const auto &rc : receipts)
+    if (rc.ioErrno != 0) { // the disk's doing, not the candidate's (DiskFault.h)
+      e.ok = false;
+      e.reason = reason::DiskFault;
+      e.message = "a compile while the benchmark of " + e.candidateId + " ran could not write " +
+                  DiskFault{rc.ioErrno, rc.ioPath}.describe() + " (compiling " + rc.source +
+                  "), not the candidate's doing; free space (or remount it read-write)";
+      return;
+    }
   bool required = cfg_.build.kind == "none";
   applyRuntimeReceipts(receipts, runtimeKernels_, required, e);
   if (e.ok && !haveBaseline_) {
@@ -269,6 +281,45 @@ void CandidateBuilder::backdateObjects() {
     setFileDate(o.object, kCandidateObjectDate);
 }
 
+// A write the disk refused is no result of the candidate (DiskFault.h): a
+// compile whose receipt says so, or a failed build whose own folders (build
+// tree, log, temporary folder) are read-only or full, or whose output names
+// a disk fault (ninja: "opening build log: No space left on device").
+bool CandidateBuilder::diskFault(const SubprocessResult &r, const std::vector<Receipt> &receipts, Evaluation &e) {
+  std::optional<DiskFault> fault;
+  std::string compiling;
+  for (const auto &rc : receipts)
+    if (rc.ioErrno != 0) {
+      fault = DiskFault{rc.ioErrno, rc.ioPath};
+      compiling = " (compiling " + rc.source + ")";
+      break;
+    }
+  if (!fault && (r.exitCode != 0 || r.spawnFailed || r.termSignal != 0 || r.timedOut)) {
+    std::string log = readWholeFile(e.log).value_or("");
+    fault = diskFaultOfFailedTool(r.errorMessage + "\n" + log.substr(log.size() > 65536 ? log.size() - 65536 : 0),
+                                  {cfg_.buildDir, llvm::sys::path::parent_path(e.log).str(), temporaryFolder()});
+  }
+  if (!fault)
+    return false;
+  e.reason = reason::DiskFault;
+  e.message = "the build of " + e.candidateId + " could not write " + fault->describe() + compiling +
+              ", not the candidate's doing; free space (or remount it read-write); log: " + e.log;
+  e.kernels.clear();
+  return true;
+}
+
+// Receipts the daemon refused while this candidate built (ReceiptCheck.h):
+// never counted, logged in engine-socket.log, and said once here.
+void CandidateBuilder::warnRefusedReceipts(const Evaluation &e) {
+  int n = daemon_.refusedReceipts();
+  if (n <= refusedSeen_)
+    return;
+  reportWarning(e.candidateId + ": refused " + std::to_string(n - refusedSeen_) +
+                " receipt(s) on the engine's socket, none counted (the last: " + daemon_.lastRefusedReceipt() +
+                "); see " + cfg_.runDir + "/logs/engine-socket.log");
+  refusedSeen_ = n;
+}
+
 void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
   e.log = logPath;
   // Compile-only objectives run nothing the build makes: a candidate that
@@ -287,6 +338,9 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     r = driver_->build(buildEnv(), e.log);
     receipts = daemon_.receipts();
     daemon_.clearCandidate();
+    warnRefusedReceipts(e);
+    if (diskFault(r, receipts, e))
+      return;
     if (!interrupted(r, receipts, driver_->objects(), e.log))
       break;
     if (attempt == 1) {

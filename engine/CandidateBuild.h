@@ -56,6 +56,8 @@ private:
   std::map<std::string, std::string> buildEnv() const;
   std::string buildName() const;   // for messages: "cmake --build" or "build.command"
   bool learnObjects(const std::vector<Receipt> &receipts, Evaluation &e);
+  bool diskFault(const SubprocessResult &r, const std::vector<Receipt> &receipts, Evaluation &e);
+  void warnRefusedReceipts(const Evaluation &e);
   void guardObjects();
 
   // First, so released last: after restore() and the daemon are done with the tree.
@@ -69,6 +71,7 @@ private:
   std::map<std::string, std::string> acfCopy_;   // sha256 -> path under run/acf
   std::vector<std::string> stripArgs_;
   bool started_ = false;
+  int refusedSeen_ = 0;   // the daemon's refused receipts already warned about
 };
 
 } // namespace ciq

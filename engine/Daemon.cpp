@@ -135,6 +135,40 @@ static bool outsideTunedTargets(const CompileRequest &req, const std::set<std::s
   return !tuned.empty() && req.mode == "launcher" && !tuned.count(req.output);
 }
 
+std::string Daemon::lastRefusedReceipt() {
+  std::lock_guard<std::mutex> g(logMu_);
+  return lastRefusedReceipt_;
+}
+
+// A receipt counts only as the answer to this connection's hello, with
+// plausible figures (ReceiptCheck.h); one per hello.
+bool Daemon::handleReceipt(LineSocket &sock, const nlohmann::json &msg, std::optional<AnsweredHello> &answered) {
+  Receipt r;
+  std::string why;
+  if (!readJson(msg, r, why))
+    return refuse(sock, "receipt: " + why), false;
+  r.output = physicalPath(r.output);
+  std::unique_lock<std::mutex> g(mu_);
+  if (std::string bad = checkReceipt(r, answered, tunedOutputs_, token_); !bad.empty()) {
+    g.unlock();
+    {
+      std::lock_guard<std::mutex> l(logMu_);
+      lastRefusedReceipt_ = bad;
+    }
+    ++refusedReceipts_;
+    return refuse(sock, bad), false;
+  }
+  answered.reset();
+  // Only a receipt of this engine's current candidate counts.
+  if (current_ && r.candidateId == current_->candidateId) {
+    receipts_.push_back(r);
+    if (backdateOnReceipt_ && tunedOutputs_.count(r.output))
+      setFileDate(r.output, kCandidateObjectDate);
+  }
+  sock.send(makeMessage("ack"));
+  return true;
+}
+
 void Daemon::clearCandidate() {
   std::lock_guard<std::mutex> g(mu_);
   current_.reset();
@@ -165,6 +199,7 @@ void Daemon::serve(LineSocket sock) {
 }
 
 void Daemon::serveMessages(LineSocket &sock, int &trackedGroup) {
+  std::optional<AnsweredHello> answered;
   while (running_) {
     auto msg = sock.receive(1.0);
     if (!msg) {
@@ -183,13 +218,14 @@ void Daemon::serveMessages(LineSocket &sock, int &trackedGroup) {
     if (v != kProtocolVersion)
       return refuse(sock, "protocol version " + std::to_string(v) + " is not " + std::to_string(kProtocolVersion) +
                               "; ciq-ptxas and ciq come from different installs");
-    if (!handle(sock, op, *msg, trackedGroup))
+    if (!handle(sock, op, *msg, trackedGroup, answered))
       return;
   }
 }
 
 // One message; false ends the connection.
-bool Daemon::handle(LineSocket &sock, const std::string &op, const nlohmann::json &msg, int &trackedGroup) {
+bool Daemon::handle(LineSocket &sock, const std::string &op, const nlohmann::json &msg, int &trackedGroup,
+                    std::optional<AnsweredHello> &answered) {
   std::string why;
   if (op == "hello") {
     CompileRequest req;
@@ -214,24 +250,12 @@ bool Daemon::handle(LineSocket &sock, const std::string &op, const nlohmann::jso
       trackGroup(pg);
       trackedGroup = pg;
     }
+    answered = AnsweredHello{current_->candidateId, current_->candidateHash, req.output, req.mode};
     sock.send(makeMessage("candidate", *current_));
     return true;
   }
-  if (op == "receipt") {
-    Receipt r;
-    if (!readJson(msg, r, why))
-      return refuse(sock, "receipt: " + why), false;
-    r.output = physicalPath(r.output);
-    std::lock_guard<std::mutex> g(mu_);
-    // Only a receipt of this engine's current candidate counts.
-    if (current_ && r.engineToken == token_ && r.candidateId == current_->candidateId) {
-      receipts_.push_back(r);
-      if (backdateOnReceipt_ && tunedOutputs_.count(r.output))
-        setFileDate(r.output, kCandidateObjectDate);
-    }
-    sock.send(makeMessage("ack"));
-    return true;
-  }
+  if (op == "receipt")
+    return handleReceipt(sock, msg, answered);
   if (op == "status") {
     std::lock_guard<std::mutex> g(mu_);
     sock.send(makeMessage("status", status_));

@@ -4,6 +4,7 @@
 #pragma once
 #include "common/Protocol.h"
 #include "common/Socket.h"
+#include "engine/ReceiptCheck.h"
 
 #include <atomic>
 #include <functional>
@@ -48,6 +49,9 @@ public:
   // Refused connections and messages are appended here (one line each).
   void setLogPath(const std::string &path) { logPath_ = path; }
   int rejectedMessages() const { return rejected_; }
+  // Receipts refused by checkReceipt (ReceiptCheck.h), and the last one's why.
+  int refusedReceipts() const { return refusedReceipts_; }
+  std::string lastRefusedReceipt();
 
   static constexpr int kMaxClients = 256;
 
@@ -55,7 +59,10 @@ private:
   void acceptLoop();
   void serve(LineSocket sock);
   void serveMessages(LineSocket &sock, int &trackedGroup);
-  bool handle(LineSocket &sock, const std::string &op, const nlohmann::json &msg, int &trackedGroup);
+  // `answered`: this connection's hello and the candidate it was given.
+  bool handle(LineSocket &sock, const std::string &op, const nlohmann::json &msg, int &trackedGroup,
+              std::optional<AnsweredHello> &answered);
+  bool handleReceipt(LineSocket &sock, const nlohmann::json &msg, std::optional<AnsweredHello> &answered);
   void refuse(LineSocket &sock, const std::string &message);
   void log(const std::string &line);
   static std::string nowStamp();
@@ -78,6 +85,8 @@ private:
   std::string logPath_;
   std::mutex logMu_;
   std::atomic<int> rejected_{0};
+  std::atomic<int> refusedReceipts_{0};
+  std::string lastRefusedReceipt_;   // under logMu_
 };
 
 // A socket path for a run directory that fits in sun_path (108 bytes): in

@@ -3,6 +3,7 @@
 #include "engine/analysis/GpuState.h"
 #include "engine/measure/Interleave.h"
 #include "engine/Objectives.h"
+#include "common/DiskFault.h"
 
 #include <cstdlib>
 #include <llvm/ADT/StringRef.h>
@@ -87,6 +88,8 @@ void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const s
         note("GPU: " + p + " while measuring: figures measured now are not trustworthy");
   }
   e.measureMs = m.wallMs;
+  if (e.reason == reason::DiskFault) // a run-time compile the disk refused (endRuntime): no result
+    return;
   // Where a GPU exists: its clocks and throttle state, with the result.
   std::string visible = w.gpu;
   if (const char *v = getenv("CUDA_VISIBLE_DEVICES"); visible.empty() && v)
@@ -101,6 +104,13 @@ void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const s
     e.ok = false;
     e.reason = m.reason;
     e.message = m.message + "; log: " + e.log;
+    // A run that failed writing its log or files to a full or read-only
+    // disk says nothing about the candidate (DiskFault.h): the search stops.
+    if (auto f = diskFaultOfFailedTool(m.message, {llvm::sys::path::parent_path(e.log).str(), temporaryFolder()})) {
+      e.reason = reason::DiskFault;
+      e.message = "the benchmark of " + e.candidateId + " could not write " + f->describe() +
+                  ", not the candidate's doing; free space (or remount it read-write); log: " + e.log;
+    }
     return;
   }
   if (!e.ok) { // a stale run-time compile (endRuntime): never a score
@@ -176,7 +186,7 @@ void evaluateCandidate(Worker &w, Evaluation &e, const PipelineOptions &o) {
     }
   }
   e.evaluatedAt = nowIso8601();
-  if (!e.ok && !o.artifactsDir.empty())
+  if (!e.ok && !o.artifactsDir.empty() && e.reason != reason::DiskFault)
     keepArtifacts(w, o.artifactsDir);
 }
 

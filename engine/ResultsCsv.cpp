@@ -57,7 +57,7 @@ bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::
   }
   std::string why;
   if (!writeFileAtomically(path, out.str(), why)) {
-    error = "cannot write " + path + " (" + why + ")";
+    error = why; // names the file beside `path` that could not be written, and the errno
     return false;
   }
   return true;

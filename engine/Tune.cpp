@@ -197,6 +197,28 @@ private:
       outcome_.error = error;
     return false;
   }
+  // Every journal line goes through here. A line the journal cannot take
+  // (a full, read-only or failing disk, an immutable file: Journal::error)
+  // stops the search at once: what is not journaled is never scored and
+  // never locked, and `ciq resume` continues from the last whole line.
+  bool journal(const nlohmann::json &line) {
+    if (journal_.append(line))
+      return true;
+    recordingFailed_ = true;
+    return fail(journal_.error() + "; " + diskHint());
+  }
+  // results.csv again, from the evaluations journaled; a failure stops the
+  // search like the journal's (the journal holds them all: resumable).
+  bool writeResults() {
+    std::string err;
+    if (writeResultsCsv(cfg_.runDir + "/results.csv", cfg_, evals_, err))
+      return true;
+    recordingFailed_ = true;
+    return fail(err + "; the journal holds every evaluation so far: " + diskHint());
+  }
+  std::string diskHint() const {
+    return "free space (or make it writable), then continue with `ciq resume --config " + shellQuote(cfg_.path) + "`";
+  }
   void warn(const std::string &warning) {
     outcome_.warnings.push_back(warning);
     if (opts_.onWarning)
@@ -231,7 +253,8 @@ private:
   std::map<std::string, std::vector<std::string>> snapshots_;   // rendered hash -> benchmark copy (after the search)
   bool inputsRecorded_ = false;
   int firstNewId_ = 0;       // ids below are taken (journal, intact or damaged)
-  std::string interrupted_;  // why the search stops: a build killed twice
+  std::string interrupted_;  // why the search stops: a build killed twice, a disk that refused a build's write
+  bool recordingFailed_ = false;   // a journal line or results.csv could not be written: the search stops
   size_t resumedCount_ = 0;  // evaluations read from the journal
   // Ids continue after every id the journal used, damaged lines included.
   std::string nextName(size_t k) const { return candidateName(firstNewId_ + (evals_.size() - resumedCount_) + k); }
@@ -393,9 +416,11 @@ bool TuneRun::openJournal() {
     llvm::sys::fs::remove(cfg_.runDir + "/reference-output.json");
   std::string err;
   if (!journal_.open(jpath, err))
-    return fail(err);
-  if (!opts_.resume)
-    journal_.append(startToJson(startOf(cfg_)));
+    return fail(err + (opts_.resume ? "; " + diskHint() : std::string()));
+  // Nothing is recorded without it: a search that cannot write it starts again.
+  if (!opts_.resume && !journal_.append(startToJson(startOf(cfg_))))
+    return fail(journal_.error() + "; free space (or make it writable), then start the search again with `ciq tune "
+                "--config " + shellQuote(cfg_.path) + "`");
   for (size_t i = 0; i < evals_.size(); ++i) {
     byHash_.emplace(evals_[i].candidateHash, i);
     if (evals_[i].ok && !reuseKey(evals_[i]).empty())
@@ -594,11 +619,15 @@ Evaluation TuneRun::evaluate(const Point &p, int generation, const std::string &
 }
 
 void TuneRun::record(Evaluation &e) {
-  if (e.reason == reason::BuildInterrupted) { // not the candidate's result: kept out of the journal
-    interrupted_ = e.message;
+  // Not the candidate's result (a build killed twice, a write the disk
+  // refused): kept out of the journal, and the search stops.
+  if (e.reason == reason::BuildInterrupted || e.reason == reason::DiskFault) {
+    if (interrupted_.empty())
+      interrupted_ = e.message;
     return;
   }
-  journal_.append(evaluationToJson(e));
+  if (recordingFailed_ || !journal(evaluationToJson(e)))
+    return; // not journaled: never scored, and the search stops
   evals_.push_back(e);
   if (inSearch_)
     verdicts_.gpuBusySeconds += e.measureMs / 1000;
@@ -607,9 +636,8 @@ void TuneRun::record(Evaluation &e) {
   if (e.ok && !reuseKey(e).empty())
     byDevice_.emplace(reuseKey(e), i);
   markFront(cfg_, evals_);
-  std::string err;
-  if (!writeResultsCsv(cfg_.runDir + "/results.csv", cfg_, evals_, err))
-    warn(err);
+  if (!writeResults())
+    return;
   WinnerChoice w = chooseWinner(cfg_, evals_);
   progress_.evaluated(cfg_, e, evals_, w.index >= 0 ? &evals_[w.index] : nullptr, counted());
   builder().daemon().setStatus(progress_.status(cfg_, evals_));
@@ -632,8 +660,8 @@ bool TuneRun::evaluateBaseline() {
     // goes on without a valid one.
     const Evaluation &b = evals_.front();
     if (b.generation == 0 && b.ok) {
-      if (!inputsRecorded_) // killed between the baseline and its inputs line
-        journal_.append(captureInputs(cfg_, builder().driver().objects()));
+      if (!inputsRecorded_ && !journal(captureInputs(cfg_, builder().driver().objects())))
+        return false; // (killed between the baseline and its inputs line)
       return inputsRecorded_ = true;
     }
     fail(cfg_.runDir + "/journal.jsonl: the baseline " + b.candidateId + " is " +
@@ -646,11 +674,14 @@ bool TuneRun::evaluateBaseline() {
   expectLikeBaseline();
   if (!interrupted_.empty())
     return stopInterrupted();
+  if (recordingFailed_)
+    return false;
   if (evals_.empty()) // stopped (`ciq stop`) before the baseline's Slurm job ended
     return fail("stopped before the baseline was evaluated; start again with `ciq tune`");
   const Evaluation &b = evals_.front();
   if (b.ok && !inputsRecorded_) { // the build's dependency records exist now
-    journal_.append(captureInputs(cfg_, builder().driver().objects()));
+    if (!journal(captureInputs(cfg_, builder().driver().objects())))
+      return false;
     inputsRecorded_ = true;
   }
   if (!b.ok) {
@@ -682,9 +713,7 @@ bool TuneRun::runCanary() {
     if (!cfg_.search.canary || (opts_.resume && canaryDone_))
       return true;
     if (!opts_.canary) { // --no-canary: recorded, so that a resume does not run it either
-      if (!opts_.resume)
-        journal_.append({{"op", "canary"}, {"skipped", true}});
-      return true;
+      return opts_.resume || journal({{"op", "canary"}, {"skipped", true}});
     }
   }
   Evaluation c;
@@ -701,13 +730,17 @@ bool TuneRun::runCanary() {
   std::string what = c.rendered.summary();
   progress_.building("canary");
   builder().build(c, logPath("canary"));
+  if (c.reason == reason::DiskFault)
+    return fail("canary: " + c.message + "; nothing was recorded for it: continue with `ciq resume --config " +
+                shellQuote(cfg_.path) + "`");
   const Evaluation &b = evals_.front();
   // A changed hash proves nothing where ptxas did not run at compile time
   // (-dlto: the device code is LTO IR, SASS is made at the device link).
   for (const Evaluation *e : std::initializer_list<const Evaluation *>{&b, &c})
     for (const auto &o : e->objects)
       if (!o.ptxasRan) {
-        journal_.append({{"op", "canary"}, {"ok", false}, {"reason", reason::NotMeasurable}});
+        if (!journal({{"op", "canary"}, {"ok", false}, {"reason", reason::NotMeasurable}}))
+          return false;
         return fail("canary: ptxas did not run when " + o.source +
                            " was compiled (-dlto or no SASS target: ptxas runs at the device link, which "
                            "ciq-ptxas does not wrap), so ptxas controls do not reach the compiler here; compile "
@@ -732,8 +765,9 @@ bool TuneRun::runCanary() {
                     std::to_string(b.scores.at(metric)) + " -> " + std::to_string(c.scores.at(metric)) +
                     "): does the benchmark time the tuned kernels? is the measurement noisy (CV%)?");
   }
-  journal_.append({{"op", "canary"}, {"ok", changed}, {"device_code_sha256", c.deviceCodeSha256},
-                   {"baseline_device_code_sha256", b.deviceCodeSha256}, {"reason", c.reason}});
+  if (!journal({{"op", "canary"}, {"ok", changed}, {"device_code_sha256", c.deviceCodeSha256},
+                {"baseline_device_code_sha256", b.deviceCodeSha256}, {"reason", c.reason}}))
+    return false;
   if (changed) {
     progress_.note("canary: " + what + " changed the device code (" + b.deviceCodeSha256.substr(0, 12) + " -> " +
                    c.deviceCodeSha256.substr(0, 12) + "): controls reach the compiler");
@@ -839,8 +873,8 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
   for (const auto &i : inert)
     if (inertAnnounced_.insert(i.control).second) {
       progress_.note(i.why);
-      journal_.append({{"op", "inert_control"}, {"control", cfg_.space.controls[i.control].name},
-                       {"evidence", i.evidence}, {"generation", generation}});
+      journal({{"op", "inert_control"}, {"control", cfg_.space.controls[i.control].name},
+               {"evidence", i.evidence}, {"generation", generation}});
     }
   // exhaustive records every point (bench/landscapes); kernels compiled at
   // run time are not in the build's device code.
@@ -911,6 +945,8 @@ bool TuneRun::searchLoop() {
     }
     progress_.generation(g, std::max(g, cfg_.search.generations));
     std::vector<Point> fresh = unspent(pool, g);
+    if (recordingFailed_)
+      return false;
     if (!fresh.empty())
       nothingInARow = 0;
     else if (++nothingInARow <= kSpentNothing)
@@ -937,6 +973,8 @@ bool TuneRun::searchLoop() {
       evaluateBatch(batch, g);
       if (!interrupted_.empty())
         return stopInterrupted();
+      if (recordingFailed_)
+        return false;
       for (size_t k = before; k < evals_.size(); ++k)
         if (evals_[k].reason == reason::StaleBuild)
           return fail(evals_[k].message);
@@ -949,8 +987,9 @@ bool TuneRun::searchLoop() {
         return false;
       }
     }
-    if (std::find(j.completedGenerations.begin(), j.completedGenerations.end(), g) == j.completedGenerations.end())
-      journal_.append({{"op", "generation"}, {"generation", g}});
+    if (std::find(j.completedGenerations.begin(), j.completedGenerations.end(), g) == j.completedGenerations.end() &&
+        !journal({{"op", "generation"}, {"generation", g}}))
+      return false;
     bool anyOk = std::any_of(evals_.begin(), evals_.end(), [&](const Evaluation &e) { return e.generation == 1 && e.ok; });
     bool anyGen1 = std::any_of(evals_.begin(), evals_.end(), [&](const Evaluation &e) { return e.generation == 1; });
     if (g == 1 && anyGen1 && !anyOk && cfg_.search.exitOnFailure)
@@ -995,7 +1034,7 @@ bool TuneRun::runFinalists(WinnerChoice &w) {
     return false;
   if (!values.empty()) // empty: the Slurm job failed, no lock (w.why says why)
     judgeFinalists(w, order, values, where);
-  return true;
+  return !recordingFailed_;
 }
 
 // The finalists rebuilt in the main build tree, snapshotted, and measured
@@ -1009,6 +1048,8 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
     e.objects.clear();
     e.ok = false;
     builder().build(e, logPath(evals_[i].candidateId + ".final"));
+    if (e.reason == reason::DiskFault)
+      return fail("finalists: " + e.message + "; no lock is written; " + resumeHint());
     if (!e.ok)
       return fail("finalist " + evals_[i].candidateId + " no longer builds: " + e.message);
     auto cmd = snapshotBenchmark(cfg_, cfg_.runDir + "/finalists/" + evals_[i].candidateId, err, compilesAtRunTime());
@@ -1076,8 +1117,7 @@ bool TuneRun::measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> 
     nlohmann::json line = {{"op", "finalists"}, {"rows", nlohmann::json::array()}, {"reason", m.reason},
                            {"message", m.message}};
     line.update(where);
-    journal_.append(line);
-    return true;
+    return journal(line);
   }
   values = m.values;
   progress_.note("finalists measured interleaved on " + m.where.value("node", std::string("?")) + " by one Slurm job");
@@ -1109,7 +1149,7 @@ void TuneRun::judgeFinalists(WinnerChoice &w, const std::vector<size_t> &order,
   nlohmann::json line = {{"op", "finalists"}, {"rows", rows}};
   if (where.is_object())
     line.update(where);
-  journal_.append(line);
+  journal(line); // runFinalists stops on a failure
   Verdict v = judge(values[0], values[best], minimize, maxCvPercent());
   progress_.note("finalists: best " + evals_[order[best]].candidateId + " median " + std::to_string(v.winner.median) +
                  " vs baseline " + std::to_string(v.baseline.median) + " " + o.unit +
@@ -1139,6 +1179,7 @@ bool TuneRun::minimize(WinnerChoice &w) {
   const Objective &o = cfg_.objectives.front();
   int trial = 0;
   std::map<std::string, Evaluation> built;   // candidate hash -> its build (compile-only scores)
+  std::string diskFault;                     // a build the disk refused: no verdict
   WorseThan compare = [&](const Point &current, const Point &reduced, std::string &detail,
                           std::string &error) -> std::optional<bool> {
     Rendered cur = render(cfg_.space, current), red = render(cfg_.space, reduced);
@@ -1168,6 +1209,8 @@ bool TuneRun::minimize(WinnerChoice &w) {
       e.candidateId = tag;
       e.rendered = rd;
       builder().build(e, logPath(tag));
+      if (e.reason == reason::DiskFault) // no verdict on the control: the minimization stops
+        return diskFault = e.message, std::nullopt;
       if (e.ok)
         scoreCompileMetrics(cfg_, e);
       built[e.candidateHash] = e;
@@ -1176,6 +1219,8 @@ bool TuneRun::minimize(WinnerChoice &w) {
       return normalizedObjectives(cfg_, e);
     };
     auto c = score(cur), r = score(red);
+    if (!diskFault.empty())
+      return error = diskFault, std::nullopt;
     if (!c)
       return error = "the winner no longer builds", std::nullopt;
     detail = r ? "exact comparison of the objectives" : "without it the build is INVALID";
@@ -1191,8 +1236,8 @@ bool TuneRun::minimize(WinnerChoice &w) {
         return t.worse;
       }
     auto r = compare(current, reduced, detail, error);
-    if (r)
-      journal_.append(minimizeTrialToJson({win.candidateId, current, reduced, *r, detail}));
+    if (r && !journal(minimizeTrialToJson({win.candidateId, current, reduced, *r, detail})))
+      return error = outcome_.error, std::nullopt;
     return r;
   };
   std::string err;
@@ -1203,7 +1248,8 @@ bool TuneRun::minimize(WinnerChoice &w) {
   for (const auto &st : m->steps)
     verdicts_.minimization.push_back((st.dropped ? "dropped " : "kept ") + st.removed + " (" + st.detail + ")");
   lockExtra_["minimization"] = {{"from", win.candidateId}, {"steps", minimizeToJson(*m)}};
-  journal_.append({{"op", "minimize"}, {"candidate_id", win.candidateId}, {"steps", minimizeToJson(*m)}});
+  if (!journal({{"op", "minimize"}, {"candidate_id", win.candidateId}, {"steps", minimizeToJson(*m)}}))
+    return false;
   if (m->point == win.point)
     return true;
   // The minimized winner: a point evaluated in the search, or built here.
@@ -1213,11 +1259,12 @@ bool TuneRun::minimize(WinnerChoice &w) {
   minimized_.candidateHash = minimized_.rendered.hash();
   minimized_.candidateId = win.candidateId + "-min";
   builder().build(minimized_, logPath(minimized_.candidateId));
+  if (minimized_.reason == reason::DiskFault)
+    return fail("minimization: " + minimized_.message + "; no lock is written; " + resumeHint());
   if (!minimized_.ok)
     return fail("the minimized winner " + minimized_.rendered.summary() + " does not build: " + minimized_.message);
   scoreCompileMetrics(cfg_, minimized_);
-  journal_.append(buildToJson(minimized_));   // `ciq explain <id>-min`
-  return true;
+  return journal(buildToJson(minimized_));   // `ciq explain <id>-min`
 }
 
 // The winner's gain split into application parameters and compiler controls
@@ -1238,7 +1285,8 @@ bool TuneRun::attribute(WinnerChoice &w) {
   for (const auto &r : *rows)
     verdicts_.attribution.push_back(formatVariant(r, cfg_.objectives.front().unit));
   lockExtra_["attribution"] = variantsToJson(*rows);
-  journal_.append({{"op", "attribution"}, {"rows", variantsToJson(*rows)}});
+  if (!journal({{"op", "attribution"}, {"rows", variantsToJson(*rows)}}))
+    return false;
   if (runtime) {
     const VariantResult &both = rows->back();
     const std::string &metric = cfg_.objectives.front().metric;
@@ -1256,6 +1304,13 @@ bool TuneRun::attribute(WinnerChoice &w) {
 }
 
 bool TuneRun::finish() {
+  // A resumed search that evaluates nothing more still leaves results.csv
+  // equal to the journal (one stopped by results.csv itself, say).
+  if (opts_.resume) {
+    markFront(cfg_, evals_);
+    if (!writeResults())
+      return false;
+  }
   WinnerChoice w = chooseWinner(cfg_, evals_);
   if (!w.improved && w.index > 0)
     w.why = "no candidate scored better than the baseline";
@@ -1284,7 +1339,9 @@ bool TuneRun::finish() {
   }
   outcome_.summary = TuneSummary{cfg_, shown, sw, verdicts_};
   const Evaluation *win = w.index >= 0 ? &shown[sw.index] : nullptr;
-  journal_.append({{"op", "winner"}, {"candidate_id", win ? win->candidateId : ""}, {"improved", w.improved}});
+  // Journaled before the lock: no lock is written from a result the journal lacks.
+  if (!journal({{"op", "winner"}, {"candidate_id", win ? win->candidateId : ""}, {"improved", w.improved}}))
+    return false;
   if (win && w.improved && opts_.writeLock) {
     std::string err;
     if (!writeLock(cfg_, evals_.front(), *win, err, lockExtra_))
@@ -1294,8 +1351,7 @@ bool TuneRun::finish() {
     outcome_.lock = llvm::sys::fs::exists(cfg_.lockfile) ? TuneOutcome::Lock::Unchanged : TuneOutcome::Lock::Absent;
   }
   outcome_.lockfile = cfg_.lockfile;
-  journal_.append({{"op", "done"}});
-  return true;
+  return journal({{"op", "done"}});
 }
 
 TuneOutcome TuneRun::run() {
@@ -1316,10 +1372,8 @@ bool TuneRun::runSearch() {
     return false;
   if (!runCanary())
     return false;
-  if (opts_.canaryOnly) {
-    journal_.append({{"op", "done"}});
-    return true;
-  }
+  if (opts_.canaryOnly)
+    return journal({{"op", "done"}});
   return searchGenerations() && finish();
 }
 

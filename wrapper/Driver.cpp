@@ -6,6 +6,7 @@
 #include "common/AcfStaging.h"
 #include "wrapper/CommandLine.h"
 #include "common/DeviceCode.h"
+#include "common/DiskFault.h"
 #include "wrapper/EngineClient.h"
 #include "common/EnvNames.h"
 #include "wrapper/Inject.h"
@@ -369,6 +370,23 @@ void fillReusedReceipt(const ReuseResult &rr, const Injection &inj, Receipt &rc)
   rc.ptxReuse = "reused";
 }
 
+// A compile (or PTX reuse) that failed, or kept nothing, because a folder it
+// writes is full, read-only or failing: the receipt says so, and the engine
+// records nothing for the candidate and stops the search (common/DiskFault.h).
+void noteDiskFault(Receipt &rc, const std::string &toolOutput, const std::vector<std::string> &folders) {
+  if (rc.ioErrno != 0)
+    return;
+  if (auto f = diskFaultOfFailedTool(toolOutput, folders)) {
+    rc.ioErrno = f->err;
+    rc.ioPath = f->path;
+  }
+}
+
+std::string folderOf(const std::string &path) {
+  auto s = path.rfind('/');
+  return s == std::string::npos ? "." : s == 0 ? "/" : path.substr(0, s);
+}
+
 // The receipt goes to the engine that asked for the object. When that engine
 // is gone the object must not stay in the build tree with a candidate's
 // device code in it, however it was made (full compile or PTX reuse).
@@ -398,6 +416,16 @@ struct Prepared {
   std::string nvccPath, ptxasPath;
   std::function<Injection(const CandidateMessage &, bool)> inject;
   std::string error;
+  // Where the compile writes: its outputs' folders and the temporary folder
+  // (nvcc's intermediate files, ptxas's cubins), plus the kept PTX's.
+  std::vector<std::string> folders(const std::string &kept) const {
+    std::vector<std::string> f = {folderOf(output)};
+    for (const auto &n : namedOutputs)
+      f.push_back(folderOf(n));
+    f.push_back(temporaryFolder());
+    f.push_back(kept);
+    return f;
+  }
 };
 
 // Keeps the parsed command alive for the injection closure.
@@ -576,11 +604,15 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
       ReuseResult rr = reuse->tryReuse(*cand, candArgs, cand->needObject);
       if (rr.reused) {
         fillReusedReceipt(rr, inj, rc);
+        if (rc.status == reason::CompileError)
+          noteDiskFault(rc, rr.err, prep.folders(reuse->folder()));
         status = rr.timedOut ? timeoutError(prep.source, *cand, limit) : rr.exitCode;
         return sendReceiptOrRemove(engine, rc, prep.output) ? status : fail(engine.error());
       }
-      if (!rr.note.empty())
+      if (!rr.note.empty()) {
         note(rr.note);
+        noteDiskFault(rc, rr.note, {reuse->folder(), folderOf(prep.output)});
+      }
     }
     Injection run = inj;
     if (auto keep = reuse ? reuse->keepArgs(*cand) : std::vector<std::string>{}; !keep.empty()) {
@@ -599,6 +631,7 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     if (rc.ptxReuse == "kept" && out.run.exitCode == 0 && !out.timedOut)
       if (std::string n = reuse->keep(candArgs); !n.empty()) {
         note(n);
+        noteDiskFault(rc, n, {reuse->folder()});
         rc.ptxReuse = "full";
       }
     rc.exitStatus = out.run.exitCode;
@@ -615,6 +648,8 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     rc.ptxasRan = out.ptxasReported;
     if (rc.status == "ok")
       rc.kernels = out.kernels;
+    else if (rc.status == reason::CompileError)
+      noteDiskFault(rc, out.run.err, prep.folders(reuse ? reuse->folder() : ""));
     rc.capOverridesUnattributed = out.capOverridesUnattributed;
     rc.finalArgv = inj.argv;
     rc.overriddenUserOptions = inj.overridden;

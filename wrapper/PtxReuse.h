@@ -78,6 +78,10 @@ public:
   // "" on success, else why nothing was kept.
   std::string keep(const std::vector<std::string> &candArgs);
 
+  // The folder this translation unit's kept files go to ("" when reuse is
+  // unsupported): where a full or read-only run directory shows.
+  const std::string &folder() const { return dir_; }
+
 private:
   ReuseContext ctx_;
   std::string unsupported_;

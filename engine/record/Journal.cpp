@@ -1,7 +1,9 @@
 #include "engine/record/Journal.h"
+#include "common/DiskFault.h"
 #include "common/JournalLines.h"
 #include "common/JsonRead.h"
 
+#include <cerrno>
 #include <chrono>
 #include <ctime>
 #include <fcntl.h>
@@ -178,7 +180,7 @@ Journal::~Journal() {
 bool Journal::open(const std::string &path, std::string &error) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) {
-    error = "cannot open the journal " + path + " for appending";
+    error = "cannot open the journal " + path + " for appending: " + errnoText(errno);
     return false;
   }
   path_ = path;
@@ -203,16 +205,33 @@ void Journal::dropTornTail() {
 }
 
 bool Journal::append(const json &line) {
+  if (!error_.empty())
+    return false;
   // One write() of a whole line: a kill leaves at most one partial last line.
   std::string s = journalLineText(line) + "\n";
+  off_t before = lseek(fd_, 0, SEEK_END);
   size_t off = 0;
   while (off < s.size()) {
     ssize_t n = ::write(fd_, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR)
+      continue;
     if (n <= 0)
-      return false;
+      return refuse("append to", n < 0 ? errno : ENOSPC, before);
     off += n;
   }
-  return fsync(fd_) == 0;
+  if (fsync(fd_) != 0)
+    return refuse("fsync", errno, before);
+  return true;
+}
+
+// A line the disk took only in part (it filled during the write), or that
+// the fsync could not make durable, is cut off again: the journal ends with
+// its last whole line, where `ciq resume` continues.
+bool Journal::refuse(const char *what, int err, long long sizeBefore) {
+  if (sizeBefore >= 0 && ftruncate(fd_, (off_t)sizeBefore) == 0)
+    fsync(fd_);
+  error_ = std::string("cannot ") + what + " the journal " + path_ + ": " + errnoText(err);
+  return false;
 }
 
 int candidateNumber(const std::string &id) {

@@ -20,14 +20,23 @@ class Journal {
 public:
   ~Journal();
   bool open(const std::string &path, std::string &error);
-  // Appends one line and fsyncs it: once this returns, the line survives kill -9.
+  // Appends one line and fsyncs it: once this returns true, the line
+  // survives kill -9. False when the write or the fsync failed (a full,
+  // read-only or failing disk, an immutable file): the part written is cut
+  // off again, error() says what, where and the errno, and every later
+  // append is refused, so the journal never has a line missing before others.
   bool append(const nlohmann::json &line);
+  // "" until an append failed: "cannot append to the journal <path>: No
+  // space left on device (ENOSPC)".
+  const std::string &error() const { return error_; }
   const std::string &path() const { return path_; }
 
 private:
   void dropTornTail();
+  bool refuse(const char *what, int err, long long sizeBefore);
   int fd_ = -1;
   std::string path_;
+  std::string error_;
 };
 
 // One objective of the start line, as the search's ciq.yaml had it.

@@ -42,3 +42,14 @@ config.substitutions.append(("%src_root", config.ciq_source_dir))
 config.substitutions.append(("%build_root", config.ciq_build_dir))
 config.substitutions.append(("%examples", os.path.join(config.ciq_source_dir, "examples")))
 config.substitutions.append(("%module_dir", os.path.join(config.ciq_build_dir, "lib", "cmake", "CompileIQ")))
+
+# Tests that mount their own small file systems (a full, read-only or
+# immutable disk under a search, bench/disk_faults.py) need root; the
+# read-only and immutable ones a loop-mounted ext4 as well.
+import shutil
+
+if os.geteuid() == 0:
+    config.available_features.add("root")
+    if shutil.which("mkfs.ext4") and shutil.which("e2fsck") and shutil.which("chattr") and \
+            os.path.exists("/dev/loop-control"):
+        config.available_features.add("loop-ext4")
