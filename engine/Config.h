@@ -55,12 +55,14 @@ struct SearchConfig {
   int cullSize = 2;       // worst candidates dropped from the parent pool each generation
   int elitism = 1;        // best candidates copied unchanged into the next generation
   uint64_t seed = 1;
-  // The budget: distinct binaries evaluated, the baseline included (a
-  // candidate whose device code, or configuration, an earlier one had is
-  // recorded as its twin and costs nothing). 0: pool_size x generations (+ baseline).
-  int maxEvaluations = 0;
-  // However flat the landscape (every candidate one binary), the search ends
-  // after this many configurations per binary of the budget.
+  int maxEvaluations = 0; // 0: pool_size x generations (+ baseline)
+  // budget_counts: binaries: the budget counts distinct binaries (a candidate
+  // whose device code, or configuration, an earlier one had is its twin and
+  // costs nothing; engine/Budget.h), proposals predicted to repeat a binary
+  // are not compiled (TwinPredictor.h), and the search ends after at most
+  // maxConfigurationsPerBinary x budget configurations. Default (false):
+  // every evaluated configuration counts.
+  bool budgetCountsBinaries = false;
   int maxConfigurationsPerBinary = 8;
   bool exitOnFailure = true;
   long exhaustiveLimit = 5000;

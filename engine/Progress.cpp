@@ -37,7 +37,7 @@ void Progress::drawBar(const std::string &activity) {
     snprintf(buf, sizeof buf, "%dm%02ds", s / 60, s % 60);
     eta = buf;
   }
-  printf("\r\033[K[%s] gen %d/%d  %d/%d binaries  best %s  invalid %d%%  ETA %s  %s", bar.c_str(), generation_,
+  printf("\r\033[K[%s] gen %d/%d  %d/%d evaluations  best %s  invalid %d%%  ETA %s  %s", bar.c_str(), generation_,
          generations_, done_, budget_, best_.empty() ? "-" : best_.c_str(), configurations_ ? invalid_ * 100 / configurations_ : 0,
          eta.c_str(), activity.c_str());
   fflush(stdout);

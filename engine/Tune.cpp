@@ -34,6 +34,7 @@
 #include <nlohmann/json.hpp>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
+#include <limits>
 #include <map>
 #include <set>
 #include <thread>
@@ -143,8 +144,11 @@ private:
   bool failFirstGeneration();
   // The budget counts distinct binaries (Budget.h); twins cost nothing, and
   // the configuration cap ends a search of a flat landscape.
-  int counted() const { return countBudget(evals_).distinct; }
-  int configurationCap() const { return cfg_.search.maxConfigurationsPerBinary * budget_; }
+  bool binaries() const { return cfg_.search.budgetCountsBinaries; }
+  int counted() const { return binaries() ? countBudget(evals_).distinct : (int)evals_.size(); }
+  int configurationCap() const {
+    return binaries() ? cfg_.search.maxConfigurationsPerBinary * budget_ : std::numeric_limits<int>::max();
+  }
   bool budgetLeft() const { return counted() < budget_ && (int)evals_.size() < configurationCap(); }
   // How many more candidates one batch may start without passing the budget or the cap.
   size_t room() const {
@@ -356,6 +360,8 @@ bool TuneRun::openJournal() {
     // A finished search has nothing to continue unless the budget was raised
     // (--max-evaluations): running its end again would only rewrite its lock.
     BudgetCount spent = countBudget(prior.evaluations);
+    if (!binaries())
+      spent.distinct = spent.configurations;
     auto most = mostEvaluations(cfg_.search.strategy, cfg_.space);
     bool exhausted = most && (double)prior.evaluations.size() >= *most;
     if (prior.done && (spent.distinct >= budget_ || spent.configurations >= configurationCap() || exhausted)) {
@@ -370,9 +376,12 @@ bool TuneRun::openJournal() {
                     " evaluations, the baseline included), so no budget adds one; " + lock +
                     "; widen space: in ciq.yaml and start a new search with `ciq tune --config " +
                     shellQuote(cfg_.path) + "`");
-      return fail("nothing to resume in " + cfg_.runDir + ": its search finished (" + std::to_string(spent.distinct) +
-                  " distinct binaries of a budget of " + std::to_string(budget_) + ", " +
-                  std::to_string(spent.configurations) + " configurations" +
+      return fail("nothing to resume in " + cfg_.runDir + ": its search finished (" +
+                  (binaries() ? std::to_string(spent.distinct) + " distinct binaries of a budget of " +
+                                    std::to_string(budget_) + ", " + std::to_string(spent.configurations) +
+                                    " configurations"
+                              : std::to_string(spent.configurations) + " evaluations of a budget of " +
+                                    std::to_string(budget_)) +
                   "), and " + lock + "; raise the budget with `ciq resume --max-evaluations N` "
                   "to extend it, or start a new search with `ciq tune --config " + shellQuote(cfg_.path) + "`");
     }
@@ -878,7 +887,7 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
     }
   // exhaustive records every point (bench/landscapes); kernels compiled at
   // run time are not in the build's device code.
-  bool predict = cfg_.search.strategy != strategies::exhaustive && !compilesAtRunTime();
+  bool predict = binaries() && cfg_.search.strategy != strategies::exhaustive && !compilesAtRunTime();
   TwinPredictor twins(cfg_.space.controls.size(), evals_, generation,
                       [this](const Evaluation &e) { return reuseKey(e); });
   std::vector<Point> out;
@@ -927,7 +936,7 @@ bool TuneRun::searchLoop() {
   constexpr int kSpentNothing = 100;
   // Without generations of the user's own, the search proposes until the
   // budget of distinct binaries is spent: generations of twins add more.
-  bool openEnded = !cfg_.search.generationsSet || cfg_.search.poolFollowsWorkers();
+  bool openEnded = binaries() && (!cfg_.search.generationsSet || cfg_.search.poolFollowsWorkers());
   int last = cfg_.search.generations, nothingInARow = 0;
   for (int g = 1;; ++g) {
     if (!budgetLeft()) {

@@ -114,6 +114,11 @@ static void printMeasurement(const TuneConfig &cfg, const std::vector<Evaluation
 // the budget counts), how the search ended, and how busy the GPU was.
 static void printCounts(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const Verdicts &v,
                         const std::string &invalid, int dups, FILE *out) {
+  if (!cfg.search.budgetCountsBinaries) {
+    fprintf(out, "evaluations: %zu (%s, %d reused an earlier result: same configuration or build), results: %s/results.csv\n",
+            evals.size(), invalid.c_str(), dups, cfg.runDir.c_str());
+    return;
+  }
   const BudgetCount &c = v.counts.configurations ? v.counts : countBudget(evals);
   std::string measured = cfg.benchmark.enabled ? ", " + std::to_string(c.measured) + " run by the benchmark" : "";
   std::string budget = v.budget > 0 ? " of a budget of " + std::to_string(v.budget) : "";
