@@ -143,7 +143,6 @@ std::optional<Release> ReleaseRepo::latestWithPrefix(const std::string &prefix,
   return best;
 }
 
-
 double latestTagTtlDays() {
   if (const char *v = getenv(env::SsLatestTtlDays); v && *v)
     return atof(v);
