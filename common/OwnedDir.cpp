@@ -13,36 +13,38 @@
 namespace ciq {
 namespace {
 
-std::string modeText(mode_t m) {
-  char buf[8];
-  snprintf(buf, sizeof buf, "%04o", (unsigned)(m & 07777));
-  return buf;
-}
-
 std::string uidText(uid_t u) { return "uid " + std::to_string(u); }
 
-// A folder above: root's or ours, and where others may create entries, sticky
-// (they cannot then rename or remove ours).
+// A folder above: a folder every user may share (sharedFolderProblem).
 bool safeAncestor(const std::string &dir, const std::string &below, std::string &error) {
   struct stat st;
   if (stat(dir.c_str(), &st) != 0) {
     error = "cannot inspect " + dir + " (above " + below + "): " + strerror(errno);
     return false;
   }
-  if (st.st_uid != 0 && st.st_uid != geteuid()) {
-    error = dir + " (above " + below + ") belongs to " + uidText(st.st_uid) + ", not to root or you (" +
-            uidText(geteuid()) + "): that user could replace " + below + " with a folder or link of theirs";
-    return false;
-  }
-  if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX)) {
-    error = dir + " (above " + below + ") has mode " + modeText(st.st_mode) +
-            ": other users may write to it, and without the sticky bit could replace " + below;
+  if (std::string wrong = sharedFolderProblem(st); !wrong.empty()) {
+    error = dir + " (above " + below + ") " + wrong + ": that user could replace " + below +
+            " with a folder or link of theirs";
     return false;
   }
   return true;
 }
 
 } // namespace
+
+static std::string modeText(mode_t m) {
+  char buf[8];
+  snprintf(buf, sizeof buf, "%04o", (unsigned)(m & 07777));
+  return buf;
+}
+
+std::string sharedFolderProblem(const struct stat &st) {
+  if (st.st_uid != 0 && st.st_uid != geteuid())
+    return "belongs to " + uidText(st.st_uid) + ", not to root or you (" + uidText(geteuid()) + ")";
+  if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+    return "has mode " + modeText(st.st_mode) + " (other users may write to it, and it is not sticky)";
+  return "";
+}
 
 bool isOwnedDir(const std::string &dir, std::string &error) {
   char buf[PATH_MAX];

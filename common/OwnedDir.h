@@ -9,8 +9,15 @@
 #pragma once
 #include <optional>
 #include <string>
+#include <sys/stat.h>
 
 namespace ciq {
+
+// A folder every user may share (the temporary folder, the GPU locks'): ""
+// when it is root's or this user's and, where others may write to it,
+// sticky (they cannot then rename or remove another's entries); else what is
+// wrong, e.g. "belongs to uid 1001, not to root or you (uid 0)" or "has mode 0777".
+std::string sharedFolderProblem(const struct stat &st);
 
 // True when `dir` (links resolved) is a folder owned by this user that group
 // and others cannot write, and every folder above it is root's or this

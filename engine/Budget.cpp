@@ -20,7 +20,6 @@ BudgetCount countBudget(const std::vector<Evaluation> &evals) {
   for (const auto &e : evals) {
     ++c.configurations;
     c.compiled += e.duplicateKind != "config";
-    c.twins += !e.duplicateKind.empty();
     if (!countsAgainstBudget(e))
       continue;
     ++c.distinct;
@@ -38,7 +37,7 @@ std::string searchEndText(SearchEnd end, int budget, int configurationCap, const
     return "search ended: the strategy has no new point to propose (space exhausted) after " + binaries + " of a budget of " +
            std::to_string(budget);
   case SearchEnd::NothingNew:
-    return "search ended: the strategy's last 100 proposals all repeated an evaluated point or a known binary, after " +
+    return "search ended: the strategy's last " + std::to_string(kSpentNothing) + " proposals all repeated an evaluated point or a known binary, after " +
            binaries + " of a budget of " + std::to_string(budget);
   case SearchEnd::ConfigurationCap:
     return "search ended: " + std::to_string(c.configurations) + " configurations gave only " + binaries +
@@ -46,8 +45,6 @@ std::string searchEndText(SearchEnd end, int budget, int configurationCap, const
            "); the space holds few distinct binaries";
   case SearchEnd::Generations:
     return "search ended: search.generations reached after " + binaries + " of a budget of " + std::to_string(budget);
-  case SearchEnd::Stopped:
-    return "search ended: stopped after " + binaries;
   }
   return "";
 }

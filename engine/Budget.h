@@ -21,13 +21,16 @@ struct BudgetCount {
   int compiled = 0;         // built: configuration twins are not
   int distinct = 0;         // binaries that count against the budget (countsAgainstBudget)
   int measured = 0;         // of those, run by the benchmark (runtime objectives)
-  int twins = 0;            // reused an earlier result: same configuration or device code
 };
 
 BudgetCount countBudget(const std::vector<Evaluation> &evals);
 
 // Why a search's proposals ended, for the summary.
-enum class SearchEnd { Budget, SpaceExhausted, NothingNew, ConfigurationCap, Generations, Stopped };
+enum class SearchEnd { Budget, SpaceExhausted, NothingNew, ConfigurationCap, Generations };
+
+// Proposals in a row that repeat an evaluated point or a known binary before
+// a search without generations of its own ends (SearchEnd::NothingNew).
+constexpr int kSpentNothing = 100;
 
 // One line: "search ended: budget met (8 distinct binaries)" and the like.
 std::string searchEndText(SearchEnd end, int budget, int configurationCap, const BudgetCount &c);

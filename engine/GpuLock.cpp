@@ -1,5 +1,6 @@
 #include "engine/GpuLock.h"
 #include "common/EnvNames.h"
+#include "common/OwnedDir.h"
 
 #include <cctype>
 #include <cerrno>
@@ -41,12 +42,6 @@ std::string lockName(const std::string &key) {
   return explicitDir() ? fileKey(key) + ".lock" : "ciq-gpu-" + fileKey(key) + ".lock";
 }
 
-std::string modeText(mode_t m) {
-  char buf[8];
-  snprintf(buf, sizeof buf, "%04o", (unsigned)(m & 07777));
-  return buf;
-}
-
 // The folder, as a descriptor the lock file is opened relative to (so the
 // folder cannot be swapped after the check). It must be root's or ours, and
 // sticky where others may create files: else another user could rename the
@@ -60,19 +55,13 @@ int openLockDir(const std::string &dir, std::string &error) {
     return -1;
   }
   struct stat st;
-  std::string wrong;
-  if (fstat(dfd, &st) != 0)
-    wrong = std::string("cannot be inspected: ") + strerror(errno);
-  else if (st.st_uid != 0 && st.st_uid != geteuid())
-    wrong = "belongs to uid " + std::to_string(st.st_uid) + ", not to root or you (uid " + std::to_string(geteuid()) +
-            "): its owner could swap the lock files for links to your files";
-  else if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
-    wrong = "has mode " + modeText(st.st_mode) +
-            ": other users may write to it and, without the sticky bit, replace the lock files";
+  std::string wrong = fstat(dfd, &st) != 0 ? std::string("cannot be inspected: ") + strerror(errno)
+                                           : sharedFolderProblem(st);
   if (wrong.empty())
     return dfd;
   close(dfd);
-  error = "the GPU lock folder " + dir + " " + wrong + "; " + kFix;
+  error = "the GPU lock folder " + dir + " " + wrong + ": another user could swap the lock files for links to "
+          "your files; " + kFix;
   return -1;
 }
 

@@ -933,7 +933,6 @@ bool TuneRun::searchLoop() {
   // (common with tpe's pool of 1 once a control is found inert), at most
   // kSpentNothing of them in a row. The same on a resume: unspent() only
   // reads earlier generations.
-  constexpr int kSpentNothing = 100;
   // Without generations of the user's own, the search proposes until the
   // budget of distinct binaries is spent: generations of twins add more.
   bool openEnded = binaries() && (!cfg_.search.generationsSet || cfg_.search.poolFollowsWorkers());

@@ -34,7 +34,6 @@ TEST(Budget, TwinsAndCompileFailuresDoNotCount) {
   BudgetCount c = countBudget(evals);
   EXPECT_EQ(c.configurations, 6);
   EXPECT_EQ(c.compiled, 5);   // the configuration twin was not built
-  EXPECT_EQ(c.twins, 2);
   EXPECT_EQ(c.distinct, 3);   // a, b (run, then wrong), c
   EXPECT_EQ(c.measured, 1);   // only c has runs
 }
