@@ -36,6 +36,7 @@
 #include <llvm/Support/Path.h>
 #include <limits>
 #include <map>
+#include <optional>
 #include <set>
 #include <thread>
 
@@ -888,8 +889,10 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
   // exhaustive records every point (bench/landscapes); kernels compiled at
   // run time are not in the build's device code.
   bool predict = binaries() && cfg_.search.strategy != strategies::exhaustive && !compilesAtRunTime();
-  TwinPredictor twins(cfg_.space.controls.size(), evals_, generation,
-                      [this](const Evaluation &e) { return reuseKey(e); });
+  // Built only where it is used: it pairs every evaluation with every other.
+  std::optional<TwinPredictor> twins;
+  if (predict)
+    twins.emplace(cfg_.space.controls.size(), evals_, generation, [this](const Evaluation &e) { return reuseKey(e); });
   std::vector<Point> out;
   std::set<Point> seen;
   for (const auto &p : pool) {
@@ -903,10 +906,10 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
     }
     // Predicted to build an earlier candidate's binary: the strategy learns
     // that binary's score for it, and no compile is spent.
-    if (const Evaluation *twin = predict ? twins.predict(q) : nullptr) {
+    if (const Evaluation *twin = twins ? twins->predict(q) : nullptr) {
       skipped_.push_back({p, true, normalizedObjectives(cfg_, *twin), generation});
       if (predictedTwins_.insert(q).second && predictedTwins_.size() == 1)
-        progress_.note("twins so far make " + std::to_string(twins.equivalences()) +
+        progress_.note("twins so far make " + std::to_string(twins->equivalences()) +
                        " control value(s) equivalent for this program: configurations predicted to build a "
                        "measured binary are not compiled (e.g. " + render(cfg_.space, q).summary() + ", like " +
                        twin->candidateId + ")");
