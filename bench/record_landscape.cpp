@@ -2,7 +2,7 @@
 // bench/search_efficiency — the objective of EVERY point of a search space,
 // compiled once with the real CUDA compilers.
 //
-// The points are ciq's own exhaustive enumeration (engine/Search.cpp pointAt,
+// The points are ciq's own exhaustive enumeration (engine/search/Search.cpp pointAt,
 // the order `strategy: exhaustive` walks), each rendered by ciq's render()
 // into exactly the arguments ciq-ptxas would add: -D and nvcc options go to
 // `nvcc -ptx` (one PTX per distinct front-end command line, cached), ptxas
@@ -13,8 +13,8 @@
 // for several hundred points; the compiles and the parsing are the same.
 #include "common/InvalidReason.h"
 #include "wrapper/PtxasStats.h"
-#include "engine/Search.h"
-#include "engine/SpaceLoader.h"
+#include "engine/search/Search.h"
+#include "engine/config/SpaceLoader.h"
 #include "common/Subprocess.h"
 
 #include <chrono>

@@ -1,6 +1,6 @@
 // bench/search_efficiency (replayer): every ciq strategy replayed on recorded
 // landscapes (bench/landscapes/*/landscape.json) for many seeds, through
-// ciq's own Strategy code (engine/Search.cpp, SearchTpe.cpp): no compile, no
+// ciq's own Strategy code (engine/search/Search.cpp, SearchTpe.cpp): no compile, no
 // GPU. bench/search_efficiency.py runs this, runs the peers (Kernel Tuner,
 // Optuna) on the same landscapes, and prints the table.
 //
@@ -10,10 +10,10 @@
 // point's recorded runs (median of a resample), so a replay sees the noise a
 // search on the GPU saw. "Optimum" is the point(s) with the best true score;
 // "within 1%" is a true scalar score at most 1% above the best.
-#include "engine/Config.h"
-#include "engine/Search.h"
-#include "engine/SpaceLoader.h"
-#include "engine/StrategyTable.h"
+#include "engine/config/Config.h"
+#include "engine/search/Search.h"
+#include "engine/config/SpaceLoader.h"
+#include "engine/config/StrategyTable.h"
 
 #include <algorithm>
 #include <cstdio>

@@ -183,7 +183,7 @@ function(_ciq_shell_quote out value)
 endfunction()
 
 # An integer from min to max: the engine's range for the ciq.yaml key the
-# argument becomes (engine/Config.cpp), so that a value out of it stops the
+# argument becomes (engine/config/Config.cpp), so that a value out of it stops the
 # configure here and not the tune in a file the user did not write.
 # Compared as digit strings: CMake's GREATER would round 20 digits.
 function(_ciq_require_uint fn key value min max)
@@ -450,7 +450,7 @@ function(_ciq_check_findcuda fn t)
 endfunction()
 
 # METRIC names checked at configure against the engine's table, as ciq tune
-# would check them (parseObjective, engine/Config.cpp): without a BENCHMARK
+# would check them (parseObjective, engine/config/Config.cpp): without a BENCHMARK
 # only a compile metric can be scored; with one, any name may be what the
 # benchmark prints.
 function(_ciq_check_metrics fn benchmark)
@@ -534,7 +534,7 @@ macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
       _ciq_require_uint("${fn}" ${k} "${ARG_${k}}" ${min} ${max})
     endif()
   endforeach()
-  # What the yaml writer turns into sm_XX (engine/Config.cpp reads sm_[0-9]+[af]?).
+  # What the yaml writer turns into sm_XX (engine/config/Config.cpp reads sm_[0-9]+[af]?).
   foreach(a IN LISTS ARG_TUNE_ARCHITECTURES)
     if(NOT a MATCHES "^(sm_)?[0-9]+[af]?$" AND NOT a MATCHES "^[0-9]+[af]?-real$")
       _ciq_fail("${fn}" "TUNE_ARCHITECTURES '${a}' is not an SASS architecture; write it as 90 or sm_90 (sm_90a, sm_100f)")
@@ -893,7 +893,7 @@ endfunction()
 # Asks `ciq lock render` whether the lock applies to <target> and with which
 # compile arguments: the checks (integrity, target, compiler versions,
 # architectures, ACF bytes) and the rendering live in C++ only
-# (engine/LockApply.cpp, docs/lockfile.md), shared with ciq-ptxas --lock and
+# (engine/winner/LockApply.cpp, docs/lockfile.md), shared with ciq-ptxas --lock and
 # `ciq lock verify`. Fills the caller's `problems`, `candidate`, `lock_arches`,
 # `through_wrapper`, `options`, `defines` and `lock_tune_targets`.
 macro(_ciq_lock_render lockfile policy)

@@ -5,7 +5,7 @@
 // through a folder above it, could plant an entry ciq believes, or a link
 // that turns ciq's next write into a write of the victim's file (under root,
 // any file). These checks refuse such folders; the GPU locks, which every
-// user shares on purpose, have their own rules (engine/GpuLock.cpp).
+// user shares on purpose, have their own rules (engine/measure/GpuLock.cpp).
 #pragma once
 #include <optional>
 #include <string>

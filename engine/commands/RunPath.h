@@ -4,8 +4,8 @@
 // take it. A user who copies the summary's `--config <yaml>` got "Unknown
 // command line argument" (diagnose, report) or looked in "." (explain).
 #pragma once
-#include "engine/Command.h"
-#include "engine/Config.h"
+#include "engine/commands/Command.h"
+#include "engine/config/Config.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <optional>

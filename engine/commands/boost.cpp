@@ -1,11 +1,11 @@
 // `ciq boost list|fetch|try`: booster packs, curated sets of ACFs in NVIDIA
 // CompileIQ's release format (docs/spaces-and-boosters.md). Fetching and
 // verification live in engine/assets/BoosterPacks; `try` runs the pack's
-// ACFs through the normal tuning pipeline (engine/Tune.h).
+// ACFs through the normal tuning pipeline (engine/run/Tune.h).
 #include "engine/assets/BoosterPacks.h"
-#include "engine/Command.h"
-#include "engine/Config.h"
-#include "engine/Tune.h"
+#include "engine/commands/Command.h"
+#include "engine/config/Config.h"
+#include "engine/run/Tune.h"
 
 #include <algorithm>
 #include <cmath>

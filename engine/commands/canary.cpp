@@ -1,7 +1,7 @@
 // `ciq canary`: prove controls reach the compiler.
-#include "engine/Command.h"
-#include "engine/Config.h"
-#include "engine/Tune.h"
+#include "engine/commands/Command.h"
+#include "engine/config/Config.h"
+#include "engine/run/Tune.h"
 
 #include <llvm/Support/FileSystem.h>
 

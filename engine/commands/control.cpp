@@ -1,9 +1,9 @@
 // `ciq status` and `ciq stop`: talk to a running engine over its socket.
-#include "engine/Command.h"
-#include "engine/Config.h"
-#include "engine/Daemon.h"
+#include "engine/commands/Command.h"
+#include "engine/config/Config.h"
+#include "engine/build/Daemon.h"
 #include "common/Protocol.h"
-#include "engine/SlurmExecutor.h"
+#include "engine/run/slurm/SlurmExecutor.h"
 #include "common/Socket.h"
 
 using namespace llvm;

@@ -1,7 +1,7 @@
 // `ciq diagnose [results.csv | run dir]`: names the pathologies of a finished
 // or running search (engine/analysis/Diagnose). Exit status: 0 clean,
 // 3 when something was found, 1 when the run cannot be read.
-#include "engine/Command.h"
+#include "engine/commands/Command.h"
 #include "engine/commands/RunPath.h"
 #include "engine/analysis/Diagnose.h"
 

@@ -1,8 +1,8 @@
 // `ciq explain <candidate> [--against baseline]`: per kernel, what ptxas
 // reported and the theoretical occupancy, for a candidate and another one;
 // optionally Nsight Compute (`--ncu`) on the benchmark of both builds.
-#include "engine/Command.h"
-#include "engine/Config.h"
+#include "engine/commands/Command.h"
+#include "engine/config/Config.h"
 #include "engine/commands/RunPath.h"
 #include "engine/analysis/Explain.h"
 #include "common/Subprocess.h"

@@ -1,6 +1,6 @@
 // `ciq report [run dir] [-o dir]`: an HTML page with SVG plots of a search
 // (engine/analysis/Report, drawn by gnuplot).
-#include "engine/Command.h"
+#include "engine/commands/Command.h"
 #include "engine/commands/RunPath.h"
 #include "engine/analysis/Report.h"
 

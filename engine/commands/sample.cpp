@@ -3,9 +3,9 @@
 // The candidates are the strategy's own first generation, asked for with a
 // pool of N: with N = pool_size they are exactly the candidates `ciq tune`
 // builds first for the same seed (after the baseline, which is never sampled).
-#include "engine/Command.h"
-#include "engine/Config.h"
-#include "engine/Search.h"
+#include "engine/commands/Command.h"
+#include "engine/config/Config.h"
+#include "engine/search/Search.h"
 
 #include <map>
 

@@ -2,7 +2,7 @@
 // (docs/spaces-and-boosters.md). The resolution itself lives in
 // engine/assets/SpaceResolver; this file is the command line.
 #include "engine/assets/AssetCache.h"
-#include "engine/Command.h"
+#include "engine/commands/Command.h"
 #include "common/Paths.h"
 #include "engine/assets/SpaceResolver.h"
 

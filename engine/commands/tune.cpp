@@ -1,8 +1,8 @@
 // `ciq tune` and `ciq resume`: run (or continue) a search and freeze the winner.
-#include "engine/Command.h"
-#include "engine/Config.h"
+#include "engine/commands/Command.h"
+#include "engine/config/Config.h"
 #include "common/EnvNames.h"
-#include "engine/Tune.h"
+#include "engine/run/Tune.h"
 
 #include <cstdio>
 #include <cstdlib>

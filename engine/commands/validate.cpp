@@ -4,17 +4,17 @@
 // once each, their benchmark executables copied aside, then run interleaved
 // in balanced order (A B B A ...) after a visible warm-up, at least 10 runs
 // each, holding the GPU alone and checking its state before and after.
-#include "engine/Attribution.h"
-#include "engine/BenchmarkProgram.h"
-#include "engine/CandidateBuild.h"
-#include "engine/Command.h"
-#include "engine/Config.h"
+#include "engine/winner/Attribution.h"
+#include "engine/build/BenchmarkProgram.h"
+#include "engine/build/CandidateBuild.h"
+#include "engine/commands/Command.h"
+#include "engine/config/Config.h"
 #include "common/EnvNames.h"
 #include "engine/measure/Interleave.h"
-#include "engine/RuntimeCompiles.h"
-#include "engine/Tune.h"
+#include "engine/build/RuntimeCompiles.h"
+#include "engine/run/Tune.h"
 #include "common/Lockfile.h"
-#include "engine/MeasuredPhase.h"
+#include "engine/measure/MeasuredPhase.h"
 #include "engine/measure/Stats.h"
 
 #include <llvm/Support/FileSystem.h>

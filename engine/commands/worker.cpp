@@ -2,18 +2,18 @@
 // workspace of its own (build tree, daemon socket, receipts, correctness
 // check, benchmark), its result record written atomically for the engine to
 // read back. The Slurm executor runs one per job (docs/cluster.md); the
-// pipeline is the one `ciq tune`'s local workers run (engine/Pipeline.h).
+// pipeline is the one `ciq tune`'s local workers run (engine/run/Pipeline.h).
 // With --finalists instead of --candidate, the job re-measures a runtime
-// search's finalists interleaved on this one node (engine/SlurmFinalists.h).
-#include "engine/BenchmarkProgram.h"
-#include "engine/Command.h"
-#include "engine/Config.h"
+// search's finalists interleaved on this one node (engine/run/slurm/SlurmFinalists.h).
+#include "engine/build/BenchmarkProgram.h"
+#include "engine/commands/Command.h"
+#include "engine/config/Config.h"
 #include "engine/analysis/GpuState.h"
 #include "common/JsonRead.h"
 #include "common/OwnedDir.h"
-#include "engine/Pipeline.h"
-#include "engine/ResultRecord.h"
-#include "engine/SlurmFinalists.h"
+#include "engine/run/Pipeline.h"
+#include "engine/run/slurm/ResultRecord.h"
+#include "engine/run/slurm/SlurmFinalists.h"
 
 #include <unistd.h>
 

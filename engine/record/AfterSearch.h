@@ -1,7 +1,7 @@
 // What the journal (and the lockfile) record about the winner after the
 // search: the attribution rows (the winner's parts measured against the
-// baseline, engine/Attribution.h) and the minimization steps (which controls
-// earned their place, engine/Minimize.h). Their one writer and one reader;
+// baseline, engine/winner/Attribution.h) and the minimization steps (which controls
+// earned their place, engine/winner/Minimize.h). Their one writer and one reader;
 // `ciq report` reads them through readJournal (Journal.h).
 #pragma once
 #include <nlohmann/json.hpp>

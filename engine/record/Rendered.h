@@ -1,7 +1,7 @@
 // A point of the search space and what it puts on the compiler's command
 // line: the part of a candidate that a recorded run (the journal,
 // results.csv, the lockfile's hash) holds. Below the search space
-// (engine/Space.h) so that the run's model does not need the search.
+// (engine/config/Space.h) so that the run's model does not need the search.
 //
 // A point holds, per control, the index of its value in the domain, or
 // kUnset: the control is left out and the compiler's default applies.

@@ -8,11 +8,11 @@
 // keys it lacks get their defaults), its start line supplies the objectives,
 // the Pareto column is the engine's markFront, and OUTDIR gets journal.jsonl
 // (Journal::append, checksums included) and results.csv (writeResultsCsv).
-#include "engine/Config.h"
+#include "engine/config/Config.h"
 #include "engine/record/Evaluation.h"
 #include "engine/record/Journal.h"
-#include "engine/ResultsCsv.h"
-#include "engine/Winner.h"
+#include "engine/run/ResultsCsv.h"
+#include "engine/winner/Winner.h"
 
 #include <cstdio>
 #include <llvm/Support/FileSystem.h>

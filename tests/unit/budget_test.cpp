@@ -1,7 +1,7 @@
-// The budget counts distinct binaries (engine/Budget.h), and the twin
-// predictor (engine/TwinPredictor.h) learns which control values give one.
-#include "engine/Budget.h"
-#include "engine/TwinPredictor.h"
+// The budget counts distinct binaries (engine/run/Budget.h), and the twin
+// predictor (engine/search/TwinPredictor.h) learns which control values give one.
+#include "engine/run/Budget.h"
+#include "engine/search/TwinPredictor.h"
 
 #include <gtest/gtest.h>
 

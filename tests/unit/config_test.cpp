@@ -227,7 +227,7 @@ TEST(Config, MinimalFileGetsDefaults) {
   ASSERT_EQ(c.objectives.size(), 2u);
   EXPECT_EQ(c.objectives[0].metric, "spill_bytes");
   EXPECT_EQ(c.objectives[1].metric, "registers");
-  EXPECT_EQ(c.search.strategy, "tpe");   // the first line of engine/Strategies.def
+  EXPECT_EQ(c.search.strategy, "tpe");   // the first line of engine/config/Strategies.def
   EXPECT_TRUE(c.search.poolFollowsWorkers());   // no pool_size: one proposal per worker
   // No space: the curated ptxas 13.0 space.
   EXPECT_GE(c.space.find("opt-level"), 0);

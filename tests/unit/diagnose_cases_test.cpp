@@ -5,8 +5,8 @@
 #include "engine/analysis/Diagnose.h"
 #include "engine/record/Evaluation.h"
 #include "engine/record/Journal.h"
-#include "engine/ResultsCsv.h"
-#include "engine/Winner.h"
+#include "engine/run/ResultsCsv.h"
+#include "engine/winner/Winner.h"
 
 #include <functional>
 #include <gtest/gtest.h>

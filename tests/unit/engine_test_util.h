@@ -2,7 +2,7 @@
 // ciq.yaml beside a (minimal) configured build tree, loaded through the real
 // loader, with built-in spaces read from this build's share/ciq.
 #pragma once
-#include "engine/Config.h"
+#include "engine/config/Config.h"
 
 #include <cstdlib>
 #include <fstream>

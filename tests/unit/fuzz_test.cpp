@@ -5,8 +5,8 @@
 // that dies of a signal or an uncaught exception is a crash; the goal is 0.
 // Clean rejections (one error line) and acceptances are both fine.
 #include "engine/assets/BoosterCatalog.h"
-#include "engine/Config.h"
-#include "engine/Daemon.h"
+#include "engine/config/Config.h"
+#include "engine/build/Daemon.h"
 #include "engine/record/Journal.h"
 #include "common/JsonRead.h"
 #include "common/Lockfile.h"

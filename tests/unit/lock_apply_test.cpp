@@ -1,6 +1,6 @@
 // Issue 13, point 5: ciq_apply_lock()'s checks and rendering in C++
-// (engine/LockApply.h); tests/lit/cmake runs them through the module.
-#include "engine/LockApply.h"
+// (engine/winner/LockApply.h); tests/lit/cmake runs them through the module.
+#include "engine/winner/LockApply.h"
 #include "common/Lockfile.h"
 #include "common/Sha256.h"
 

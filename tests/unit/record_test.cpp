@@ -3,8 +3,8 @@
 // readJournal), which the engine (resume, replay) and the analysis commands
 // (loadRun) both read through; and results.csv's writer and reader, which
 // meet in its column table.
-#include "engine/Config.h"
-#include "engine/ResultsCsv.h"
+#include "engine/config/Config.h"
+#include "engine/run/ResultsCsv.h"
 #include "engine/analysis/RunData.h"
 #include "engine/record/Evaluation.h"
 #include "engine/record/Journal.h"

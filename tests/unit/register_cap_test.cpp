@@ -1,6 +1,6 @@
 // wrapper/RegisterCap.h on ptxas 13.0's own words (captured from
-// `nvcc -arch=sm_90 -Xptxas -v,-maxrregcount=32`), and engine/InertControls.h.
-#include "engine/InertControls.h"
+// `nvcc -arch=sm_90 -Xptxas -v,-maxrregcount=32`), and engine/search/InertControls.h.
+#include "engine/search/InertControls.h"
 #include "wrapper/PtxasStats.h"
 #include "wrapper/RegisterCap.h"
 

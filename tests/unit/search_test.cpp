@@ -1,7 +1,7 @@
 // Search strategies: seeded determinism, mutation and crossover inside the
 // space, exhaustive enumeration and its limit, NSGA-II ranking against
 // hand-computed examples, and no point proposed twice.
-#include "engine/Search.h"
+#include "engine/search/Search.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,4 +1,4 @@
-// The model-based strategy `tpe` (engine/SearchTpe.cpp) on small synthetic
+// The model-based strategy `tpe` (engine/search/SearchTpe.cpp) on small synthetic
 // landscapes with known optima: it finds them in fewer evaluations than
 // random, is deterministic per seed, resumes exactly, learns which points are
 // INVALID, starts near the default (the same start for any pool size),
@@ -6,10 +6,10 @@
 // only ever made things worse (an ordered control only after two of its
 // values did), spends half of a later pool next to the best point, and
 // continues an ordered control past a value that beat its neighbour. Also: the strategy names are one table.
-#include "engine/Config.h"
-#include "engine/Search.h"
-#include "engine/SearchTpe.h"
-#include "engine/StrategyTable.h"
+#include "engine/config/Config.h"
+#include "engine/search/Search.h"
+#include "engine/search/SearchTpe.h"
+#include "engine/config/StrategyTable.h"
 
 #include <algorithm>
 #include <functional>

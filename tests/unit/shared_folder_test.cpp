@@ -6,7 +6,7 @@
 #include "common/AcfStaging.h"
 #include "common/CompilerVersion.h"
 #include "common/Sha256.h"
-#include "engine/GpuLock.h"
+#include "engine/measure/GpuLock.h"
 
 #include <gtest/gtest.h>
 

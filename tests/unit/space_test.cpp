@@ -1,7 +1,7 @@
 // The search-space language: every domain primitive as ciq.yaml declares it,
 // rendering to ptxas / nvcc / -D / ACF, the candidate hash, the space size.
-#include "engine/Search.h"
-#include "engine/Space.h"
+#include "engine/search/Search.h"
+#include "engine/config/Space.h"
 #include "tests/unit/engine_test_util.h"
 
 #include <gmock/gmock.h>

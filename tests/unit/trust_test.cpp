@@ -2,18 +2,18 @@
 // exact build, and attributed. The CPU-side parts: the INVALID reasons
 // table, balanced interleaving, the GPU lock and state, minimization, the
 // summary's one verdict, unknown compile statistics and compiler crashes.
-#include "engine/Attribution.h"
-#include "engine/BenchmarkProgram.h"
+#include "engine/winner/Attribution.h"
+#include "engine/build/BenchmarkProgram.h"
 #include "wrapper/CompilerCrash.h"
 #include "common/DeviceCode.h"
-#include "engine/GpuLock.h"
+#include "engine/measure/GpuLock.h"
 #include "engine/analysis/GpuState.h"
 #include "engine/measure/Interleave.h"
 #include "common/InvalidReason.h"
-#include "engine/MeasuredPhase.h"
-#include "engine/Minimize.h"
-#include "engine/Objectives.h"
-#include "engine/Winner.h"
+#include "engine/measure/MeasuredPhase.h"
+#include "engine/winner/Minimize.h"
+#include "engine/winner/Objectives.h"
+#include "engine/winner/Winner.h"
 
 #include <atomic>
 #include <chrono>

@@ -1,8 +1,8 @@
-// The search loop as a library (engine/Tune.h): a search that cannot start
+// The search loop as a library (engine/run/Tune.h): a search that cannot start
 // returns its one error line in the outcome and prints nothing of its own;
 // the command prints it.
-#include "engine/Tune.h"
-#include "engine/Workers.h"
+#include "engine/run/Tune.h"
+#include "engine/run/Workers.h"
 #include "tests/unit/engine_test_util.h"
 
 #include <gmock/gmock.h>

@@ -4,9 +4,9 @@
 #include "common/EnvNames.h"
 #include "common/InvalidReason.h"
 #include "engine/measure/MetricSources.h"
-#include "engine/Metrics.h"
+#include "engine/config/Metrics.h"
 #include "wrapper/OptionTable.h"
-#include "engine/StrategyTable.h"
+#include "engine/config/StrategyTable.h"
 
 #include <gtest/gtest.h>
 

@@ -1,5 +1,5 @@
 // Choosing the winner: objectives first, then the simplest configuration.
-#include "engine/Winner.h"
+#include "engine/winner/Winner.h"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,66 @@
+#include "engine/build/Architectures.h"
+#include "wrapper/CommandLine.h"
+#include "engine/analysis/GpuState.h"
+
+#include <llvm/Support/Path.h>
+
+#include <algorithm>
+#include <set>
+
+namespace ciq {
+
+MeasuredArchitecture measuredArchitecture(const TuneConfig &cfg) {
+  if (!cfg.tuneArchitectures.empty())
+    return {cfg.tuneArchitectures.front(), "tune_architectures in " + cfg.path};
+  auto gpus = queryGpuState().value("gpus", nlohmann::json::array());
+  if (gpus.empty() || !gpus[0].contains("compute_cap") || !gpus[0]["compute_cap"].is_string())
+    return {};
+  std::string cap = gpus[0]["compute_cap"].get<std::string>();  // "9.0"
+  auto dot = cap.find('.');
+  if (dot == std::string::npos)
+    return {};
+  return {"sm_" + cap.substr(0, dot) + cap.substr(dot + 1),
+          "the GPU (" + gpus[0].value("name", std::string("GPU 0")) + ", compute capability " + cap + ")"};
+}
+
+std::vector<std::string> sassArchitectures(const std::vector<CudaObject> &objects) {
+  std::set<std::string> archs;
+  for (const auto &o : objects) {
+    if (o.command.size() < 2)
+      continue;
+    // The arguments after the compiler (launchers such as ciq-ptxas or ccache first).
+    size_t i = 0;
+    while (i < o.command.size() && llvm::sys::path::filename(o.command[i]) != "nvcc")
+      ++i;
+    if (i == o.command.size())
+      continue;
+    std::vector<std::string> args(o.command.begin() + i + 1, o.command.end());
+    for (const auto &a : wrapper::parseNvcc(args, "", "", "/").sassArchs())
+      archs.insert(a);
+  }
+  return {archs.begin(), archs.end()};
+}
+
+std::vector<std::string> architectureWarnings(const MeasuredArchitecture &m, const std::vector<std::string> &built,
+                                              bool narrow, const std::string &configPath) {
+  std::vector<std::string> out;
+  if (m.arch.empty() || built.empty())
+    return out;
+  std::string list;
+  for (const auto &a : built)
+    list += (list.empty() ? "" : ", ") + a;
+  bool hasSass = std::find(built.begin(), built.end(), m.arch) != built.end();
+  if (!hasSass)
+    out.push_back("the build compiles SASS for " + list + " but not for " + m.arch + ", the architecture measured on (" +
+                  m.source + "): the driver JIT-compiles PTX there, so no tuned ptxas option reaches the code that "
+                  "runs; add " + m.arch.substr(3) + " to CUDA_ARCHITECTURES (or -gencode), or tune for an architecture "
+                  "the build has with tune_architectures: in " + configPath);
+  size_t others = built.size() - (hasSass ? 1 : 0);
+  if (others >= 2 && !narrow)
+    out.push_back("the build compiles SASS for " + std::to_string(built.size()) + " architectures (" + list +
+                  "), each compile of each candidate for all of them, while the tune measures " + m.arch +
+                  "; narrow_architectures: true in " + configPath + " compiles only " + m.arch + " while tuning");
+  return out;
+}
+
+} // namespace ciq

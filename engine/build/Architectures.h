@@ -1,0 +1,33 @@
+// Which GPU architecture a tune measures on, and what the build compiles for
+// it (docs/config.md, "Architectures"). A tuned ptxas option only reaches the
+// code that runs when the build has SASS for the GPU: with PTX alone the
+// driver JIT-compiles it, and no ptxas option of the build applies.
+#pragma once
+#include "engine/build/BuildDriver.h"
+#include "engine/config/Config.h"
+
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+struct MeasuredArchitecture {
+  std::string arch;     // "sm_90"; "" when neither ciq.yaml nor a GPU says
+  std::string source;   // where it came from, for messages
+};
+
+// tune_architectures: from ciq.yaml first, else the first GPU's
+// `nvidia-smi --query-gpu=compute_cap` (9.0 -> sm_90).
+MeasuredArchitecture measuredArchitecture(const TuneConfig &cfg);
+
+// The SASS architectures the compile lines of `objects` produce, as
+// ciq-ptxas parses nvcc's arguments ("sm_80", "sm_90"), sorted.
+std::vector<std::string> sassArchitectures(const std::vector<CudaObject> &objects);
+
+// The warnings to print before the baseline: no SASS for the measured
+// architecture (PTX JIT), or, when not narrowing, SASS for several others
+// (each candidate compiles them all).
+std::vector<std::string> architectureWarnings(const MeasuredArchitecture &m, const std::vector<std::string> &built,
+                                              bool narrow, const std::string &configPath);
+
+} // namespace ciq

@@ -1,0 +1,279 @@
+#include "engine/build/BuildDriver.h"
+#include "engine/build/BuildTreeGuard.h"
+#include "engine/config/CMakeCache.h"
+#include "engine/build/MakeRules.h"
+#include "common/EnvNames.h"
+#include "common/ForeignJson.h"
+#include "common/Paths.h"
+#include "common/ProcessTrack.h"
+
+#include <algorithm>
+#include <csignal>
+#include <fstream>
+#include <unistd.h>
+#include <llvm/Support/CommandLine.h>
+#include <llvm/Support/StringSaver.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
+#include <llvm/Support/Path.h>
+#include <nlohmann/json.hpp>
+#include <regex>
+#include <thread>
+
+namespace ciq {
+namespace {
+
+
+// Is this compile_commands entry a CUDA compile? CMake runs the CUDA compiler
+// (nvcc, possibly behind launchers) with `-x cu` or on a .cu file.
+bool isCudaCompile(const nlohmann::json &e) {
+  std::string file = e.value("file", "");
+  std::string cmd = e.value("command", "");
+  if (cmd.empty() && e.contains("arguments"))
+    for (const auto &a : e["arguments"])
+      cmd += a.get<std::string>() + " ";
+  return llvm::StringRef(file).endswith(".cu") || cmd.find("nvcc") != std::string::npos;
+}
+
+// An entry's command, split as a shell would (LLVM's GNU-style tokenizer).
+std::vector<std::string> commandOf(const nlohmann::json &e) {
+  std::vector<std::string> args;
+  if (e.contains("arguments"))
+    args = e["arguments"].get<std::vector<std::string>>();
+  else {
+    llvm::BumpPtrAllocator alloc;
+    llvm::StringSaver saver(alloc);
+    llvm::SmallVector<const char *, 64> toks;
+    llvm::cl::TokenizeGNUCommandLine(e.value("command", ""), saver, toks);
+    for (const char *t : toks)
+      args.push_back(t);
+  }
+  return args;
+}
+
+// The object a compile writes: compile_commands.json's "output" (CMake 3.26+),
+// else the -o argument of the command.
+std::string outputOf(const nlohmann::json &e) {
+  if (e.contains("output"))
+    return e.value("output", "");
+  std::vector<std::string> args = commandOf(e);
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "-o" || args[i] == "--output-file")
+      return args[i + 1];
+  return "";
+}
+
+// Legacy FindCUDA (cuda_add_executable) compiles each .cu with a custom
+// command that runs a generated script, CMakeFiles/<target>.dir/...
+// /<target>_generated_<name>.cu.o.cmake, holding `set(source_file "...")` and
+// `set(generated_file_internal "...")`. compile_commands.json lists none of
+// them; the scripts name the source and object (docs/cmake.md, FindCUDA).
+std::vector<CudaObject> findCudaScriptCompiles(const std::string &buildDir, const std::string &target) {
+  std::vector<CudaObject> out;
+  static const std::regex setLine(R"re(^set\((source_file|generated_file_internal) "([^"]+)"\))re");
+  std::error_code ec;
+  for (llvm::sys::fs::recursive_directory_iterator it(buildDir, ec), end; it != end && !ec; it.increment(ec)) {
+    llvm::StringRef path = it->path();
+    std::string dirMarker = "/CMakeFiles/" + target + ".dir/";
+    // <name>.cu.o.cmake, or <name>.cu.o.<config>.cmake with a build type.
+    llvm::StringRef file = llvm::sys::path::filename(path);
+    if (!file.endswith(".cmake") || !file.contains(".o.") || !path.contains(dirMarker) ||
+        !file.startswith(target + "_generated_"))
+      continue;
+    std::ifstream in(path.str());
+    CudaObject o;
+    o.target = target;
+    for (std::string line; std::getline(in, line);) {
+      std::smatch m;
+      if (std::regex_search(line, m, setLine))
+        (m.str(1) == "source_file" ? o.source : o.object) = m.str(2);
+    }
+    if (!o.source.empty() && !o.object.empty()) {
+      o.object = physicalPath(o.object);
+      out.push_back(o);
+    }
+  }
+  return out;
+}
+
+} // namespace
+
+bool CMakeBuild::discover(std::string &error) {
+  std::string cc = cfg_.buildDir + "/compile_commands.json";
+  if (!llvm::sys::fs::exists(cc)) {
+    // Configure once more with the export switched on (the module does this already).
+    runSubprocess({"cmake", "-DCMAKE_EXPORT_COMPILE_COMMANDS=ON", cfg_.buildDir});
+  }
+  std::vector<std::string> targets = {cfg_.target};
+  targets.insert(targets.end(), cfg_.tuneTargets.begin(), cfg_.tuneTargets.end());
+  objects_.clear();
+  // FindCUDA's compiles, found by their scripts: only where the compile
+  // database has none (a FindCUDA project may have no database at all).
+  auto addScriptCompiles = [&] {
+    for (const auto &t : targets)
+      for (auto &o : findCudaScriptCompiles(cfg_.buildDir, t))
+        objects_.push_back(o);
+    return !objects_.empty();
+  };
+  auto text = llvm::MemoryBuffer::getFile(cc);
+  if (!text) {
+    if (addScriptCompiles())
+      return true;
+    error = cc + ": missing; configure the build with -DCMAKE_EXPORT_COMPILE_COMMANDS=ON "
+                 "(find_package(CompileIQ) does it) and a Ninja or Makefile generator";
+    return false;
+  }
+  // Paths in it are the file system's bytes, UTF-8 or not.
+  auto db = parseForeignJson((*text)->getBuffer());
+  if (!db.is_array()) {
+    error = cc + ": not a JSON array; delete it and configure again";
+    return false;
+  }
+  // Ninja Multi-Config lists every configuration's objects, each under
+  // CMakeFiles/<target>.dir/<config>/: keep the configuration being built.
+  bool multiConfig = !cfg_.config.empty() && llvm::sys::fs::exists(cfg_.buildDir + "/build-" + cfg_.config + ".ninja");
+  for (const auto &e : db) {
+    std::string output = outputOf(e);
+    if (!isCudaCompile(e) || output.empty())
+      continue;
+    std::string dir = e.value("directory", cfg_.buildDir);
+    std::string out = absolutePath(output, dir);
+    for (const auto &t : targets) {
+      // CMake puts a target's objects under CMakeFiles/<target>.dir/ (with a
+      // <config>/ level for multi-config generators).
+      std::string marker = "/CMakeFiles/" + t + ".dir/";
+      if (out.find(marker) == std::string::npos)
+        continue;
+      if (multiConfig && out.find(marker + cfg_.config + "/") == std::string::npos)
+        continue;
+      // Physical, as ciq-ptxas names the outputs in its receipts (common/Paths.h).
+      objects_.push_back({absolutePath(e.value("file", ""), dir), physicalPath(out), t, commandOf(e)});
+    }
+  }
+  if (objects_.empty() && !addScriptCompiles()) {
+    error = cc + ": target '" + cfg_.target + "' has no CUDA translation unit; check `target:` in " +
+            cfg_.path + " (a target with .cu sources) or add its CUDA libraries to tune_targets";
+    return false;
+  }
+  findGenerator(targets);
+  return true;
+}
+
+// Which build tool runs the candidate builds, and under make the files it
+// remakes from the tuned objects (dated in clean()).
+void CMakeBuild::findGenerator(const std::vector<std::string> &targets) {
+  std::string generator = cacheValue(readCMakeCache(cfg_.buildDir), "CMAKE_GENERATOR", "");
+  makeDependants_.clear();
+  datesOnReceipt_ = generator.find("Ninja") != std::string::npos;
+  if (generator.find("Makefiles") == std::string::npos ||
+      !llvm::sys::fs::exists(cfg_.buildDir + "/CMakeFiles/Makefile2"))
+    return;
+  std::vector<std::string> objects;
+  for (const auto &o : objects_)
+    objects.push_back(o.object);
+  std::vector<std::string> unconsumed;
+  makeDependants_ = makeDependants(cfg_.buildDir, makeTargetRuleFiles(cfg_.buildDir, targets), objects, &unconsumed);
+  // An object whose consumer ciq could not read (a rule it cannot parse, a
+  // consumer outside the tuned targets) might have its link skipped: then
+  // objects are dated only once each build ends, and after a kill -9 the
+  // repair by the next ciq command or configure is what protects the tree.
+  datesOnReceipt_ = unconsumed.empty();
+}
+
+void BuildDriver::endOrphanedBuild() {
+  std::ifstream in(cfg_.runDir + "/build.pgid");
+  int pgid = 0;
+  if (!(in >> pgid) || pgid <= 1)
+    return;
+  // Still alive: the build of an engine that was killed. Its compiles would
+  // race ours (objects written after our clean, receipts to our socket).
+  if (kill(-pgid, 0) == 0) {
+    kill(-pgid, SIGKILL);
+    for (int i = 0; i < 100 && kill(-pgid, 0) == 0; ++i)
+      usleep(20000);
+  }
+  llvm::sys::fs::remove(cfg_.runDir + "/build.pgid");
+}
+
+void CMakeBuild::clean() {
+  for (const auto &o : objects_)
+    llvm::sys::fs::remove(o.object);
+  // Older than the objects' receipt-time date: make still links them into
+  // these (engine/build/MakeRules.h).
+  for (const auto &d : makeDependants_)
+    setFileDate(d, kLinkedFromObjectsDate);
+}
+
+// The tuned objects as Ninja names them (paths relative to the build tree),
+// or nothing when the tree is not Ninja's or an object lies outside it: then
+// the whole target is built.
+std::vector<std::string> CMakeBuild::objectTargets() const {
+  std::string ninjaFile = cfg_.buildDir + (cfg_.config.empty() ? "/build.ninja" : "/build-" + cfg_.config + ".ninja");
+  if (!llvm::sys::fs::exists(ninjaFile) && !llvm::sys::fs::exists(cfg_.buildDir + "/build.ninja"))
+    return {};
+  llvm::SmallString<256> real;
+  std::vector<std::string> prefixes = {cfg_.buildDir + "/"};
+  if (!llvm::sys::fs::real_path(cfg_.buildDir, real))
+    prefixes.push_back(real.str().str() + "/");
+  std::vector<std::string> out;
+  for (const auto &o : objects_) {
+    auto p = std::find_if(prefixes.begin(), prefixes.end(),
+                          [&](const std::string &pre) { return o.object.compare(0, pre.size(), pre) == 0; });
+    if (p == prefixes.end())
+      return {};
+    out.push_back(o.object.substr(p->size()));
+  }
+  return out;
+}
+
+std::vector<std::string> CMakeBuild::buildCommand() const {
+  std::vector<std::string> cmd = {"cmake", "--build", cfg_.buildDir, "--target"};
+  std::vector<std::string> objects = objectsOnly_ ? objectTargets() : std::vector<std::string>{};
+  if (objects.empty())
+    cmd.push_back(cfg_.target);
+  cmd.insert(cmd.end(), objects.begin(), objects.end());
+  if (!cfg_.config.empty()) {
+    cmd.push_back("--config");
+    cmd.push_back(cfg_.config);
+  }
+  unsigned jobs = cfg_.jobs > 0 ? cfg_.jobs : std::max(1u, std::thread::hardware_concurrency());
+  cmd.push_back("-j");
+  cmd.push_back(std::to_string(jobs));
+  return cmd;
+}
+
+SubprocessResult BuildDriver::runStep(const std::vector<std::string> &cmd, const std::string &cwd,
+                                      const std::map<std::string, std::string> &env, const std::string &logPath) {
+  SubprocessOptions o;
+  o.cwd = cwd;
+  o.setEnv = env;
+  o.timeoutSeconds = cfg_.timeouts.buildSeconds;
+  o.mergeStderrIntoStdout = true;
+  o.stdoutFile = logPath;
+  // A tuning run's settings never leak from the user's shell into the build.
+  o.unsetEnv = {env::Lock};
+  // The build's process group is written down while it runs, so that an
+  // engine started after a kill -9 can end a build its predecessor left.
+  std::string pgidFile = cfg_.runDir + "/build.pgid";
+  o.onStart = [&](int pgid) {
+    std::ofstream(pgidFile) << pgid << "\n";
+  };
+  auto r = runSubprocess(cmd, o);
+  // Compiles run in groups of their own (ninja's, the wrapper's): after a
+  // timeout they are still running; after a normal end nothing is.
+  lastReaped_ = reapCompiles(cfg_.runDir);
+  llvm::sys::fs::remove(pgidFile);
+  return r;
+}
+
+SubprocessResult CMakeBuild::build(const std::map<std::string, std::string> &env, const std::string &logPath) {
+  return runStep(buildCommand(), "", env, logPath);
+}
+
+std::unique_ptr<BuildDriver> makeBuildDriver(const TuneConfig &cfg) {
+  if (cfg.build.kind == "cmake")
+    return std::make_unique<CMakeBuild>(cfg);
+  return std::make_unique<CommandBuild>(cfg);
+}
+
+} // namespace ciq

@@ -1,0 +1,452 @@
+#include "engine/build/CandidateBuild.h"
+#include "engine/build/BuildTreeGuard.h"
+#include "engine/commands/Command.h"
+#include "common/DeviceCode.h"
+#include "common/DiskFault.h"
+#include "common/FileIO.h"
+#include "common/EnvNames.h"
+#include "common/InvalidReason.h"
+#include "common/Lockfile.h"
+#include "engine/winner/Objectives.h"
+#include "common/Paths.h"
+#include "common/ProcessTrack.h"
+#include "engine/build/RuntimeCompiles.h"
+#include "common/Subprocess.h"
+
+#include <fstream>
+#include <set>
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <fcntl.h>
+#include <sys/stat.h>
+
+namespace ciq {
+
+// A search that only reads compile metrics and runs nothing it built lets a
+// candidate that reuses kept PTX skip assembling its object (PtxReuse.h), and
+// the build skip the link (BuildDriver::setObjectsOnly).
+static bool needsObject(const TuneConfig &cfg) {
+  if (cfg.benchmark.enabled || !cfg.benchmark.correctness.empty())
+    return true;
+  for (const auto &o : cfg.objectives)
+    if (!isCompileMetric(o.metric))
+      return true;
+  return false;
+}
+
+// Only ptxas sees the candidate (no -D parameter, nvcc option or nvcc-stage
+// ACF): the host code, and with it the link, is the baseline's.
+static bool ptxasOnly(const Rendered &r) {
+  if (!r.nvcc.empty() || !r.defines.empty())
+    return false;
+  for (const auto &a : r.acfs)
+    if (a.stage != "ptxas")
+      return false;
+  return true;
+}
+
+// Relocatable device code is linked by nvlink at the link step, where a
+// candidate's device code can still fail: such builds always link.
+static bool relocatable(const std::vector<CudaObject> &objects) {
+  for (const auto &o : objects)
+    for (const auto &a : o.command)
+      if (a == "-rdc=true" || a == "--relocatable-device-code=true" || a == "-dc" || a == "--device-c" ||
+          a == "-rdc" || a == "--relocatable-device-code")
+        return true;
+  return false;
+}
+
+bool CandidateBuilder::start(const std::string &socketPath, std::string &error) {
+  // Before anything in the build tree is read, ended or repaired (RunLock.h).
+  if (cfg_.build.kind != "none" && !treeLock_.acquireBuildTree(cfg_.buildDir, cfg_.runDir, error))
+    return false;
+  llvm::sys::fs::create_directories(cfg_.runDir + "/acf");
+  llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
+  // ACFs travel under their content hash: a path with no comma (nvcc splits
+  // -Xptxas values on commas) that also keys compiler caches on the bytes.
+  for (const auto &c : cfg_.space.controls) {
+    if (c.render != RenderKind::Acf)
+      continue;
+    for (size_t i = 0; i < c.values.size(); ++i) {
+      std::string dst = cfg_.runDir + "/acf/" + c.acfSha256[i] + ".acf";
+      if (!llvm::sys::fs::exists(dst) && llvm::sys::fs::copy_file(c.values[i], dst)) {
+        error = "cannot copy ACF " + c.values[i] + " to " + dst;
+        return false;
+      }
+      acfCopy_[c.acfSha256[i]] = dst;
+    }
+  }
+  if (!driver_->discover(error))
+    return false;
+  driver_->endOrphanedBuild();
+  standinDir_ = cfg_.runDir + "/standin";
+  if (!makeStandinDir(standinDir_, error))
+    return false;
+  // Nothing of a killed search may run beside this one: its build (ended
+  // above), then every compile it started in a group of its own.
+  if (int n = reapCompiles(cfg_.runDir))
+    reportNote("ended " + std::to_string(n) + " compile process group(s) left running by a killed search in " +
+               cfg_.runDir);
+  std::string note;
+  repairBuildTree(cfg_.buildDir, cfg_.runDir, note);
+  if (!note.empty())
+    reportNote(note);
+  realPtxas_ = realPtxasFor(cfg_);
+  // A frozen winner applied by ciq_apply_lock() must not leak into the
+  // candidates, or the "baseline" would be the old winner.
+  if (llvm::sys::fs::exists(cfg_.lockfile)) {
+    std::string lockErr;
+    if (auto l = readLockfile(cfg_.lockfile, lockErr, /*checkIntegrity=*/false))
+      stripArgs_ = lockCompileArgs(*l, cfg_.lockfile);
+  }
+  daemon_.setLogPath(cfg_.runDir + "/logs/engine-socket.log");
+  std::set<std::string> tuned;
+  for (const auto &o : driver_->objects())
+    tuned.insert(o.object);
+  daemon_.setTunedOutputs(std::move(tuned));
+  // A kill -9 while a candidate builds leaves the objects compiled so far
+  // with a fresh date, and the user's next plain build would link them
+  // (backdateObjects() only runs once the build ends). Each object is dated
+  // 1970 as its receipt arrives where the candidate's own link still runs:
+  // Ninja plans the link before it runs a compile; make re-reads a remade
+  // object's date, so clean() dates the files make links from the objects
+  // older still (engine/build/MakeRules.h).
+  daemon_.setBackdateOnReceipt(driver_->datesObjectsOnReceipt());
+  if (!daemon_.start(socketPath, error))
+    return false;
+  guardObjects();
+  started_ = true;
+  return true;
+}
+
+// The objects a signal-time cleanup removes (BuildTreeGuard.h): the CMake
+// target's from the start, a command build's once its baseline named them.
+void CandidateBuilder::guardObjects() {
+  std::vector<std::string> objects;
+  for (const auto &o : driver_->objects())
+    objects.push_back(o.object);
+  guardBuildTree(cfg_.buildDir, cfg_.runDir, objects, daemon_.socketPath());
+}
+
+CandidateMessage CandidateBuilder::messageFor(const Evaluation &e) const {
+  CandidateMessage m;
+  m.candidateId = e.candidateId;
+  m.candidateHash = e.candidateHash;
+  m.ptxasOptions = e.rendered.ptxas;
+  m.nvccOptions = e.rendered.nvcc;
+  m.defines = e.rendered.defines;
+  for (const auto &a : e.rendered.acfs) {
+    auto it = acfCopy_.find(a.sha256);
+    m.acfs.push_back({a.stage, it == acfCopy_.end() ? a.path : it->second, a.sha256});
+  }
+  m.compileTimeoutSeconds = cfg_.timeouts.compileSeconds;
+  m.stripArgs = stripArgs_;
+  m.narrowTo = cfg_.narrowTo;
+  m.needObject = needsObject(cfg_);
+  return m;
+}
+
+// A build failed with no compile reporting a failure and some CUDA object
+// without a receipt, or died of a signal: something outside the candidate
+// ended it (a kill, a lost connection).
+static bool interrupted(const SubprocessResult &r, const std::vector<Receipt> &receipts,
+                        const std::vector<CudaObject> &objects, const std::string &log) {
+  if (r.timedOut || r.spawnFailed)
+    return false;
+  if (r.termSignal != 0)
+    return true;
+  if (r.exitCode == 0)
+    return false;
+  std::set<std::string> got;
+  for (const auto &rc : receipts) {
+    if (rc.status != "ok")
+      return false; // a compile failed: the candidate's doing
+    got.insert(rc.output);
+  }
+  for (const auto &o : objects)
+    if (!got.count(o.object))
+      return true;
+  // Every compile succeeded: a link error, if a command failed at all (ninja
+  // says FAILED:, make says Error); else the build tool itself was killed.
+  std::ifstream in(log);
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  return text.find("FAILED:") == std::string::npos && text.find("Error ") == std::string::npos &&
+         text.find("error") == std::string::npos;
+}
+
+// What every compile of this engine needs to reach it: the socket, the run
+// directory and this engine's token (compiles without it are refused).
+std::map<std::string, std::string> CandidateBuilder::engineEnv() const {
+  return {{env::Socket, daemon_.socketPath()},
+          {env::RunDir, cfg_.runDir},
+          {env::EngineToken, daemon_.token()},
+          {env::SocketTimeout, std::to_string((int)cfg_.timeouts.socketSeconds)}};
+}
+
+std::map<std::string, std::string> CandidateBuilder::buildEnv() const {
+  auto env = engineEnv();
+  // The user's own build finds the stand-ins first on PATH, or names
+  // ciq-ptxas as its launcher: `$(CIQ_PTXAS) nvcc ...`.
+  if (cfg_.build.kind == "command") {
+    for (const auto &kv : standinEnv(standinDir_, realPtxas_))
+      env[kv.first] = kv.second;
+    env[env::Ptxas] = wrapperPath();
+  }
+  return env;
+}
+
+std::string CandidateBuilder::buildName() const {
+  return cfg_.build.kind == "cmake" ? "cmake --build" : "build.command";
+}
+
+std::map<std::string, std::string> CandidateBuilder::runtimeEnv(const Evaluation &e, bool freshCache) {
+  auto env = engineEnv();
+  for (const auto &kv : standinEnv(standinDir_, realPtxas_))
+    env[kv.first] = kv.second;
+  std::string cache = frameworkCacheDir(cfg_, e.candidateHash);
+  // Fresh for an evaluation: every kernel compiles, with this candidate.
+  if (freshCache)
+    llvm::sys::fs::remove_directories(cache);
+  llvm::sys::fs::create_directories(cache);
+  env["TRITON_CACHE_DIR"] = cache;
+  return env;
+}
+
+void CandidateBuilder::beginRuntime(const Evaluation &e) {
+  daemon_.setCandidate(messageFor(e));
+}
+
+void CandidateBuilder::endRuntime(Evaluation &e) {
+  auto receipts = daemon_.receipts();
+  daemon_.clearCandidate();
+  for (const auto &rc : receipts)
+    if (rc.ioErrno != 0) { // the disk's doing, not the candidate's (DiskFault.h)
+      e.ok = false;
+      e.reason = reason::DiskFault;
+      e.message = "a compile while the benchmark of " + e.candidateId + " ran could not write " +
+                  DiskFault{rc.ioErrno, rc.ioPath}.describe() + " (compiling " + rc.source +
+                  "), not the candidate's doing; free space (or remount it read-write)";
+      return;
+    }
+  bool required = cfg_.build.kind == "none";
+  applyRuntimeReceipts(receipts, runtimeKernels_, required, e);
+  if (e.ok && !haveBaseline_) {
+    haveBaseline_ = true;
+    runtimeKernels_ = e.runtimeKernels;
+  }
+}
+
+void CandidateBuilder::expectLike(const Evaluation &baseline) {
+  haveBaseline_ = true;
+  runtimeKernels_ = baseline.runtimeKernels;
+  if (driver_->learnsObjects()) {
+    std::vector<CudaObject> objs;
+    for (const auto &o : baseline.objects)
+      objs.push_back({o.source, o.output, ""});
+    driver_->learnObjects(objs);
+    guardObjects();
+  }
+}
+
+// A command build's first successful build names the objects every later
+// one must compile; false (a stale build) when it compiled nothing through ciq-ptxas.
+bool CandidateBuilder::learnObjects(const std::vector<Receipt> &receipts, Evaluation &e) {
+  if (!driver_->learnsObjects() || !driver_->objects().empty())
+    return true;
+  std::vector<CudaObject> objs;
+  for (const auto &rc : receipts)
+    if (rc.ptxasRan && rc.exitStatus == 0)
+      objs.push_back({rc.source, rc.output, ""});
+  if (objs.empty()) {
+    e.reason = reason::StaleBuild;
+    e.message = "the configuration did not reach the compiler: build.command (" + shellJoin(cfg_.build.command) +
+                ") compiled nothing through ciq-ptxas; call nvcc/ptxas by name (ciq puts stand-ins first on PATH) "
+                "or through $CIQ_PTXAS as a launcher, and give build.clean so that each build recompiles; log: " +
+                e.log;
+    return false;
+  }
+  driver_->learnObjects(objs);
+  guardObjects();
+  return true;
+}
+
+// A candidate's objects are dated 1970: if ciq is killed -9 before it removes
+// them, the user's next plain build finds them older than their sources and
+// recompiles them with the user's own flags instead of linking the candidate's
+// code (the repair by the next ciq command or configure, BuildTreeGuard.h,
+// may never come). Nothing in the search reads their dates.
+void CandidateBuilder::backdateObjects() {
+  for (const auto &o : driver_->objects())
+    setFileDate(o.object, kCandidateObjectDate);
+}
+
+// A write the disk refused is no result of the candidate (DiskFault.h): a
+// compile whose receipt says so, or a failed build whose own folders (build
+// tree, log, temporary folder) are read-only or full, or whose output names
+// a disk fault (ninja: "opening build log: No space left on device").
+bool CandidateBuilder::diskFault(const SubprocessResult &r, const std::vector<Receipt> &receipts, Evaluation &e) {
+  std::optional<DiskFault> fault;
+  std::string compiling;
+  for (const auto &rc : receipts)
+    if (rc.ioErrno != 0) {
+      fault = DiskFault{rc.ioErrno, rc.ioPath};
+      compiling = " (compiling " + rc.source + ")";
+      break;
+    }
+  if (!fault && (r.exitCode != 0 || r.spawnFailed || r.termSignal != 0 || r.timedOut)) {
+    std::string log = readWholeFile(e.log).value_or("");
+    fault = diskFaultOfFailedTool(r.errorMessage + "\n" + log.substr(log.size() > 65536 ? log.size() - 65536 : 0),
+                                  {cfg_.buildDir, llvm::sys::path::parent_path(e.log).str(), temporaryFolder()});
+  }
+  if (!fault)
+    return false;
+  e.reason = reason::DiskFault;
+  e.message = "the build of " + e.candidateId + " could not write " + fault->describe() + compiling +
+              ", not the candidate's doing; free space (or remount it read-write); log: " + e.log;
+  e.kernels.clear();
+  return true;
+}
+
+// Receipts the daemon refused while this candidate built (ReceiptCheck.h):
+// never counted, logged in engine-socket.log, and said once here.
+void CandidateBuilder::warnRefusedReceipts(const Evaluation &e) {
+  int n = daemon_.refusedReceipts();
+  if (n <= refusedSeen_)
+    return;
+  reportWarning(e.candidateId + ": refused " + std::to_string(n - refusedSeen_) +
+                " receipt(s) on the engine's socket, none counted (the last: " + daemon_.lastRefusedReceipt() +
+                "); see " + cfg_.runDir + "/logs/engine-socket.log");
+  refusedSeen_ = n;
+}
+
+void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
+  e.log = logPath;
+  // Compile-only objectives run nothing the build makes: a candidate that
+  // cannot change the link builds its objects alone. One with -D parameters
+  // or nvcc options links, so that a configuration that breaks the user's
+  // link is INVALID (link_error), never a winner.
+  driver_->setObjectsOnly(!needsObject(cfg_) && ptxasOnly(e.rendered) && !relocatable(driver_->objects()));
+  e.replay = "ciq replay " + e.candidateId + " --config " + shellQuote(cfg_.path);
+  SubprocessResult r;
+  std::vector<Receipt> receipts;
+  // A build killed from outside is retried once, never recorded as the
+  // candidate's result; killed again, it is reported as build_interrupted.
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    daemon_.setCandidate(messageFor(e));
+    driver_->clean();
+    r = driver_->build(buildEnv(), e.log);
+    receipts = daemon_.receipts();
+    daemon_.clearCandidate();
+    warnRefusedReceipts(e);
+    if (diskFault(r, receipts, e))
+      return;
+    if (!interrupted(r, receipts, driver_->objects(), e.log))
+      break;
+    if (attempt == 1) {
+      e.reason = reason::BuildInterrupted;
+      e.message = "the build of " + e.candidateId + " was interrupted twice (" +
+                  (r.termSignal ? "killed by signal " + std::to_string(r.termSignal)
+                                : buildName() + " exit " + std::to_string(r.exitCode) + " with no compile failing") +
+                  "), so it says nothing about the candidate; log: " + e.log;
+      return;
+    }
+    reportWarning("the build of " + e.candidateId + " was interrupted (" +
+                  (r.termSignal ? "killed by signal " + std::to_string(r.termSignal)
+                                : "no compile failed, some never reported") +
+                  "); building it once more (log: " + e.log + ")");
+    e.log = e.log + ".retry";
+  }
+  e.buildMs = r.wallMs;
+  backdateObjects();
+  std::map<std::string, const Receipt *> byOutput;
+  bool compileFailed = false, timedOut = false;
+  const Receipt *crashed = nullptr;
+  std::string why; // a receipt's reason: the compiler was not started (a missing ACF)
+  for (const auto &rc : receipts) {
+    if (why.empty())
+      why = rc.reason;
+    byOutput[rc.output] = &rc;
+    e.kernels.insert(e.kernels.end(), rc.kernels.begin(), rc.kernels.end());
+    compileFailed = compileFailed || rc.status == reason::CompileError;
+    timedOut = timedOut || rc.status == reason::CompileTimeout;
+    if (rc.status == reason::CompilerCrash && !crashed)
+      crashed = &rc;
+  }
+  if (crashed) {
+    // A compiler fault, not the candidate's controls: the command that
+    // reproduces it goes with the reason (docs/troubleshooting.md).
+    e.reason = reason::CompilerCrash;
+    e.message = (crashed->crashedTool.empty() ? std::string("a tool nvcc ran (cicc, ptxas, ...)") : crashed->crashedTool) +
+                " was killed by " + signalName(crashed->crashSignal) + " compiling " + crashed->source +
+                "; reproduce: " + shellJoin(crashed->finalArgv) + "; log: " + e.log;
+    e.kernels.clear();
+    return;
+  }
+  if (r.exitCode != 0 || r.spawnFailed || r.timedOut || timedOut)
+    e.kernels.clear(); // a failed build's statistics describe no program
+  if (r.timedOut || timedOut) {
+    e.reason = reason::CompileTimeout;
+    e.message = std::string(timedOut ? "a compile ran past timeouts.compile_s"
+                                     : "the build ran past timeouts.build_s and was ended with every compile "
+                                       "it had started (" + std::to_string(driver_->lastReaped()) +
+                                           " process group(s) outside the build's own)") +
+                "; log: " + e.log;
+    return;
+  }
+  if (r.exitCode != 0 || r.spawnFailed) {
+    bool allCompiled = true;
+    for (const auto &o : driver_->objects())
+      allCompiled = allCompiled && byOutput.count(o.object) && byOutput[o.object]->exitStatus == 0;
+    e.reason = (compileFailed || !allCompiled) ? reason::CompileError : reason::LinkError;
+    e.message = std::string(e.reason == reason::CompileError ? "the compile failed" : "the link failed") +
+                " (" + buildName() + " exit " + std::to_string(r.exitCode) + ")" + (why.empty() ? "" : ": " + why) +
+                "; log: " + e.log;
+    return;
+  }
+  if (!learnObjects(receipts, e))
+    return;
+  std::vector<std::string> missing, hashes;
+  for (const auto &o : driver_->objects()) {
+    auto it = byOutput.find(o.object);
+    if (it == byOutput.end()) {
+      missing.push_back(o.source);
+      continue;
+    }
+    const Receipt &rc = *it->second;
+    e.objects.push_back({o.source, o.object, rc.deviceCodeSha256, rc.status, rc.deviceCodeBytes, rc.wallMs,
+                         rc.ptxasRan, rc.ptxReuse});
+    hashes.push_back(rc.deviceCodeSha256);
+  }
+  if (!missing.empty()) {
+    std::string files;
+    for (const auto &m : missing)
+      files += (files.empty() ? "" : ", ") + m;
+    e.reason = reason::StaleBuild;
+    e.message = "the configuration did not reach the compiler: no receipt from ciq-ptxas for " + files +
+                (cfg_.build.kind == "cmake" ? " (is ciq-ptxas the target's CUDA_COMPILER_LAUNCHER? run `ciq canary`)"
+                                            : " (did build.clean delete it, and does build.command compile it "
+                                              "through nvcc/ptxas on PATH or $CIQ_PTXAS?)") +
+                "; log: " + e.log;
+    return;
+  }
+  e.deviceCodeSha256 = hashes.empty() ? "" : combineDeviceCodeHashes(hashes);
+  std::vector<std::string> outputs;
+  for (const auto &o : e.objects)
+    outputs.push_back(o.output);
+  std::string err;
+  // "": never reused (no object at all: build: none)
+  e.objectsSha256 = outputs.empty() ? "" : objectsCodeSha256(outputs, err).value_or("");
+  e.ok = true;
+}
+
+void CandidateBuilder::restore() {
+  if (!started_)
+    return;
+  started_ = false;
+  daemon_.stop();
+  driver_->clean();
+  releaseBuildTree(cfg_.buildDir);
+}
+
+} // namespace ciq

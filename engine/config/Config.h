@@ -1,0 +1,133 @@
+// ciq.yaml: what to tune (docs/config.md). Parsed with yaml-cpp; every error
+// names the file, line and key, and what was expected.
+#pragma once
+#include "engine/measure/BenchmarkConfig.h"
+#include "common/SourceLoc.h"
+#include "engine/config/Space.h"
+#include "engine/config/StrategyTable.h"
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+// One objective. Compile metrics come from the wrapper's receipts (ptxas -v);
+// runtime metrics from the benchmark.
+struct Objective {
+  std::string metric;      // spill_bytes, spill_stores, spill_loads, registers, stack_frame,
+                           // shared_bytes, compile_ms, device_code_bytes, time_ms (benchmark), or a
+                           // name of a benchmark-parsed value
+  std::string direction = "minimize";  // or "maximize"
+  std::string unit;        // bytes, registers, ms, ... (filled from the metric when empty)
+  std::vector<std::string> kernels;    // empty: summed over all kernels (compile metrics)
+  std::string reduce = "sum";          // sum | max over kernels
+  SourceLoc loc;
+};
+
+// How the workload is built (docs/config.md, "build"): a CMake target (the
+// default), the user's own command (make, a script), or nothing at all for
+// programs that compile their kernels at run time (Triton).
+struct BuildConfig {
+  std::string kind = "cmake";                 // cmake | command | none
+  std::vector<std::string> command;           // kind command: argv, run in the build directory
+  std::vector<std::string> clean;             // run before each build: makes the next build recompile
+  std::map<std::string, std::string> env;     // added to the build's environment
+};
+
+struct SearchConfig {
+  std::string strategy = kDefaultStrategy;   // a name of engine/config/Strategies.def
+  int poolSize = kDefaultPoolSize;
+  // pool_size given in ciq.yaml. Without it, `tpe` proposes as many points at
+  // once as are evaluated at once (followsWorkers()), and the default budget
+  // stays 1 + kDefaultPoolSize x generations.
+  bool poolSizeSet = false;
+  static constexpr int kDefaultPoolSize = 8;
+  // `tpe` learns from every evaluation before its next proposal, so a pool
+  // larger than the evaluations running at once only delays what it learns
+  // (bench/search_efficiency: fewer evaluations to the optimum with a pool of
+  // 1 than of 8). Other strategies keep 8: a genetic generation is a population.
+  bool poolFollowsWorkers() const { return !poolSizeSet && strategy == strategies::tpe; }
+  int generations = 6;
+  bool generationsSet = false;   // given in ciq.yaml (else a budget may raise it)
+  double mutateRate = 0.2;
+  int cullSize = 2;       // worst candidates dropped from the parent pool each generation
+  int elitism = 1;        // best candidates copied unchanged into the next generation
+  uint64_t seed = 1;
+  int maxEvaluations = 0; // 0: pool_size x generations (+ baseline)
+  // budget_counts: binaries: the budget counts distinct binaries (a candidate
+  // whose device code, or configuration, an earlier one had is its twin and
+  // costs nothing; engine/run/Budget.h), proposals predicted to repeat a binary
+  // are not compiled (TwinPredictor.h), and the search ends after at most
+  // maxConfigurationsPerBinary x budget configurations. Default (false):
+  // every evaluated configuration counts.
+  bool budgetCountsBinaries = false;
+  int maxConfigurationsPerBinary = 8;
+  bool exitOnFailure = true;
+  long exhaustiveLimit = 5000;
+  bool canary = true;     // run `ciq canary` before the search
+};
+
+struct TimeoutConfig {
+  double compileSeconds = 300;   // one compiler invocation (the wrapper kills its process group)
+  double buildSeconds = 1800;    // one `cmake --build`
+  double socketSeconds = 20;     // wrapper's wait for the engine
+};
+
+// Where evaluations run (docs/cluster.md): on this host (`local`, one worker
+// per GPU), or as Slurm jobs, each one `ciq worker` on a node.
+struct SlurmConfig {
+  std::string partition, account;   // empty: Slurm's defaults
+  std::string gres;                 // e.g. gpu:1; empty: none requested
+  int timeLimitMinutes = 30;        // per evaluation (sbatch --time)
+  int maxJobs = 4;                  // evaluations queued or running at once
+  std::vector<std::string> sbatchArgs;   // extra sbatch arguments, verbatim
+  std::string workspace = "scratch";     // scratch: per-node build trees under scratchDir; shared: under run_dir
+  std::string scratchDir = "/tmp";
+  double pollSeconds = 0.2;         // how often job states and result files are checked
+  SourceLoc loc;
+};
+
+struct ExecutorConfig {
+  std::string kind = "local";       // local | slurm
+  SlurmConfig slurm;
+};
+
+struct TuneConfig {
+  std::string path;          // absolute path of ciq.yaml
+  std::string target;        // CMake target to tune (a name for the run with build.kind command/none)
+  BuildConfig build;
+  std::string buildDir;      // absolute; default: the folder of ciq.yaml
+  std::string config;        // multi-config generators: the configuration to build (default Release)
+  std::string lockfile;      // absolute; default: <source dir>/<target>.ciq.lock (build: without target: ciq.lock beside ciq.yaml)
+  std::string runDir;        // absolute; default: <build dir>/ciq/<target>
+  std::vector<std::string> tuneTargets;  // extra CMake targets whose CUDA objects get candidates
+  std::vector<Objective> objectives;     // first is primary, the rest tie-break (or Pareto)
+  bool pareto = false;                   // several objectives as a Pareto front
+  BenchmarkConfig benchmark;
+  SearchConfig search;
+  TimeoutConfig timeouts;
+  SearchSpace space;
+  int jobs = 0;              // build parallelism; 0: all cores
+  // Candidates evaluated at once, one per GPU, each in its own build tree
+  // (runtime objectives only). 0: one per visible GPU.
+  int workers = 0;
+  bool keepInvalid = false;  // keep logs/artifacts of INVALID candidates
+  ExecutorConfig executor;
+  // The architecture the tune measures on when no GPU says it ("sm_90");
+  // the first one counts (docs/config.md, "Architectures").
+  std::vector<std::string> tuneArchitectures;
+  // Tuning compiles produce SASS only for the measured architecture.
+  bool narrowArchitectures = false;
+  // Filled by the tune before the baseline (engine/build/Architectures.h), not read
+  // from ciq.yaml: the measured architecture when narrowing, else "".
+  std::string narrowTo;
+  std::vector<std::string> buildArchitectures;  // SASS the build's compile lines produce
+  std::string measuredArchitecture;             // "" when unknown
+};
+
+// Parses a ciq.yaml; nullopt with `error` set to one line on failure.
+std::optional<TuneConfig> loadConfig(const std::string &path, std::string &error);
+
+} // namespace ciq

@@ -1,0 +1,86 @@
+#include "engine/config/Space.h"
+
+#include "common/Sha256.h"
+#include "common/Subprocess.h"
+
+namespace ciq {
+using nlohmann::json;
+
+static const char *renderName(RenderKind k) {
+  switch (k) {
+  case RenderKind::Ptxas: return "ptxas";
+  case RenderKind::Nvcc: return "nvcc";
+  case RenderKind::Define: return "define";
+  case RenderKind::Acf: return "acf";
+  }
+  return "?";
+}
+
+int SearchSpace::states(size_t c) const {
+  const auto &ctl = controls[c];
+  return (int)ctl.values.size() + (ctl.canUnset ? 1 : 0);
+}
+
+double SearchSpace::size() const {
+  double n = 1;
+  for (size_t i = 0; i < controls.size(); ++i)
+    n *= states(i);
+  return n;
+}
+
+int SearchSpace::find(const std::string &name) const {
+  for (size_t i = 0; i < controls.size(); ++i)
+    if (controls[i].name == name)
+      return (int)i;
+  return -1;
+}
+
+std::string SearchSpace::identity() const {
+  // Only what changes the meaning of a point: names, renderings, domains
+  // (ACFs by content). Help texts and origins do not.
+  json all = json::array();
+  for (const auto &c : controls) {
+    json vals = c.render == RenderKind::Acf ? json(c.acfSha256) : json(c.values);
+    all.push_back({{"name", c.name}, {"render", renderName(c.render)}, {"option", c.option},
+                   {"stage", c.acfStage}, {"values", vals}, {"can_unset", c.canUnset}});
+  }
+  return sha256Hex(all.dump());
+}
+
+// Replaces "{}" with the value; a template without "{}" is a flag.
+static std::string fillTemplate(const std::string &tmpl, const std::string &value) {
+  auto pos = tmpl.find("{}");
+  if (pos == std::string::npos)
+    return tmpl;
+  return tmpl.substr(0, pos) + value + tmpl.substr(pos + 2);
+}
+
+Rendered render(const SearchSpace &space, const Point &p) {
+  Rendered r;
+  for (size_t i = 0; i < space.controls.size() && i < p.size(); ++i) {
+    if (p[i] == kUnset)
+      continue;
+    const Control &c = space.controls[i];
+    const std::string &v = c.values.at(p[i]);
+    switch (c.render) {
+    case RenderKind::Ptxas:
+      r.ptxas.push_back(fillTemplate(c.option, v));
+      break;
+    case RenderKind::Nvcc:
+      r.nvcc.push_back(fillTemplate(c.option, v));
+      break;
+    case RenderKind::Define:
+      r.defines.push_back(c.option + "=" + v);
+      break;
+    case RenderKind::Acf:
+      if (v.empty()) // the "none" choice of include_none
+        break;
+      r.acfs.push_back({c.acfStage, v, c.acfSha256.at(p[i])});
+      break;
+    }
+    r.controls[c.name] = v;
+  }
+  return r;
+}
+
+} // namespace ciq

@@ -1,0 +1,532 @@
+#include "engine/config/SpaceLoader.h"
+#include "common/Paths.h"
+#include "common/Sha256.h"
+#include "common/CompilerVersion.h"
+#include "engine/assets/SpaceResolver.h"
+#include "common/Subprocess.h"
+
+#include <algorithm>
+#include <cmath>
+#include <glob.h>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/JSON.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/ADT/StringExtras.h>
+#include <llvm/Support/Path.h>
+#include <llvm/Support/WithColor.h>
+#include <map>
+#include <set>
+
+namespace ciq {
+namespace {
+
+std::string formatNumber(double v, bool integral) {
+  if (integral)
+    return std::to_string((long)std::llround(v));
+  char buf[64];
+  snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+bool isInteger(const std::string &s) {
+  if (s.empty())
+    return false;
+  size_t i = s[0] == '-' ? 1 : 0;
+  return i < s.size() && std::all_of(s.begin() + i, s.end(), ::isdigit);
+}
+
+constexpr size_t kMaxDomain = 100000;
+
+std::vector<std::string> rangeDomain(const YAML::Node &n, const YamlReader &r, const std::string &key) {
+  r.onlyKeys(n, key, {"start", "end", "step"});
+  for (const char *k : {"start", "end"})
+    if (!n[k])
+      r.fail(n, key, std::string("missing '") + k + "'; a range needs start, end and step");
+  bool integral = isInteger(n["start"].Scalar()) && isInteger(n["end"].Scalar()) &&
+                  (!n["step"] || isInteger(n["step"].Scalar()));
+  double start = r.number(n["start"], key + ".start", -1e18, 1e18);
+  double end = r.number(n["end"], key + ".end", -1e18, 1e18);
+  double step = n["step"] ? r.number(n["step"], key + ".step", 1e-12, 1e18) : 1;
+  if (end < start)
+    r.fail(n, key, "end is smaller than start");
+  if ((end - start) / step + 1 > kMaxDomain)
+    r.fail(n, key, "more than " + std::to_string(kMaxDomain) + " values; raise step");
+  std::vector<std::string> vals;
+  for (long i = 0;; ++i) {
+    double v = start + i * step;
+    if (v > end + step * 1e-9)
+      break;
+    vals.push_back(formatNumber(v, integral));
+  }
+  return vals;
+}
+
+std::vector<std::string> logDomain(const YAML::Node &n, const YamlReader &r, const std::string &key) {
+  r.onlyKeys(n, key, {"start", "end", "points"});
+  for (const char *k : {"start", "end", "points"})
+    if (!n[k])
+      r.fail(n, key, std::string("missing '") + k + "'; log_sampling needs start, end and points");
+  bool integral = isInteger(n["start"].Scalar()) && isInteger(n["end"].Scalar());
+  double start = r.number(n["start"], key + ".start", 1e-300, 1e300);
+  double end = r.number(n["end"], key + ".end", start, 1e300);
+  long points = r.integer(n["points"], key + ".points", 2, (long)kMaxDomain);
+  std::vector<std::string> vals;
+  for (long i = 0; i < points; ++i) {
+    double v = start * std::pow(end / start, (double)i / (points - 1));
+    std::string s = formatNumber(v, integral);
+    if (std::find(vals.begin(), vals.end(), s) == vals.end())
+      vals.push_back(s);
+  }
+  return vals;
+}
+
+// The ACF domain: listed files and globs, hashed; never decoded.
+void acfDomain(Control &c, const YAML::Node &n, const YamlReader &r, const std::string &key,
+               const std::string &baseDir) {
+  r.onlyKeys(n, key, {"files", "include_none", "stage"});
+  if (!n["files"])
+    r.fail(n, key, "missing 'files': a list of ACF files or globs");
+  if (n["stage"]) {
+    c.acfStage = r.str(n["stage"], key + ".stage");
+    if (c.acfStage != "ptxas" && c.acfStage != "nvcc")
+      r.fail(n["stage"], key + ".stage", "expected ptxas or nvcc, got '" + c.acfStage + "'");
+  }
+  c.canUnset = n["include_none"] ? r.boolean(n["include_none"], key + ".include_none") : true;
+  c.domain = DomainKind::AcfFiles;
+  for (const auto &pattern : r.strings(n["files"], key + ".files")) {
+    std::string abs = absolutePath(pattern, baseDir);
+    glob_t g{};
+    int rc = glob(abs.c_str(), GLOB_NOCHECK, nullptr, &g);
+    std::vector<std::string> matches;
+    for (size_t i = 0; rc == 0 && i < g.gl_pathc; ++i)
+      matches.push_back(g.gl_pathv[i]);
+    globfree(&g);
+    for (const auto &m : matches) {
+      auto h = sha256File(m);
+      if (!h)
+        r.fail(n["files"], key + ".files", "ACF file '" + m + "' cannot be read; fix the path or the glob");
+      c.values.push_back(m);
+      c.acfSha256.push_back(*h);
+    }
+  }
+  if (c.values.empty())
+    r.fail(n["files"], key + ".files", "no ACF file matched");
+}
+
+// nvcc passes -D values and options on through a shell, which would run a
+// "$(...)" in them; spaces can come from fetched packs, so a value a shell
+// would interpret is refused before anything runs.
+void rejectShellCharacters(const Control &c, const YAML::Node &n, const YamlReader &r, const std::string &k) {
+  if (c.render == RenderKind::Acf)
+    return;
+  static const char kShell[] = "$`\"'\\;|&<>\n";
+  std::vector<std::pair<std::string, YAML::Node>> texts = {{c.option, n[c.render == RenderKind::Define ? "define"
+                                                                   : c.render == RenderKind::Ptxas ? "ptxas" : "nvcc"]}};
+  YAML::Node domain = n["choice"] ? n["choice"] : n["literal"] ? n["literal"] : n;
+  for (const auto &v : c.values)
+    texts.push_back({v, domain});
+  for (const auto &[text, at] : texts)
+    if (size_t i = text.find_first_of(kShell); i != std::string::npos)
+      r.fail(at, k, "control '" + c.name + "': '" + text + "' contains " +
+                        (text[i] == '\n' ? std::string("a newline") : "'" + std::string(1, text[i]) + "'") +
+                        ", which the shell nvcc runs through would interpret; remove it from the space file");
+}
+
+// A control's name, option and values go into the journal, results.csv, the
+// lockfile and the engine's messages to ciq-ptxas, all JSON text: bytes that
+// are not UTF-8 (a Latin-1 -D value) made nlohmann::json throw mid-tune, a
+// crash. They are refused here, with the bytes shown escaped.
+void rejectNonUtf8(const Control &c, const YAML::Node &n, const YamlReader &r, const std::string &k) {
+  auto escaped = [](const std::string &text) {
+    std::string shown;
+    llvm::raw_string_ostream os(shown);
+    llvm::printEscapedString(text, os);
+    return os.str();
+  };
+  std::vector<std::string> texts = {c.name, c.option, c.help, c.compilerDefault};
+  if (c.render != RenderKind::Acf) // ACF values are file paths, recorded as bytes
+    texts.insert(texts.end(), c.values.begin(), c.values.end());
+  for (const auto &text : texts)
+    if (!llvm::json::isUTF8(text))
+      r.fail(n, escaped(k), "control '" + escaped(c.name) + "': '" + escaped(text) +
+                                "' is not UTF-8 (\\XX: a byte); ciq records controls as JSON text (journal, "
+                                "results.csv, lockfile): spell it in UTF-8");
+}
+
+Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string &key,
+                     const std::string &baseDir) {
+  r.onlyKeys(n, key, {"name", "ptxas", "nvcc", "define", "acf", "choice", "range", "literal",
+                      "log_sampling", "knockout_prob", "required", "help", "changes_results", "compiler_default"});
+  Control c;
+  if (!n["name"])
+    r.fail(n, key, "missing 'name'");
+  c.name = r.str(n["name"], key + ".name");
+  std::string k = key + "(" + c.name + ")";
+  c.origin = r.where(n, k);
+  int renders = 0;
+  // An option's origin points at its own line: checkOptionsKnown reports there.
+  if (n["ptxas"]) { c.render = RenderKind::Ptxas; c.option = r.str(n["ptxas"], k + ".ptxas"); c.origin = r.where(n["ptxas"], k + ".ptxas"); ++renders; }
+  if (n["nvcc"]) { c.render = RenderKind::Nvcc; c.option = r.str(n["nvcc"], k + ".nvcc"); c.origin = r.where(n["nvcc"], k + ".nvcc"); ++renders; }
+  if (n["define"]) { c.render = RenderKind::Define; c.option = r.str(n["define"], k + ".define"); ++renders; }
+  if (n["acf"]) { c.render = RenderKind::Acf; ++renders; }
+  if (renders != 1)
+    r.fail(n, k, "needs exactly one of ptxas, nvcc, define, acf (how the control reaches the compiler)");
+  if (c.render == RenderKind::Define &&
+      (c.option.empty() || c.option.find_first_of(" =\t") != std::string::npos))
+    r.fail(n["define"], k + ".define", "expected a macro name without spaces or '='");
+  int domains = 0;
+  if (n["choice"]) { c.domain = DomainKind::Choice; c.values = r.strings(n["choice"], k + ".choice"); ++domains; }
+  if (n["range"]) { c.domain = DomainKind::Range; c.values = rangeDomain(n["range"], r, k + ".range"); ++domains; }
+  if (n["literal"]) { c.domain = DomainKind::Literal; c.values = {r.str(n["literal"], k + ".literal")}; ++domains; }
+  if (n["log_sampling"]) { c.domain = DomainKind::LogSampling; c.values = logDomain(n["log_sampling"], r, k + ".log_sampling"); ++domains; }
+  if (c.render == RenderKind::Acf) {
+    if (domains)
+      r.fail(n, k, "an acf control takes its values from acf.files; remove choice/range/literal");
+    acfDomain(c, n["acf"], r, k + ".acf", baseDir);
+  } else if (domains != 1)
+    r.fail(n, k, "needs exactly one domain: choice, range, literal or log_sampling");
+  if (c.values.empty())
+    r.fail(n, k, "the domain is empty");
+  rejectShellCharacters(c, n, r, k);
+  bool templ = c.option.find("{}") != std::string::npos;
+  if ((c.render == RenderKind::Ptxas || c.render == RenderKind::Nvcc) && !templ &&
+      c.domain != DomainKind::Literal)
+    r.fail(n, k, "option '" + c.option + "' has no '{}' for the value; use literal: true for a flag");
+  if (n["knockout_prob"])
+    c.knockoutProb = r.number(n["knockout_prob"], k + ".knockout_prob", 0, 1);
+  if (n["required"])
+    c.canUnset = !r.boolean(n["required"], k + ".required");
+  if (n["help"])
+    c.help = r.str(n["help"], k + ".help");
+  if (n["changes_results"])
+    c.changesResults = r.boolean(n["changes_results"], k + ".changes_results");
+  if (n["compiler_default"])
+    c.compilerDefault = r.str(n["compiler_default"], k + ".compiler_default");
+  rejectNonUtf8(c, n, r, k);
+  return c;
+}
+
+void addControl(SearchSpace &space, Control c, const YamlReader &r, const YAML::Node &at, const std::string &key) {
+  int existing = space.find(c.name);
+  // Included controls carry their space's name; this file's own do not yet (fromFile).
+  if (existing >= 0 && space.controls[existing].spaceName.empty())
+    r.fail(at["name"], key, "control '" + c.name + "' is defined twice (first at " +
+                                space.controls[existing].origin + "); rename or remove one");
+  if (existing >= 0) // a user's control replaces an included one of the same name
+    space.controls[existing] = std::move(c);
+  else
+    space.controls.push_back(std::move(c));
+}
+
+// Two included spaces defining one name: neither silently wins.
+void merge(SearchSpace &into, const SearchSpace &from, const YamlReader &r, const YAML::Node &at,
+           const std::string &key) {
+  for (const auto &c : from.controls) {
+    if (int i = into.find(c.name); i >= 0)
+      r.fail(at, key, "control '" + c.name + "' (" + c.origin + ") is already defined by " + into.controls[i].origin +
+                          "; exclude: it in an entry before this include, or rename one");
+    into.controls.push_back(c);
+  }
+  into.sources.insert(into.sources.end(), from.sources.begin(), from.sources.end());
+}
+
+SearchSpace includeEntry(const YAML::Node &e, const YamlReader &r, const std::string &key,
+                         const std::string &baseDir);
+
+// "space" + "controls" -> "space.controls"; a space file's top level has no prefix.
+std::string child(const std::string &key, const std::string &name) { return key.empty() ? name : key + "." + name; }
+
+void loadOne(SearchSpace &space, const YAML::Node &n, const YamlReader &r, const std::string &key,
+             const std::string &baseDir) {
+  r.onlyKeys(n, key, {"include", "controls", "exclude", "provider", "version", "variant", "tag",
+                      "file", "name", "description", "compiler", "compiler_version"});
+  if (n["provider"] || n["file"])
+    merge(space, includeEntry(n, r, key, baseDir), r, n, key);
+  if (n["include"]) {
+    YAML::Node inc = n["include"];
+    if (inc.IsScalar() || inc.IsMap())
+      merge(space, includeEntry(inc, r, child(key, "include"), baseDir), r, inc, child(key, "include"));
+    else if (inc.IsSequence())
+      for (size_t i = 0; i < inc.size(); ++i)
+        merge(space, includeEntry(inc[i], r, child(key, "include[" + std::to_string(i) + "]"), baseDir), r, inc[i],
+              child(key, "include[" + std::to_string(i) + "]"));
+    else
+      r.fail(inc, child(key, "include"), "expected a space name, a file or a list of them");
+  }
+  if (n["controls"]) {
+    YAML::Node cs = n["controls"];
+    if (!cs.IsSequence())
+      r.fail(cs, child(key, "controls"), "expected a list of controls (lines starting with '- name:')");
+    for (size_t i = 0; i < cs.size(); ++i)
+      addControl(space, parseControl(cs[i], r, child(key, "controls[" + std::to_string(i) + "]"), baseDir), r, cs[i],
+                 child(key, "controls[" + std::to_string(i) + "]"));
+  }
+  if (n["exclude"]) {
+    for (const auto &name : r.strings(n["exclude"], child(key, "exclude"))) {
+      int i = space.find(name);
+      if (i < 0) {
+        std::string known;
+        for (const auto &c : space.controls)
+          known += (known.empty() ? "" : ", ") + c.name;
+        r.fail(n["exclude"], child(key, "exclude"), "unknown control '" + name + "'; known controls: " + known);
+      }
+      space.controls.erase(space.controls.begin() + i);
+    }
+  }
+}
+
+SearchSpace fromFile(const std::string &path, const SpaceSource &src, int depth) {
+  if (depth > 8)
+    throw ConfigError(path + ": space includes nest deeper than 8 (an include cycle?)");
+  YAML::Node root = loadYamlFile(path);
+  YamlReader r(path);
+  SearchSpace space;
+  std::string base = llvm::sys::path::parent_path(path).str();
+  loadOne(space, root, r, "", base);
+  // This file's own controls (those of its includes are already marked).
+  for (auto &c : space.controls)
+    if (c.spaceName.empty()) {
+      c.spaceName = root["name"] && root["name"].IsScalar() ? root["name"].Scalar() : path;
+      if (root["compiler_version"] && root["compiler_version"].IsScalar())
+        c.spaceCompilerVersion = root["compiler_version"].Scalar();
+    }
+  SpaceSource s = src;
+  if (s.sha256.empty())
+    s.sha256 = sha256File(path).value_or("");
+  space.sources.insert(space.sources.begin(), s);
+  return space;
+}
+
+std::string builtinPath(const std::string &name) {
+  llvm::SmallString<256> p(shareDir());
+  llvm::sys::path::append(p, "spaces", name + ".yaml");
+  return p.str().str();
+}
+
+SearchSpace includeEntry(const YAML::Node &e, const YamlReader &r, const std::string &key,
+                         const std::string &baseDir) {
+  if (e.IsScalar()) {
+    std::string name = e.Scalar();
+    bool isPath = name.find('/') != std::string::npos || llvm::StringRef(name).endswith(".yaml") ||
+                  llvm::StringRef(name).endswith(".yml");
+    std::string path = isPath ? absolutePath(name, baseDir) : builtinPath(name);
+    if (!llvm::sys::fs::exists(path)) {
+      if (isPath)
+        r.fail(e, key, "space file '" + path + "' does not exist");
+      std::string known;
+      std::error_code ec;
+      for (llvm::sys::fs::directory_iterator it(shareDir() + "/spaces", ec), end; !ec && it != end; it.increment(ec))
+        known += (known.empty() ? "" : ", ") + llvm::sys::path::stem(it->path()).str();
+      r.fail(e, key, "unknown built-in space '" + name + "'; built-in spaces: " + known +
+                         " (or give a path to a .yaml file)");
+    }
+    return fromFile(path, {name, isPath ? "file" : "builtin", "", ""}, 1);
+  }
+  if (!e.IsMap())
+    r.fail(e, key, "expected a space name, a file, or {provider, version, variant, tag}");
+  SpaceRequest req;
+  if (e["file"]) {
+    req.provider = "file";
+    req.file = absolutePath(r.str(e["file"], key + ".file"), baseDir);
+  } else {
+    req.provider = e["provider"] ? r.str(e["provider"], key + ".provider") : "";
+    if (e["version"]) req.version = r.str(e["version"], key + ".version");
+    if (e["variant"]) req.variant = r.str(e["variant"], key + ".variant");
+    if (e["tag"]) req.tag = r.str(e["tag"], key + ".tag");
+  }
+  std::string err;
+  auto resolved = resolveSpace(req, err);
+  if (!resolved)
+    r.fail(e, key, err);
+  if (resolved->format != "yaml")
+    r.fail(e, key, "space '" + resolved->localPath + "' is in NVIDIA's encrypted '" + resolved->format +
+                       "' format, which only NVIDIA's own search core can consume; ciq searches YAML spaces "
+                       "(use provider ptxas/nvcc with ciq's curated spaces, or a YAML file)");
+  return fromFile(resolved->localPath, {req.provider == "file" ? req.file : req.provider + "-" + req.version + "-" + req.variant,
+                                        resolved->provider, resolved->tag, resolved->sha256}, 1);
+}
+
+} // namespace
+
+SearchSpace loadSpace(const YAML::Node &node, const YamlReader &r, const std::string &baseDir) {
+  SearchSpace space;
+  if (node.IsMap())
+    loadOne(space, node, r, "space", baseDir);
+  else if (node.IsSequence()) {
+    for (size_t i = 0; i < node.size(); ++i) {
+      if (node[i].IsScalar())
+        merge(space, includeEntry(node[i], r, "space[" + std::to_string(i) + "]", baseDir), r, node[i],
+              "space[" + std::to_string(i) + "]");
+      else
+        loadOne(space, node[i], r, "space[" + std::to_string(i) + "]", baseDir);
+    }
+  } else if (node.IsScalar())
+    merge(space, includeEntry(node, r, "space", baseDir), r, node, "space");
+  else
+    r.fail(node, "space", "expected a mapping with include/controls, or a list of them");
+  return space;
+}
+
+SearchSpace loadSpaceFile(const std::string &nameOrPath, const std::string &baseDir) {
+  YAML::Node n(nameOrPath);
+  YamlReader r("<command line>");
+  return includeEntry(n, r, "space", baseDir);
+}
+
+SearchSpace defaultSpace(bool withNumerics, const std::string &baseDir) {
+  SearchSpace space = loadSpaceFile("ptxas-13.0-default", baseDir);
+  if (!withNumerics)
+    return space;
+  SearchSpace nvcc = loadSpaceFile("nvcc-13.0-default", baseDir);
+  for (const char *name : {"ftz", "prec-div", "prec-sqrt", "use-fast-math"}) {
+    int i = nvcc.find(name);
+    if (i < 0 || !nvcc.controls[i].changesResults) // the shipped file is ours: a bad edit, not a user error
+      throw ConfigError("built-in space nvcc-13.0-default lacks the changes_results control '" + std::string(name) +
+                        "'; reinstall ciq");
+    space.controls.push_back(nvcc.controls[i]);
+  }
+  space.sources.insert(space.sources.end(), nvcc.sources.begin(), nvcc.sources.end());
+  return space;
+}
+
+namespace {
+
+// What a compiler documents in --help: its option names ("--opt-level",
+// "-O") and, where it lists them, each option's allowed values.
+struct CompilerHelp {
+  std::string path, version;                            // "" when no compiler was found
+  std::set<std::string> names;
+  std::map<std::string, std::set<std::string>> allowed; // long name -> values
+};
+
+// "'a','b',\n 'c'." -> {a, b, c}
+std::set<std::string> allowedValues(const std::string &text) {
+  std::set<std::string> values;
+  size_t end = text.find(".\n");
+  std::string list = text.substr(0, end);
+  size_t pos = 0;
+  while (pos <= list.size()) {
+    size_t comma = list.find(',', pos);
+    std::string v = list.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    v.erase(0, v.find_first_not_of(" \t\n'"));
+    v.erase(v.find_last_not_of(" \t\n'.") + 1);
+    if (!v.empty())
+      values.insert(v);
+    if (comma == std::string::npos)
+      break;
+    pos = comma + 1;
+  }
+  return values;
+}
+
+void parseHelp(const std::string &text, CompilerHelp &h) {
+  static const std::string kAllowed = "Allowed values for this option:";
+  std::string current;
+  size_t pos = 0;
+  while (pos < text.size()) {
+    size_t eol = text.find('\n', pos);
+    std::string line = text.substr(pos, eol == std::string::npos ? std::string::npos : eol - pos);
+    size_t next = eol == std::string::npos ? text.size() : eol + 1;
+    if (line.rfind("--", 0) == 0) {
+      current = line.substr(0, line.find_first_of(" \t="));
+      h.names.insert(current);
+      auto open = line.find("(-");
+      if (open != std::string::npos)
+        h.names.insert(line.substr(open + 1, line.find(')', open) - open - 1));
+    } else if (auto at = line.find(kAllowed); at != std::string::npos && !current.empty()) {
+      h.allowed[current] = allowedValues(text.substr(pos + at + kAllowed.size()));
+    }
+    pos = next;
+  }
+}
+
+const CompilerHelp &compilerHelp(const std::string &tool) {
+  static std::map<std::string, CompilerHelp> cache;
+  auto it = cache.find(tool);
+  if (it != cache.end())
+    return it->second;
+  CompilerHelp &h = cache[tool];
+  // The CUDA bin folder is often not on PATH (CMake finds nvcc by itself):
+  // fall back to where CUDA installs so a misspelt option is still caught.
+  auto exe = findExecutable(tool);
+  for (const char *var : {"CUDA_PATH", "CUDA_HOME"})
+    if (!exe && getenv(var) && *getenv(var))
+      exe = findExecutable(std::string(getenv(var)) + "/bin/" + tool);
+  if (!exe)
+    exe = findExecutable("/usr/local/cuda/bin/" + tool);
+  if (!exe)
+    return h;
+  h.path = *exe;
+  std::string err;
+  h.version = compilerVersion(*exe, err).value_or("");
+  parseHelp(runSubprocess({*exe, "--help"}).out, h);
+  return h;
+}
+
+// "13.0" is the release of "13.0.88"; "" (a space for no release) matches any.
+bool sameRelease(const std::string &wanted, const std::string &found) {
+  return wanted.empty() || found.empty() || found == wanted || found.rfind(wanted + ".", 0) == 0;
+}
+
+void note(const std::string &msg) { llvm::WithColor::note(llvm::errs(), "ciq") << msg << "\n"; }
+
+// One warning per space written for another release than the one installed.
+void warnOtherRelease(const Control &c, const std::string &tool, const CompilerHelp &h,
+                      std::set<std::string> &warned) {
+  if (sameRelease(c.spaceCompilerVersion, h.version) || !warned.insert(c.spaceName).second)
+    return;
+  llvm::WithColor::warning(llvm::errs(), "ciq")
+      << "space '" << c.spaceName << "' is for " << tool << " " << c.spaceCompilerVersion << ", but "
+      << h.path << " is " << tool << " " << h.version << ": what it does not accept (its --help) is left out\n";
+}
+
+// Leaves out the values `help` does not allow; false when none is left.
+bool keepAllowedValues(Control &c, const std::string &name, const std::string &tool, const CompilerHelp &h) {
+  auto allowed = h.allowed.find(name);
+  if (allowed == h.allowed.end() || c.domain == DomainKind::Literal)
+    return true;
+  std::vector<std::string> kept;
+  for (const auto &v : c.values) {
+    if (allowed->second.count(v))
+      kept.push_back(v);
+    else
+      note("control '" + c.name + "' (" + c.origin + "): value '" + v + "' left out: " + tool + " " + h.version +
+           " does not accept it for " + name + " (allowed: " + llvm::join(allowed->second, ", ") + ")");
+  }
+  c.values = kept;
+  return !kept.empty();
+}
+
+} // namespace
+
+void checkOptionsKnown(SearchSpace &space) {
+  std::set<std::string> warned;
+  std::vector<Control> kept;
+  for (auto &c : space.controls) {
+    if (c.render != RenderKind::Ptxas && c.render != RenderKind::Nvcc) {
+      kept.push_back(c);
+      continue;
+    }
+    std::string tool = c.render == RenderKind::Ptxas ? "ptxas" : "nvcc";
+    const CompilerHelp &h = compilerHelp(tool);
+    if (h.names.empty()) { // no compiler here to ask: the build will tell
+      kept.push_back(c);
+      continue;
+    }
+    warnOtherRelease(c, tool, h, warned);
+    std::string name = c.option.substr(0, c.option.find_first_of(" ={"));
+    if (!h.names.count(name)) {
+      if (sameRelease(c.spaceCompilerVersion, h.version))
+        throw ConfigError(c.origin + ": control '" + c.name + "': '" + name + "' is not an option of " + tool +
+                          " (not in `" + tool + " --help`); fix the spelling or remove the control");
+      note("control '" + c.name + "' (" + c.origin + ") left out: " + name + " is not an option of " + tool + " " +
+           h.version);
+      continue;
+    }
+    if (keepAllowedValues(c, name, tool, h))
+      kept.push_back(c);
+  }
+  space.controls = kept;
+}
+
+} // namespace ciq

@@ -1,0 +1,52 @@
+#include "engine/run/Budget.h"
+
+#include <algorithm>
+
+namespace ciq {
+
+bool countsAgainstBudget(const Evaluation &e) {
+  if (!e.duplicateKind.empty())
+    return false;
+  if (e.ok)
+    return true;
+  // INVALID after the binary existed: the GPU (or the benchmark's host) ran it.
+  static const char *const afterBuild[] = {reason::RunCrash,   reason::RunTimeout,   reason::WrongAnswer,
+                                           reason::ParseError, reason::InvalidValue, reason::NoFreshResult};
+  return std::any_of(std::begin(afterBuild), std::end(afterBuild), [&](const char *r) { return e.reason == r; });
+}
+
+BudgetCount countBudget(const std::vector<Evaluation> &evals) {
+  BudgetCount c;
+  for (const auto &e : evals) {
+    ++c.configurations;
+    c.compiled += e.duplicateKind != "config";
+    if (!countsAgainstBudget(e))
+      continue;
+    ++c.distinct;
+    c.measured += !e.runs.empty() || !e.stoppedBy.empty();
+  }
+  return c;
+}
+
+std::string searchEndText(SearchEnd end, int budget, int configurationCap, const BudgetCount &c) {
+  std::string binaries = std::to_string(c.distinct) + " distinct binar" + (c.distinct == 1 ? "y" : "ies");
+  switch (end) {
+  case SearchEnd::Budget:
+    return "search ended: budget met (" + binaries + " of " + std::to_string(budget) + ")";
+  case SearchEnd::SpaceExhausted:
+    return "search ended: the strategy has no new point to propose (space exhausted) after " + binaries + " of a budget of " +
+           std::to_string(budget);
+  case SearchEnd::NothingNew:
+    return "search ended: the strategy's last " + std::to_string(kSpentNothing) + " proposals all repeated an evaluated point or a known binary, after " +
+           binaries + " of a budget of " + std::to_string(budget);
+  case SearchEnd::ConfigurationCap:
+    return "search ended: " + std::to_string(c.configurations) + " configurations gave only " + binaries +
+           " (cap: search.max_configurations_per_binary x budget = " + std::to_string(configurationCap) +
+           "); the space holds few distinct binaries";
+  case SearchEnd::Generations:
+    return "search ended: search.generations reached after " + binaries + " of a budget of " + std::to_string(budget);
+  }
+  return "";
+}
+
+} // namespace ciq

@@ -1,0 +1,119 @@
+#include "engine/run/Progress.h"
+
+#include <cstdio>
+#include <unistd.h>
+
+namespace ciq {
+
+void Progress::begin(int budget, bool verbose) {
+  budget_ = budget;
+  verbose_ = verbose;
+  tty_ = verbose && isatty(STDOUT_FILENO) && getenv("CI") == nullptr;
+  start_ = std::chrono::steady_clock::now();
+}
+
+void Progress::generation(int g, int total) {
+  generation_ = g;
+  generations_ = total;
+}
+
+void Progress::clearBar() {
+  if (tty_)
+    fputs("\r\033[K", stdout);
+}
+
+void Progress::drawBar(const std::string &activity) {
+  if (!tty_)
+    return;
+  const int width = 24;
+  int filled = budget_ > 0 ? std::min(width, done_ * width / budget_) : 0;
+  std::string bar(filled, '#');
+  bar += std::string(width - filled, '.');
+  double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+  std::string eta = "-";
+  if (doneThisRun_ > 0 && budget_ > done_) {
+    int s = (int)(elapsed / doneThisRun_ * (budget_ - done_));
+    char buf[32];
+    snprintf(buf, sizeof buf, "%dm%02ds", s / 60, s % 60);
+    eta = buf;
+  }
+  printf("\r\033[K[%s] gen %d/%d  %d/%d evaluations  best %s  invalid %d%%  ETA %s  %s", bar.c_str(), generation_,
+         generations_, done_, budget_, best_.empty() ? "-" : best_.c_str(), configurations_ ? invalid_ * 100 / configurations_ : 0,
+         eta.c_str(), activity.c_str());
+  fflush(stdout);
+}
+
+void Progress::building(const std::string &id) { drawBar("building " + id); }
+void Progress::measuring(const std::string &id) { drawBar("measuring " + id); }
+
+static std::string scoreText(const TuneConfig &cfg, const Evaluation &e) {
+  std::string s;
+  for (const auto &o : cfg.objectives) {
+    auto it = e.scores.find(o.metric);
+    if (it == e.scores.end())
+      continue;
+    char buf[96];
+    bool unitIsName = o.unit == o.metric || o.unit.empty();
+    snprintf(buf, sizeof buf, "%s%s=%g%s%s", s.empty() ? "" : " ", o.metric.c_str(), it->second,
+             unitIsName ? "" : " ", unitIsName ? "" : o.unit.c_str());
+    s += buf;
+  }
+  if (e.cvPercent >= 0) {
+    char buf[32];
+    snprintf(buf, sizeof buf, " cv=%.1f%%", e.cvPercent);
+    s += buf;
+  }
+  if (!e.stoppedBy.empty() && e.duplicateKind.empty()) {
+    // The noise needs two runs or more (<0: unknown); "noise=-1.00%" read as a number.
+    char buf[96], noise[32] = "";
+    if (e.noisePercent >= 0)
+      snprintf(noise, sizeof noise, " noise=%.2f%%", e.noisePercent);
+    snprintf(buf, sizeof buf, " runs=%zu%s%s", e.runs.size(), noise,
+             e.stoppedBy == "racing" ? " (raced: worse than the best)" : "");
+    s += buf;
+  }
+  return s;
+}
+
+void Progress::evaluated(const TuneConfig &cfg, const Evaluation &e, const std::vector<Evaluation> &all,
+                         const Evaluation *best, int counted) {
+  done_ = counted;
+  configurations_ = (int)all.size();
+  ++doneThisRun_;
+  invalid_ = 0;
+  for (const auto &x : all)
+    invalid_ += !x.ok;
+  best_ = best ? best->candidateId + " " + scoreText(cfg, *best) : "";
+  if (!verbose_)
+    return;
+  clearBar();
+  std::string dup = e.duplicateOf.empty()
+                        ? ""
+                        : " (same " + std::string(e.duplicateKind == "config" ? "configuration" : "device code") +
+                              " as " + e.duplicateOf + ")";
+  // INVALID lines carry the reason and the log path, never compiler output.
+  printf("[%d/%d] gen %d %s %s %s%s  %s\n", done_, budget_, e.generation, e.candidateId.c_str(),
+         e.ok ? "OK     " : "INVALID", e.ok ? scoreText(cfg, e).c_str() : (e.reason + ": " + e.message).c_str(),
+         dup.c_str(), e.generation == 0 ? "(default compile)" : e.rendered.summary().c_str());
+  drawBar("");
+  fflush(stdout);
+}
+
+void Progress::note(const std::string &line) {
+  if (!verbose_)
+    return;
+  clearBar();
+  printf("%s\n", line.c_str());
+  drawBar("");
+  fflush(stdout);
+}
+
+void Progress::end() { clearBar(); }
+
+nlohmann::json Progress::status(const TuneConfig &cfg, const std::vector<Evaluation> &all) const {
+  return {{"target", cfg.target}, {"run_dir", cfg.runDir}, {"evaluations", configurations_}, {"distinct_binaries", done_}, {"budget", budget_},
+          {"generation", generation_}, {"generations", generations_}, {"invalid", invalid_}, {"best", best_},
+          {"last", all.empty() ? "" : all.back().candidateId}};
+}
+
+} // namespace ciq

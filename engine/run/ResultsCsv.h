@@ -1,0 +1,17 @@
+// results.csv: one row per evaluation, columns in docs/results-csv.md; the
+// schema (columns, quoting, numbers) is RunSchema.h's, which analysis reads by.
+#pragma once
+#include "engine/config/Config.h"
+#include "engine/record/Evaluation.h"
+
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+std::vector<std::string> resultsCsvHeader(const TuneConfig &cfg);
+// Rewrites the whole file atomically (the pareto column changes as the front moves).
+bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::vector<Evaluation> &evals,
+                     std::string &error);
+
+} // namespace ciq

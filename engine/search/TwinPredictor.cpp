@@ -1,0 +1,90 @@
+#include "engine/search/TwinPredictor.h"
+
+namespace ciq {
+namespace {
+
+// The one control two points differ in, or -1 (none, or more than one).
+int soleDifference(const Point &a, const Point &b) {
+  if (a.size() != b.size())
+    return -1;
+  int diff = -1;
+  for (size_t c = 0; c < a.size(); ++c)
+    if (a[c] != b[c]) {
+      if (diff >= 0)
+        return -1;
+      diff = (int)c;
+    }
+  return diff;
+}
+
+} // namespace
+
+TwinPredictor::TwinPredictor(size_t controls, const std::vector<Evaluation> &evals, int beforeGeneration,
+                             const std::function<std::string(const Evaluation &)> &binaryKey)
+    : parent_(controls), usable_(controls, true) {
+  struct Seen {
+    const Evaluation *e;
+    std::string key;
+  };
+  std::vector<Seen> seen;
+  for (const auto &e : evals)
+    if (e.generation < beforeGeneration && e.ok && e.point.size() == controls)
+      if (std::string k = binaryKey(e); !k.empty())
+        seen.push_back({&e, k});
+  std::vector<std::pair<size_t, std::pair<int, int>>> apart;   // control, values shown to differ
+  for (size_t i = 0; i < seen.size(); ++i)
+    for (size_t j = i + 1; j < seen.size(); ++j) {
+      int c = soleDifference(seen[i].e->point, seen[j].e->point);
+      if (c < 0)
+        continue;
+      int a = seen[i].e->point[c], b = seen[j].e->point[c];
+      if (seen[i].key == seen[j].key)
+        unite(c, a, b);
+      else
+        apart.push_back({(size_t)c, {a, b}});
+    }
+  for (const auto &[c, ab] : apart)
+    if (find(c, ab.first) == find(c, ab.second))
+      usable_[c] = false;
+  for (const auto &s : seen)
+    known_.emplace(canonical(s.e->point), s.e);
+}
+
+int TwinPredictor::find(size_t control, int value) const {
+  const auto &p = parent_[control];
+  for (auto it = p.find(value); it != p.end() && it->second != value; it = p.find(value))
+    value = it->second;
+  return value;
+}
+
+void TwinPredictor::unite(size_t control, int a, int b) {
+  int ra = find(control, a), rb = find(control, b);
+  if (ra == rb)
+    return;
+  // The smaller value is the class's representative: independent of the order learnt.
+  auto &p = parent_[control];
+  p[ra] = ra;
+  p[rb] = rb;
+  if (ra < rb)
+    p[rb] = ra;
+  else
+    p[ra] = rb;
+  ++merged_;
+}
+
+Point TwinPredictor::canonical(const Point &p) const {
+  Point q = p;
+  for (size_t c = 0; c < q.size() && c < usable_.size(); ++c)
+    if (usable_[c])
+      q[c] = find(c, q[c]);
+  return q;
+}
+
+const Evaluation *TwinPredictor::predict(const Point &p) const {
+  if (merged_ == 0)
+    return nullptr;
+  auto it = known_.find(canonical(p));
+  return it == known_.end() ? nullptr : it->second;
+}
+
+} // namespace ciq

@@ -1,0 +1,250 @@
+#include "engine/winner/Attribution.h"
+#include "engine/build/BenchmarkProgram.h"
+#include "engine/measure/Interleave.h"
+#include "engine/winner/Objectives.h"
+#include "engine/record/AfterSearch.h"
+
+#include <cctype>
+#include <cstdio>
+#include <map>
+
+namespace ciq {
+
+Rendered parametersOnly(const Rendered &r) {
+  Rendered p;
+  p.defines = r.defines;
+  return p;
+}
+
+Rendered compilerControlsOnly(const Rendered &r) {
+  Rendered c = r;
+  c.defines.clear();
+  return c;
+}
+
+std::vector<Variant> attributionVariants(const Rendered &winner) {
+  std::vector<Variant> v = {{"baseline", Rendered{}}};
+  Rendered params = parametersOnly(winner), compiler = compilerControlsOnly(winner);
+  if (!params.empty() && !compiler.empty()) {
+    v.push_back({"parameters only", params});
+    v.push_back({"compiler controls only", compiler});
+  }
+  v.push_back({"both", winner});
+  return v;
+}
+
+namespace {
+
+std::string slug(const std::string &name) {
+  std::string s;
+  for (char c : name)
+    s += isalnum((unsigned char)c) ? c : '-';
+  return s;
+}
+
+std::string number(double v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+} // namespace
+
+void breakTieByLaterObjectives(VariantResult &row, const std::map<std::string, double> &mine,
+                               const std::map<std::string, double> &ref, const std::vector<Objective> &objectives,
+                               bool pareto) {
+  if (row.verdict != "equal")
+    return;
+  std::string better, worse;
+  for (size_t i = 1; i < objectives.size(); ++i) {
+    const Objective &o = objectives[i];
+    // Only exact (compile) metrics: a runtime value in a row's scores is one
+    // median of the search, with no noise test against the reference.
+    if (!isCompileMetric(o.metric))
+      continue;
+    auto a = mine.find(o.metric), b = ref.find(o.metric);
+    if (a == mine.end() || b == ref.end() || a->second == b->second)
+      continue;
+    bool up = o.direction == "minimize" ? a->second < b->second : a->second > b->second;
+    std::string what = o.metric + " " + number(b->second) + " -> " + number(a->second) +
+                       (o.unit.empty() ? "" : " " + o.unit);
+    (up ? better : worse) += (up ? better : worse).empty() ? what : ", " + what;
+    if (!pareto)   // lexicographic: the first objective that differs decides
+      break;
+  }
+  if (!better.empty() && worse.empty()) {
+    row.significant = true;
+    row.verdict = "better in " + better;
+  } else if (!worse.empty() && better.empty()) {
+    row.verdict = "worse in " + worse;
+  } else if (!better.empty()) {
+    row.verdict = "a trade-off: better in " + better + ", worse in " + worse;
+  }
+}
+
+void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, bool exact, double maxCvPercent) {
+  row.reference = ref.median;
+  if (exact) {
+    double b = ref.median, x = row.median;
+    if (minimize ? x != 0 : b != 0)
+      row.speedup = minimize ? b / x : x / b;
+    row.significant = minimize ? x < b : x > b;
+    row.verdict = row.significant ? "better" : x == b ? "equal" : "worse";
+    return;
+  }
+  Verdict v = judge(ref.values, row.values, minimize, maxCvPercent);
+  if (v.speedup > 0) // 0: a median of 0 to divide by
+    row.speedup = v.speedup;
+  row.pValue = v.welch.pValue;
+  row.significant = v.significant;
+  row.verdict = v.significant ? "significantly better" : v.reason;
+}
+
+std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &builder, BenchmarkRunner *bench,
+                                                          const TuneConfig &cfg, const std::vector<Variant> &variants,
+                                                          int rounds, const std::string &tag, std::string &error,
+                                                          const MeasureOptions &opts) {
+  const Objective &o = cfg.objectives.front();
+  bool runtime = bench && !isCompileMetric(o.metric);
+  bool minimize = o.direction == "minimize";
+  std::vector<VariantResult> rows(variants.size());
+  std::vector<size_t> buildOf(variants.size());        // variant -> index into commands/values
+  std::vector<std::vector<std::string>> commands;
+  std::vector<Evaluation> served;   // per command: the candidate its run-time compiles get
+  std::vector<double> exactValues;
+  std::vector<std::map<std::string, double>> exactScores;   // every compile objective, per exact value
+  std::map<std::string, size_t> byHash;
+  for (size_t i = 0; i < variants.size(); ++i) {
+    rows[i].name = variants[i].name;
+    rows[i].controls = variants[i].rendered.empty() ? "(none: the default compile)" : variants[i].rendered.summary();
+    std::string hash = variants[i].rendered.hash();
+    if (auto it = byHash.find(hash); it != byHash.end()) {
+      buildOf[i] = it->second;
+      continue;
+    }
+    if (runtime && opts.snapshots && opts.snapshots->count(hash)) {
+      buildOf[i] = byHash[hash] = commands.size();
+      commands.push_back(opts.snapshots->at(hash));
+      Evaluation e;
+      e.candidateId = tag + "-" + slug(variants[i].name);
+      e.rendered = variants[i].rendered;
+      e.candidateHash = hash;
+      served.push_back(e);
+      continue;
+    }
+    if (const Evaluation *k = !runtime && opts.known ? opts.known(hash) : nullptr; k && k->scores.count(o.metric)) {
+      buildOf[i] = byHash[hash] = exactValues.size();
+      exactValues.push_back(k->scores.at(o.metric));
+      exactScores.push_back(k->scores);
+      continue;
+    }
+    Evaluation e;
+    e.candidateId = tag + "-" + slug(variants[i].name);
+    e.rendered = variants[i].rendered;
+    e.candidateHash = hash;
+    builder.build(e, cfg.runDir + "/logs/" + e.candidateId + ".log");
+    if (e.ok && !runtime)
+      scoreCompileMetrics(cfg, e);
+    if (!e.ok) {
+      error = variants[i].name + " (" + rows[i].controls + "): " + e.reason + ": " + e.message;
+      return std::nullopt;
+    }
+    buildOf[i] = byHash[hash] = runtime ? commands.size() : exactValues.size();
+    if (runtime) {
+      auto cmd = snapshotBenchmark(cfg, cfg.runDir + "/" + tag + "/" + slug(variants[i].name), error,
+                                   (bool)opts.serveRuntime);
+      if (!cmd)
+        return std::nullopt;
+      commands.push_back(*cmd);
+      served.push_back(e);
+      if (opts.snapshots)
+        (*opts.snapshots)[hash] = *cmd;
+    } else {
+      exactValues.push_back(e.scores.count(o.metric) ? e.scores.at(o.metric) : 0);
+      exactScores.push_back(e.scores);
+    }
+  }
+  std::vector<std::vector<double>> values, warmup(exactValues.size());
+  if (runtime) {
+    if (opts.phase && !opts.phase->begin(error))
+      return std::nullopt;
+    BeforeRun serve;
+    if (opts.serveRuntime)
+      serve = [&](size_t k) { opts.serveRuntime(served[k]); };
+    auto res = runInterleaved(*bench, commands, rounds, cfg.runDir + "/logs/" + tag + ".log", opts.warmupRounds,
+                              serve, opts.enough, opts.stop);
+    if (serve)
+      builder.daemon().clearCandidate();
+    if (opts.phase) {
+      auto found = opts.phase->end();
+      if (opts.problems)
+        opts.problems->insert(opts.problems->end(), found.begin(), found.end());
+    }
+    if (!res.ok) {
+      error = res.reason + ": " + res.message;
+      return std::nullopt;
+    }
+    values = res.values;
+    warmup = res.warmup;
+  } else
+    for (double v : exactValues)
+      values.push_back({v});
+  for (size_t i = 0; i < rows.size(); ++i) {
+    rows[i].values = values[buildOf[i]];
+    rows[i].warmup = warmup[buildOf[i]];
+    Summary s = summarize(rows[i].values);
+    rows[i].median = s.median;
+    rows[i].cvPercent = s.cvPercent;
+  }
+  for (size_t i = 1; i < rows.size(); ++i) {
+    judgeAgainst(rows[i], rows[0], minimize, !runtime, opts.maxCvPercent);
+    if (!runtime)
+      breakTieByLaterObjectives(rows[i], exactScores[buildOf[i]], exactScores[buildOf[0]], cfg.objectives, cfg.pareto);
+  }
+  return rows;
+}
+
+nlohmann::json variantsToJson(const std::vector<VariantResult> &rows) {
+  std::vector<AttributionRow> recorded;
+  for (const auto &r : rows) {
+    AttributionRow a;
+    a.name = r.name;
+    a.controls = r.controls;
+    a.median = r.median;
+    a.cvPercent = r.cvPercent;
+    a.runs = long(r.values.size());
+    a.speedup = r.speedup;
+    if (r.pValue >= 0)
+      a.pValue = r.pValue;
+    a.significant = r.significant;
+    a.verdict = r.verdict;
+    recorded.push_back(a);
+  }
+  return attributionToJson(recorded);
+}
+
+std::string speedupText(const VariantResult &r, const std::string &unit, int decimals) {
+  char buf[128];
+  if (r.speedup)
+    snprintf(buf, sizeof buf, "%.*fx", decimals, *r.speedup);
+  else
+    snprintf(buf, sizeof buf, "n/a (%.6g -> %.6g %s)", r.reference, r.median, unit.c_str());
+  return buf;
+}
+
+std::string formatVariant(const VariantResult &r, const std::string &unit) {
+  char buf[512];
+  if (r.verdict.empty()) // the reference row
+    // "median" only for a measured runtime row: a compile metric is exact.
+    snprintf(buf, sizeof buf, "  %-24s %s%.6g %s  (reference)  %s", r.name.c_str(),
+             r.values.size() > 1 ? "median " : "", r.median, unit.c_str(), r.controls.c_str());
+  else if (r.pValue < 0)
+    snprintf(buf, sizeof buf, "  %-24s %.6g %s  %s  %s  %s", r.name.c_str(), r.median, unit.c_str(),
+             speedupText(r, unit, 3).c_str(), r.verdict.c_str(), r.controls.c_str());
+  else
+    snprintf(buf, sizeof buf, "  %-24s median %.6g %s  %s  p = %.3g  %s  %s", r.name.c_str(), r.median,
+             unit.c_str(), speedupText(r, unit, 4).c_str(), r.pValue, r.verdict.c_str(), r.controls.c_str());
+  return buf;
+}
+
+} // namespace ciq

@@ -1,0 +1,175 @@
+#include "engine/winner/LockApply.h"
+
+#include "common/AcfStaging.h"
+#include "common/JsonRead.h"
+#include "common/Lockfile.h"
+#include "common/Sha256.h"
+#include "common/Subprocess.h"
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
+#include <algorithm>
+#include <fstream>
+#include <regex>
+#include <set>
+#include <sstream>
+
+namespace ciq {
+namespace {
+
+std::string join(const std::vector<std::string> &v, const char *sep) {
+  std::string out;
+  for (const auto &s : v)
+    out += (out.empty() ? "" : sep) + s;
+  return out;
+}
+
+// "90" of "sm_90", "compute_90", "lto_90", "90-real" or "90-virtual": the
+// architectures the lock and the target name, as one sorted set.
+std::vector<std::string> archNumbers(const std::vector<std::string> &archs) {
+  static const std::regex prefix("^(sm|compute|lto)_"), suffix("-(real|virtual)$");
+  std::set<std::string> nums;
+  for (const auto &a : archs)
+    nums.insert(std::regex_replace(std::regex_replace(a, prefix, ""), suffix, ""));
+  return {nums.begin(), nums.end()};
+}
+
+// The lock's JSON and schema, as far as CMake needs to tell "not a lock"
+// from "a lock of another version"; false with the problem added.
+bool checkShape(const std::string &lockPath, const std::string &retune, const std::string &policy,
+                std::vector<std::string> &problems) {
+  std::ifstream in(lockPath);
+  std::stringstream ss;
+  ss << in.rdbuf();
+  nlohmann::json j;
+  std::string err;
+  if (!in || !parseJson(ss.str(), "", j, err) || !j.is_object() || !j.contains("schema_version")) {
+    if (err.empty())
+      err = !in ? "cannot be read" : !j.is_object() ? "not a JSON object" : "no schema_version";
+    else if (err.rfind(": ", 0) == 0)
+      err = err.substr(2);
+    std::string orwarn = policy == "error" ? " (or configure with -DCIQ_LOCK_POLICY=warn)" : "";
+    problems.push_back("it is not a ciq lockfile (" + err + "); restore it from version control, or delete it" +
+                       orwarn + " and " + retune);
+    return false;
+  }
+  const auto &s = j["schema_version"];
+  std::string schema = s.is_string() ? s.get<std::string>() : s.dump();
+  if (schema != std::to_string(kLockSchemaVersion)) {
+    problems.push_back("schema_version " + schema + " is not supported (this CompileIQ reads " +
+                       std::to_string(kLockSchemaVersion) + "); use the ciq that wrote it or " + retune);
+    return false;
+  }
+  return true;
+}
+
+void checkTarget(const Lockfile &l, const LockBuild &b, LockRender &r) {
+  r.tuneTargets = l.extra.value("tune_targets", std::vector<std::string>{});
+  bool covered =
+      l.target == b.target || std::find(r.tuneTargets.begin(), r.tuneTargets.end(), b.target) != r.tuneTargets.end();
+  if (!l.target.empty() && !covered)
+    r.problems.push_back("it was frozen for target '" + l.target + "', not '" + b.target + "'; give " + b.target +
+                         " its own lockfile (ciq_apply_lock(" + b.target + " LOCKFILE <file>), default " + b.target +
+                         ".ciq.lock) and tune it");
+}
+
+void checkCompilers(const Lockfile &l, const LockBuild &b, const std::string &retune, LockRender &r) {
+  if (b.nvccVersion.empty())
+    r.problems.push_back("the CUDA language is not enabled where " + b.target +
+                         " is defined; add CUDA to project(LANGUAGES) or call enable_language(CUDA)");
+  else if (!l.nvccVersion.empty() && l.nvccVersion != b.nvccVersion)
+    r.problems.push_back("nvcc version: the lock was frozen with " + l.nvccVersion + ", this build uses " +
+                         b.nvccVersion + " (" + b.nvccPath + "); " + retune +
+                         ", or configure with -DCMAKE_CUDA_COMPILER=<the nvcc " + l.nvccVersion + ">");
+  if (!l.ptxasVersion.empty() && !b.nvccVersion.empty() && l.ptxasVersion != b.ptxasVersion)
+    r.problems.push_back("ptxas version: the lock was frozen with " + l.ptxasVersion + ", this build's ptxas is " +
+                         b.ptxasVersion + "; " + retune);
+}
+
+void checkArchitectures(const Lockfile &l, const LockBuild &b, const std::string &retune, LockRender &r) {
+  r.lockArchitectures = l.architectures;
+  std::vector<std::string> target = archNumbers(b.architectures);
+  if (target.empty()) {
+    // -arch=... in the flags (CMP0104 OLD) or nvcc's choice: only the real
+    // compile lines know, so ciq-ptxas --lock checks each compile.
+    r.throughWrapper = true;
+  } else if (archNumbers(l.architectures) != target) {
+    r.problems.push_back("architectures: the lock was frozen for " + join(l.architectures, " ") + ", " + b.target +
+                         " builds for CUDA_ARCHITECTURES " + join(b.architectures, " ") + "; " + retune +
+                         ", or set CUDA_ARCHITECTURES to match the lock");
+  }
+}
+
+// A CMake list cannot carry a ';' (nor a line of `ciq lock render` a newline).
+void checkListable(const Lockfile &l, LockRender &r) {
+  for (const auto *list : {&l.ptxasOptions, &l.nvccOptions, &l.defines})
+    for (const auto &v : *list)
+      if (v.find(';') != std::string::npos || v.find('\n') != std::string::npos)
+        r.problems.push_back("'" + v +
+                             "' holds a ';', which a CMake list cannot carry; tune again without that control");
+}
+
+// Every ACF: a known stage, present, with the bytes of the tune.
+void checkAcfs(const Lockfile &l, const std::string &lockPath, const std::string &retune, LockRender &r) {
+  llvm::StringRef dir = llvm::sys::path::parent_path(lockPath);
+  for (const auto &a : l.acfs) {
+    llvm::SmallString<256> p(a.file);
+    llvm::sys::fs::make_absolute(dir, p);
+    llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true);
+    std::string path = p.str().str();
+    if (a.stage != "ptxas" && a.stage != "nvcc") {
+      r.problems.push_back("ACF " + a.file + ": stage '" + a.stage +
+                           "' is neither ptxas nor nvcc; restore the lockfile "
+                           "from version control or " +
+                           retune);
+      continue;
+    }
+    auto sha = sha256File(path);
+    if (!llvm::sys::fs::exists(path) || !sha)
+      r.problems.push_back("ACF " + path + " (stage " + a.stage +
+                           ") is missing; restore it next to the lock (commit "
+                           "ciq-acf/ with ciq.lock) or " +
+                           retune);
+    else if (*sha != a.sha256)
+      r.problems.push_back("ACF " + path + ": its SHA-256 is " + *sha + ", the lock expects " + a.sha256 +
+                           " (the file changed since the tune); restore it or " + retune);
+    else
+      r.depends.push_back(path);
+  }
+}
+
+} // namespace
+
+LockRender renderLockForBuild(const std::string &lockPath, const LockBuild &b) {
+  LockRender r;
+  std::string retune = "tune again (cmake --build " + shellQuote(b.buildDir) + " --target ciq-tune-" + b.target + ")";
+  if (!checkShape(lockPath, retune, b.policy, r.problems))
+    return r;
+  std::string err;
+  // The hash check is its own problem; the other checks read the lock as is.
+  if (!readLockfile(lockPath, err, /*checkIntegrity=*/true))
+    r.problems.push_back(err);
+  auto l = readLockfile(lockPath, err, /*checkIntegrity=*/false);
+  if (!l) {
+    if (r.problems.empty() || r.problems.back() != err)
+      r.problems.push_back(err);
+    return r;
+  }
+  r.candidate = l->candidateId;
+  checkTarget(*l, b, r);
+  checkCompilers(*l, b, retune, r);
+  checkArchitectures(*l, b, retune, r);
+  checkListable(*l, r);
+  checkAcfs(*l, lockPath, retune, r);
+  if (!r.problems.empty())
+    return r;
+  // The one renderer of a lock's compile arguments (common/Lockfile.h): the
+  // defines go to the target's compile definitions, the rest are options.
+  std::vector<std::string> args = lockCompileArgs(*l, lockPath);
+  r.options.assign(args.begin(), args.end() - l->defines.size());
+  r.defines = l->defines;
+  return r;
+}
+
+} // namespace ciq

@@ -1,0 +1,109 @@
+#include "engine/winner/LockWriter.h"
+#include "engine/config/CMakeCache.h"
+#include "common/CompilerVersion.h"
+#include "common/Lockfile.h"
+#include "common/Subprocess.h"
+#include "engine/Version.h"
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <fcntl.h>
+#include <set>
+#include <sys/stat.h>
+
+namespace ciq {
+
+
+std::string cudaCompilerOf(const std::string &buildDir) {
+  std::string nvcc = cacheValue(readCMakeCache(buildDir), "CMAKE_CUDA_COMPILER");
+  return nvcc.empty() ? findExecutable("nvcc").value_or("nvcc") : nvcc;
+}
+
+// ciq_apply_lock() of a target without a lock makes the configure depend on
+// <build>/ciq/lock.stamp (cmake-module/CompileIQ.cmake); touching it makes
+// the next build reconfigure and apply the new lock, whether the tune ran
+// through the ciq-tune-<target> target (which touches it too) or by hand.
+static void touchLockStamp(const std::string &buildDir) {
+  std::string stamp = buildDir + "/ciq/lock.stamp";
+  if (llvm::sys::fs::exists(stamp))
+    ::utimensat(AT_FDCWD, stamp.c_str(), nullptr, 0);
+}
+
+bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &win, std::string &error,
+               const nlohmann::json &validation) {
+  Lockfile l;
+  l.engineVersion = CIQ_VERSION;
+  l.createdAt = nowIso8601();
+  l.target = cfg.target;
+  l.nvccPath = cudaCompilerOf(cfg.buildDir);
+  std::string err;
+  l.nvccVersion = compilerVersion(l.nvccPath, err).value_or("");
+  std::string ptxas = (llvm::sys::path::parent_path(l.nvccPath) + "/ptxas").str();
+  l.ptxasPath = llvm::sys::fs::exists(ptxas) ? ptxas : findExecutable("ptxas").value_or("ptxas");
+  l.ptxasVersion = compilerVersion(l.ptxasPath, err).value_or("");
+  std::set<std::string> archs;
+  for (const auto &k : win.kernels)
+    archs.insert(k.arch);
+  // Narrowed: the winner was measured on one architecture and applies to the
+  // build's whole list (docs/config.md, "Architectures"); the device-code
+  // SHA-256 covers that one architecture's SASS.
+  if (!cfg.narrowTo.empty()) {
+    archs.insert(cfg.buildArchitectures.begin(), cfg.buildArchitectures.end());
+    l.extra["device_code_architecture"] = cfg.narrowTo;
+  }
+  if (!cfg.measuredArchitecture.empty())
+    l.extra["tuned_architecture"] = cfg.measuredArchitecture;
+  l.architectures.assign(archs.begin(), archs.end());
+  nlohmann::json sources = nlohmann::json::array();
+  for (const auto &s : cfg.space.sources)
+    sources.push_back({{"name", s.name}, {"provider", s.provider}, {"tag", s.tag}, {"sha256", s.sha256}});
+  l.searchSpace = {{"identity", cfg.space.identity()}, {"sources", sources}, {"controls", cfg.space.controls.size()}};
+  l.candidateId = win.candidateId;
+  l.candidateHash = win.candidateHash;
+  l.controls = win.rendered.controls;
+  l.ptxasOptions = win.rendered.ptxas;
+  l.nvccOptions = win.rendered.nvcc;
+  l.defines = win.rendered.defines;
+  // ACFs travel with the lock, named by their SHA-256.
+  std::string lockDir = llvm::sys::path::parent_path(cfg.lockfile).str();
+  for (const auto &a : win.rendered.acfs) {
+    std::string rel = "ciq-acf/" + a.sha256 + ".acf";
+    llvm::sys::fs::create_directories(lockDir + "/ciq-acf");
+    if (llvm::sys::fs::copy_file(a.path, lockDir + "/" + rel)) {
+      error = "cannot copy ACF " + a.path + " to " + lockDir + "/" + rel;
+      return false;
+    }
+    l.acfs.push_back({a.stage, rel, a.sha256});
+  }
+  l.deviceCodeSha256 = win.deviceCodeSha256;
+  // The device code covers the CUDA objects of these targets too.
+  if (!cfg.tuneTargets.empty())
+    l.extra["tune_targets"] = cfg.tuneTargets;
+  const auto &o = cfg.objectives.front();
+  nlohmann::json score = {{"objective", o.metric}, {"unit", o.unit}, {"direction", o.direction}};
+  if (base.scores.count(o.metric))
+    score["baseline"] = base.scores.at(o.metric);
+  if (win.scores.count(o.metric))
+    score["winner"] = win.scores.at(o.metric);
+  if (base.scores.count(o.metric) && win.scores.count(o.metric) && win.scores.at(o.metric) != 0 &&
+      o.metric == "time_ms")
+    score["speedup"] = base.scores.at(o.metric) / win.scores.at(o.metric);
+  if (win.cvPercent >= 0)
+    score["cv_percent"] = win.cvPercent;
+  nlohmann::json all = nlohmann::json::object();
+  for (const auto &ob : cfg.objectives)
+    all[ob.metric] = {{"baseline", base.scores.count(ob.metric) ? nlohmann::json(base.scores.at(ob.metric)) : nlohmann::json()},
+                      {"winner", win.scores.count(ob.metric) ? nlohmann::json(win.scores.at(ob.metric)) : nlohmann::json()},
+                      {"unit", ob.unit}};
+  score["objectives"] = all;
+  for (auto it = validation.begin(); it != validation.end(); ++it)
+    score[it.key()] = it.value();
+  score["baseline_device_code_sha256"] = base.deviceCodeSha256;
+  l.score = score;
+  if (!writeLockfile(cfg.lockfile, l, error))
+    return false;
+  touchLockStamp(cfg.buildDir);
+  return true;
+}
+
+} // namespace ciq

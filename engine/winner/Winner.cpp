@@ -1,0 +1,224 @@
+#include "engine/winner/Winner.h"
+#include "engine/analysis/NoiseSource.h"
+#include "engine/winner/Objectives.h"
+#include "engine/search/Search.h"
+#include "engine/record/WinnerOrder.h"
+
+#include <algorithm>
+#include <map>
+#include <set>
+#include <string>
+
+namespace ciq {
+
+static std::vector<ScoredPoint> scored(const TuneConfig &cfg, const std::vector<Evaluation> &evals) {
+  std::vector<ScoredPoint> pts;
+  for (const auto &e : evals)
+    pts.push_back({e.point, e.ok, normalizedObjectives(cfg, e), e.generation});
+  return pts;
+}
+
+WinnerChoice chooseWinner(const TuneConfig &cfg, const std::vector<Evaluation> &evals) {
+  WinnerChoice w;
+  auto pts = scored(cfg, evals);
+  // Ties go to the simplest configuration, then the earliest (WinnerOrder.h).
+  std::vector<WinnerKey> keys;
+  for (size_t i = 0; i < pts.size(); ++i)
+    keys.push_back({pts[i].ok, pts[i].objectives, evals[i].rendered.controls.size(), i});
+  auto best = std::min_element(keys.begin(), keys.end(), winnerBefore);
+  if (best == keys.end() || !best->ok)
+    return w;
+  w.index = (int)best->index;
+  w.improved = w.index != 0 && !evals.empty() && evals[0].ok && pts[w.index].objectives < pts[0].objectives;
+  return w;
+}
+
+void markFront(const TuneConfig &cfg, std::vector<Evaluation> &evals) {
+  auto pts = scored(cfg, evals);
+  if (cfg.pareto) {
+    auto ranks = nondominatedRanks(pts);
+    for (size_t i = 0; i < evals.size(); ++i)
+      evals[i].pareto = pts[i].ok && ranks[i] == 0;
+    return;
+  }
+  WinnerChoice w = chooseWinner(cfg, evals);
+  for (size_t i = 0; i < evals.size(); ++i)
+    evals[i].pareto = w.index >= 0 && pts[i].ok && pts[i].objectives == pts[w.index].objectives;
+}
+
+namespace {
+
+struct KernelKey {
+  std::string name, arch;
+  bool entry = true;
+  bool operator<(const KernelKey &o) const { return std::tie(name, arch) < std::tie(o.name, o.arch); }
+};
+
+std::map<KernelKey, KernelStats> byKernel(const Evaluation &e) {
+  std::map<KernelKey, KernelStats> m;
+  for (const auto &k : e.kernels)
+    m[{k.demangled.empty() ? k.name : k.demangled, k.arch, k.entry}] = k;
+  return m;
+}
+
+std::string fmtP(double p) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.3g", p);
+  return buf;
+}
+
+std::string shorten(const std::string &s, size_t n) { return s.size() <= n ? s : s.substr(0, n - 3) + "..."; }
+
+} // namespace
+
+// How many benchmark runs the search spent, what adaptive repeats reached,
+// what racing saved, and for candidates whose noise stayed above the target,
+// its likely source (NoiseSource.h) and the next step.
+static void printMeasurement(const TuneConfig &cfg, const std::vector<Evaluation> &evals, FILE *out) {
+  const BenchmarkConfig &b = cfg.benchmark;
+  size_t runs = 0, measured = 0, reached = 0, raced = 0, saved = 0;
+  std::map<std::string, std::pair<const Evaluation *, NoiseSource>> sources;   // kind -> first example
+  std::map<std::string, int> perSource;
+  for (const auto &e : evals) {
+    if (e.stoppedBy.empty() || !e.duplicateKind.empty())
+      continue;
+    ++measured;
+    runs += e.runs.size();
+    reached += e.stoppedBy == "target";
+    raced += e.stoppedBy == "racing";
+    saved += e.runsSaved;
+    if (b.adaptive && (e.stoppedBy == "max_repeats" || e.stoppedBy == "max_measure_s"))
+      if (auto src = noiseSource(e.runs, b.targetNoisePercent, e.gpuProblems, e.smClockMhz)) {
+        sources.emplace(src->kind, std::make_pair(&e, *src));
+        ++perSource[src->kind];
+      }
+  }
+  if (!measured)
+    return;
+  fprintf(out, "benchmark runs: %zu over %zu measured candidate(s)", runs, measured);
+  if (b.adaptive)
+    fprintf(out, "; adaptive repeats: %zu reached the %.3g%% noise target, %zu spent their budget (%d runs, %.0f s)",
+            reached, b.targetNoisePercent, measured - reached - raced, b.maxRepeats, b.maxMeasureSeconds);
+  fprintf(out, "\n");
+  if (b.racing)
+    fprintf(out, "racing: %zu candidate(s) stopped early as significantly worse than the best so far, %zu run(s) saved\n",
+            raced, saved);
+  for (const auto &[kind, ex] : sources)
+    fprintf(out, "noise: %d candidate(s) stayed above the %.3g%% target, looks like %s; e.g. %s (noise %.2f%%): %s; "
+                 "next: %s\n",
+            perSource[kind], b.targetNoisePercent, kind.c_str(), ex.first->candidateId.c_str(),
+            ex.first->noisePercent, ex.second.evidence.c_str(), ex.second.next.c_str());
+}
+
+// The search's counts: configurations tried, built, distinct binaries (what
+// the budget counts), how the search ended, and how busy the GPU was.
+static void printCounts(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const Verdicts &v,
+                        const std::string &invalid, int dups, FILE *out) {
+  if (!cfg.search.budgetCountsBinaries) {
+    fprintf(out, "evaluations: %zu (%s, %d reused an earlier result: same configuration or build), results: %s/results.csv\n",
+            evals.size(), invalid.c_str(), dups, cfg.runDir.c_str());
+    return;
+  }
+  const BudgetCount &c = v.counts.configurations ? v.counts : countBudget(evals);
+  std::string measured = cfg.benchmark.enabled ? ", " + std::to_string(c.measured) + " run by the benchmark" : "";
+  std::string budget = v.budget > 0 ? " of a budget of " + std::to_string(v.budget) : "";
+  fprintf(out, "evaluations: %d configurations (%s), %d compiled, %d distinct binaries%s%s, %d reused an earlier result "
+               "(same configuration or device code), results: %s/results.csv\n",
+          c.configurations, invalid.c_str(), c.compiled, c.distinct, budget.c_str(), measured.c_str(), dups,
+          cfg.runDir.c_str());
+  if (v.searchEnd)
+    fprintf(out, "%s%s\n", searchEndText(*v.searchEnd, v.budget, v.configurationCap, c).c_str(),
+            v.predictedTwins ? ("; " + std::to_string(v.predictedTwins) +
+                                " more configuration(s) predicted to repeat a binary were not compiled").c_str()
+                             : "");
+  if (cfg.benchmark.enabled && v.searchSeconds > 0)
+    fprintf(out, "GPU busy %.0f%% of the search phase (benchmark runs %.1f s of %.1f s)\n",
+            100 * std::min(1.0, v.gpuBusySeconds / v.searchSeconds), v.gpuBusySeconds, v.searchSeconds);
+}
+
+void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out,
+                  const Verdicts &verdicts) {
+  if (evals.empty())
+    return;
+  const Evaluation &b = evals.front();
+  // A best candidate that did not beat the baseline is no winner: one verdict.
+  const Evaluation *win = w.index >= 0 && w.improved ? &evals[w.index] : nullptr;
+  const Evaluation *best = w.index >= 0 ? &evals[w.index] : nullptr;
+  std::map<std::string, int> invalid;
+  int dups = 0;
+  for (const auto &e : evals) {
+    if (!e.ok)
+      ++invalid[e.reason.empty() ? "unknown" : e.reason];
+    dups += !e.duplicateOf.empty();
+  }
+  fprintf(out, "\n%-40s %-7s | %-24s | %-24s\n", "", "", "baseline (default compile)",
+          best ? ((win ? "winner " : "best ") + best->candidateId).c_str() : "winner (none)");
+  fprintf(out, "%-40s %-7s | %11s %12s | %11s %12s\n", "kernel", "arch", "spill bytes", "registers", "spill bytes",
+          "registers");
+  auto bk = byKernel(b);
+  auto wk = best ? byKernel(*best) : std::map<KernelKey, KernelStats>{};
+  std::set<KernelKey> keys;
+  for (const auto &kv : bk) keys.insert(kv.first);
+  for (const auto &kv : wk) keys.insert(kv.first);
+  for (const auto &k : keys) {
+    auto cell = [&](const std::map<KernelKey, KernelStats> &m, bool spill) -> std::string {
+      auto it = m.find(k);
+      if (it == m.end())
+        return "-";
+      const KernelStats &s = it->second;
+      if (spill ? !s.frameKnown : (!s.usageKnown || !s.entry))
+        return "?";
+      return std::to_string(spill ? s.spillStores + s.spillLoads : s.registers);
+    };
+    std::string name = k.name + (k.entry ? "" : " (device function)");
+    fprintf(out, "%-40s %-7s | %11s %12s | %11s %12s\n", shorten(name, 40).c_str(), k.arch.c_str(),
+            cell(bk, true).c_str(), cell(bk, false).c_str(), cell(wk, true).c_str(), cell(wk, false).c_str());
+  }
+  for (const auto &o : cfg.objectives) {
+    auto v = [&](const Evaluation *e) -> std::string {
+      if (!e || !e->scores.count(o.metric))
+        return "-";
+      char buf[48];
+      snprintf(buf, sizeof buf, "%g", e->scores.at(o.metric));
+      return buf;
+    };
+    fprintf(out, "%-48s | %24s | %24s\n", ("objective " + o.metric + " (" + o.unit + ", " + o.direction + ")").c_str(),
+            v(&b).c_str(), v(best).c_str());
+  }
+  std::string invalidLine = invalidSummary(invalid);
+  printCounts(cfg, evals, verdicts, invalidLine.empty() ? "0 INVALID" : invalidLine, dups, out);
+  printMeasurement(cfg, evals, out);
+  for (const auto &p : verdicts.gpuProblems)
+    fprintf(out, "GPU: %s while measuring\n", p.c_str());
+  for (const auto &m : verdicts.minimization)
+    fprintf(out, "minimization: %s\n", m.c_str());
+  if (!verdicts.attribution.empty()) {
+    fprintf(out, "attribution (each against the baseline; runtime objectives measured interleaved):\n");
+    for (const auto &a : verdicts.attribution)
+      fprintf(out, "%s\n", a.c_str());
+  }
+  if (!win) {
+    fprintf(out, "verdict: no candidate beat the default compile%s\n",
+            w.why.empty() ? "" : (" (" + (best && best->generation != 0 ? "best " + best->candidateId + ": " : "") + w.why + ")").c_str());
+    return;
+  }
+  if (verdicts.speedup > 0)
+    fprintf(out, "verdict: %s beats the default compile: speedup %.3fx%s\n", win->candidateId.c_str(),
+            verdicts.speedup, verdicts.pValue >= 0 ? (", p = " + fmtP(verdicts.pValue)).c_str() : "");
+  else
+    fprintf(out, "verdict: %s beats the default compile\n", win->candidateId.c_str());
+  fprintf(out, "winning options: %s\n", win->rendered.summary().c_str());
+  // Only a value other than the compiler's own default changes anything.
+  for (const auto &c : cfg.space.controls)
+    if (c.changesResults && win->rendered.controls.contains(c.name) &&
+        win->rendered.controls[c.name].get<std::string>() != c.compilerDefault)
+      fprintf(out, "note: the winner sets %s=%s, which can change the program's results%s\n", c.name.c_str(),
+              // a value written as a YAML number (choice: [0, 3]) is a JSON number
+              (win->rendered.controls[c.name].is_string() ? win->rendered.controls[c.name].get<std::string>()
+                                                         : win->rendered.controls[c.name].dump()).c_str(),
+              cfg.benchmark.enabled ? " (its correctness check passed)"
+                                    : "; this compile-only search ran no correctness check: test the locked build, "
+                                      "or exclude the control");
+}
+
+} // namespace ciq

@@ -1,0 +1,46 @@
+// Choosing the winner and showing it next to the baseline.
+#pragma once
+#include "engine/run/Budget.h"
+#include "engine/config/Config.h"
+#include "engine/record/Evaluation.h"
+
+#include <cstdio>
+#include <optional>
+#include <vector>
+
+namespace ciq {
+
+struct WinnerChoice {
+  int index = -1;        // into evals; -1 when nothing is OK
+  bool improved = false; // better than the baseline: strictly (compile-only), significantly (runtime)
+  std::string why;       // when not improved: why not, one phrase
+};
+
+// What the engine learnt after the search: the verdict's figures, the
+// minimization and the attribution (Attribution.h), shown by printSummary.
+struct Verdicts {
+  double speedup = 0;        // of the final winner over the baseline, 0 when not measured
+  double pValue = -1;        // <0: exact comparison
+  std::vector<std::string> attribution;   // formatted rows (formatVariant)
+  std::vector<std::string> minimization;  // "dropped control x (p = 0.4: may be noise)"
+  std::vector<std::string> gpuProblems;   // throttling or sharing seen while measuring
+  // The search phase (generations after the baseline): what the budget bought.
+  BudgetCount counts;                     // over the journal's evaluations
+  int budget = 0, configurationCap = 0;   // distinct binaries; configurations at most
+  std::optional<SearchEnd> searchEnd;     // unset: not searched here (e.g. a summary of a journal)
+  double searchSeconds = 0;               // this process's search phase, wall clock
+  double gpuBusySeconds = 0;
+  int predictedTwins = 0;                 // proposals not compiled: predicted to repeat a binary              // the benchmark's runs in it (measure_ms of its evaluations)
+};
+
+// The best OK evaluation: lexicographic on the objectives (first primary),
+// which is also on the Pareto front when there are several.
+WinnerChoice chooseWinner(const TuneConfig &cfg, const std::vector<Evaluation> &evals);
+// Sets Evaluation::pareto: the Pareto front with `pareto: true`, else the best.
+void markFront(const TuneConfig &cfg, std::vector<Evaluation> &evals);
+// Baseline and winner side by side, per kernel and architecture, and one
+// verdict: the winner's options and notes only when it beat the baseline.
+void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out,
+                  const Verdicts &v = {});
+
+} // namespace ciq
