@@ -197,6 +197,11 @@ def run_kt(land, strategy, seed, cachefile):
     random.seed(seed)
     numpy.random.seed(seed)
     seed_latin_hypercube()
+    # Kernel Tuner's diff_evo stopped on reduce-h200 with "module 'numpy' has
+    # no attribute 'shuffle'": it reaches for numpy.shuffle, which NumPy never
+    # had. It gets the function it meant, so every peer runs on every landscape.
+    if not hasattr(numpy, "shuffle"):
+        numpy.shuffle = numpy.random.shuffle
     results, _env = kernel_tuner.tune_kernel(
         land.name, "__global__ void %s() {}" % land.name, [1], [], {k: s for k, s in zip(keys, land.states)},
         strategy=strategy, strategy_options={"max_fevals": land.budget}, cache=cachefile, simulation_mode=True,

@@ -15,7 +15,9 @@
 #include <poll.h>
 #include <mutex>
 #include <set>
+#include <thread>
 #include <spawn.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -367,7 +369,19 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     int outW = outFileFd >= 0 ? outFileFd : outP[1];
     describeChild(sp, o, outW, errP[1], inP[0] >= 0 ? inP[0] : devNull);
     std::lock_guard<std::mutex> g(spawnMu);
-    spawnErr = posix_spawnp(&pid, cargs[0], &sp.actions, &sp.attr, cargs.data(), cenv.data());
+    auto spawn = [&] { spawnErr = posix_spawnp(&pid, cargs[0], &sp.actions, &sp.attr, cargs.data(), cenv.data()); };
+    if (o.niceness > 0) {
+      // Linux keeps a nice value per thread and a child starts with its
+      // creator's: spawned from a thread of its own that raised its value,
+      // the child and everything it starts run lower, while this thread
+      // (which may measure next) keeps its own.
+      std::thread t([&] {
+        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)) + o.niceness);
+        spawn();
+      });
+      t.join();
+    } else
+      spawn();
     if (spawnErr == 0)
       enter(activeGroups, kActive, pid);
   }

@@ -28,6 +28,9 @@ struct SubprocessOptions {
   std::string stdoutFile;                        // write stdout here instead (truncate)
   std::string stdinData;                         // fed to the child; empty: /dev/null
   bool inheritStdin = false;
+  // Added to the child's nice value (and so to everything it starts): a
+  // build beside a measurement runs at a lower priority than the benchmark.
+  int niceness = 0;
   // Called with the child's pid (= its process group id) once it runs.
   std::function<void(int)> onStart;
 };

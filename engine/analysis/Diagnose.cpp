@@ -1,7 +1,7 @@
 #include "common/JsonRead.h"
 #include "engine/analysis/Diagnose.h"
 #include "common/InvalidReason.h"
-#include "engine/analysis/NoiseSource.h"
+#include "engine/measure/NoiseSource.h"
 
 #include "engine/measure/Stats.h"
 

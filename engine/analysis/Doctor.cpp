@@ -1,6 +1,6 @@
 #include "engine/analysis/Doctor.h"
 
-#include "engine/analysis/GpuState.h"
+#include "engine/measure/GpuState.h"
 #include "common/Subprocess.h"
 
 #include <llvm/ADT/StringRef.h>

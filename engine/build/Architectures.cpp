@@ -1,6 +1,6 @@
 #include "engine/build/Architectures.h"
 #include "wrapper/CommandLine.h"
-#include "engine/analysis/GpuState.h"
+#include "engine/measure/GpuState.h"
 
 #include <llvm/Support/Path.h>
 

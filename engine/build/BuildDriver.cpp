@@ -250,6 +250,7 @@ SubprocessResult BuildDriver::runStep(const std::vector<std::string> &cmd, const
   o.timeoutSeconds = cfg_.timeouts.buildSeconds;
   o.mergeStderrIntoStdout = true;
   o.stdoutFile = logPath;
+  o.niceness = cfg_.buildNiceness;
   // A tuning run's settings never leak from the user's shell into the build.
   o.unsetEnv = {env::Lock};
   // The build's process group is written down while it runs, so that an

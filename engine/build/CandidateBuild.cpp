@@ -1,13 +1,12 @@
 #include "engine/build/CandidateBuild.h"
 #include "engine/build/BuildTreeGuard.h"
-#include "engine/commands/Command.h"
 #include "common/DeviceCode.h"
 #include "common/DiskFault.h"
 #include "common/FileIO.h"
 #include "common/EnvNames.h"
 #include "common/InvalidReason.h"
 #include "common/Lockfile.h"
-#include "engine/winner/Objectives.h"
+#include "engine/config/Metrics.h"
 #include "common/Paths.h"
 #include "common/ProcessTrack.h"
 #include "engine/build/RuntimeCompiles.h"
@@ -86,12 +85,12 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   // Nothing of a killed search may run beside this one: its build (ended
   // above), then every compile it started in a group of its own.
   if (int n = reapCompiles(cfg_.runDir))
-    reportNote("ended " + std::to_string(n) + " compile process group(s) left running by a killed search in " +
+    messages_.note("ended " + std::to_string(n) + " compile process group(s) left running by a killed search in " +
                cfg_.runDir);
   std::string note;
   repairBuildTree(cfg_.buildDir, cfg_.runDir, note);
   if (!note.empty())
-    reportNote(note);
+    messages_.note(note);
   realPtxas_ = realPtxasFor(cfg_);
   // A frozen winner applied by ciq_apply_lock() must not leak into the
   // candidates, or the "baseline" would be the old winner.
@@ -314,7 +313,7 @@ void CandidateBuilder::warnRefusedReceipts(const Evaluation &e) {
   int n = daemon_.refusedReceipts();
   if (n <= refusedSeen_)
     return;
-  reportWarning(e.candidateId + ": refused " + std::to_string(n - refusedSeen_) +
+  messages_.warning(e.candidateId + ": refused " + std::to_string(n - refusedSeen_) +
                 " receipt(s) on the engine's socket, none counted (the last: " + daemon_.lastRefusedReceipt() +
                 "); see " + cfg_.runDir + "/logs/engine-socket.log");
   refusedSeen_ = n;
@@ -351,7 +350,7 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
                   "), so it says nothing about the candidate; log: " + e.log;
       return;
     }
-    reportWarning("the build of " + e.candidateId + " was interrupted (" +
+    messages_.warning("the build of " + e.candidateId + " was interrupted (" +
                   (r.termSignal ? "killed by signal " + std::to_string(r.termSignal)
                                 : "no compile failed, some never reported") +
                   "); building it once more (log: " + e.log + ")");

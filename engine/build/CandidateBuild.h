@@ -2,6 +2,7 @@
 // candidate to every ciq-ptxas, the target's CUDA objects are cleaned and
 // rebuilt, and the receipts prove each translation unit got the candidate.
 #pragma once
+#include <functional>
 #include "engine/build/BuildDriver.h"
 #include "engine/config/Config.h"
 #include "engine/build/Daemon.h"
@@ -16,7 +17,14 @@ namespace ciq {
 
 class CandidateBuilder {
 public:
-  explicit CandidateBuilder(const TuneConfig &cfg) : cfg_(cfg), driver_(makeBuildDriver(cfg)) {}
+  // Where its lines go: warnings (refused receipts, an interrupted build)
+  // and notes (a build tree put back after a killed search). The library
+  // never prints; the command that owns the builder does.
+  struct Messages {
+    std::function<void(const std::string &)> warning, note;
+  };
+  CandidateBuilder(const TuneConfig &cfg, Messages messages)
+      : cfg_(cfg), driver_(makeBuildDriver(cfg)), messages_(std::move(messages)) {}
   ~CandidateBuilder() { restore(); }
 
   // Finds the target's CUDA objects, copies ACFs under their hash, reads the
@@ -64,6 +72,7 @@ private:
   RunLock treeLock_;
   const TuneConfig &cfg_;
   std::unique_ptr<BuildDriver> driver_;
+  Messages messages_;
   std::string standinDir_, realPtxas_;
   bool haveBaseline_ = false;
   std::vector<std::string> runtimeKernels_;   // the baseline's

@@ -3,6 +3,8 @@
 // here. main.cpp parses the command line once and runs the chosen one.
 #pragma once
 #include <functional>
+#include <optional>
+#include <string>
 #include <llvm/Support/CommandLine.h>
 #include <vector>
 
@@ -26,6 +28,12 @@ struct RegisterCommand {
 int reportError(const std::string &message);
 void reportWarning(const std::string &message);
 void reportNote(const std::string &message);
+
+// ciq.yaml (loadConfig), after putting back the build tree a killed search
+// left with candidate objects (BuildTreeGuard.h): every command that reads a
+// config does this first, and says so in a note.
+struct TuneConfig;
+std::optional<TuneConfig> openConfig(const std::string &path, std::string &error);
 
 // What `ciq tune`, `resume` and `canary` print after the search loop
 // (Tune.h), and their exit status (commands/tune.cpp).

@@ -189,7 +189,7 @@ int tryPack() {
                          " or later, or pass --allow-newer-cuda to try it anyway");
     reportWarning(what + "; trying anyway (--allow-newer-cuda)");
   }
-  auto cfg = loadConfig(ConfigPath, error);
+  auto cfg = openConfig(ConfigPath, error);
   if (!cfg)
     return reportError(error);
   std::vector<std::string> warnings;

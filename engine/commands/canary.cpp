@@ -17,7 +17,7 @@ cl::opt<std::string> AcfStage("acf-stage", cl::desc("ptxas or nvcc (default ptxa
 
 int canary() {
   std::string err;
-  auto cfg = ciq::loadConfig(Config, err);
+  auto cfg = ciq::openConfig(Config, err);
   if (!cfg)
     return ciq::reportError(err);
   if (!Acf.empty() && !sys::fs::exists(Acf))

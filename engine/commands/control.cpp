@@ -3,7 +3,7 @@
 #include "engine/config/Config.h"
 #include "engine/build/Daemon.h"
 #include "common/Protocol.h"
-#include "engine/run/slurm/SlurmExecutor.h"
+#include "engine/executors/slurm/SlurmExecutor.h"
 #include "common/Socket.h"
 
 using namespace llvm;
@@ -17,7 +17,7 @@ cl::opt<std::string> Config("config", cl::desc("ciq.yaml of the search"), cl::in
 
 int talk(const std::string &op) {
   std::string err;
-  auto cfg = ciq::loadConfig(Config, err);
+  auto cfg = ciq::openConfig(Config, err);
   if (!cfg)
     return ciq::reportError(err);
   std::string path;

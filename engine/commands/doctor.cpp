@@ -85,7 +85,7 @@ int run() {
   std::optional<TuneConfig> cfg;
   std::string error;
   if (!ConfigPath.empty())
-    cfg = loadConfig(ConfigPath, error);
+    cfg = openConfig(ConfigPath, error);
   checks.push_back(checkCmake(cfg ? cfg->buildDir : ""));
   checks.push_back(checkGpu(cfg && cfg->benchmark.enabled));
   checks.push_back(checkCacheDir());

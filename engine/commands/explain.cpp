@@ -100,7 +100,7 @@ int run() {
   }
   if (ConfigPath.empty())
     return reportError("--ncu needs --config ciq.yaml for the benchmark command");
-  auto cfg = loadConfig(ConfigPath, error);
+  auto cfg = openConfig(ConfigPath, error);
   if (!cfg)
     return reportError(error);
   if (cfg->benchmark.command.empty())

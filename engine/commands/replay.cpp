@@ -40,7 +40,7 @@ int replayCandidate(const TuneConfig &cfg, const std::string &candidateId) {
   e.objects.clear();
   e.ok = false;
   e.reason.clear();
-  CandidateBuilder builder(cfg);
+  CandidateBuilder builder(cfg, {reportWarning, reportNote});
   std::string err;
   if (!builder.start(cfg.runDir + "/replay.sock", err))
     return reportError(err);
@@ -74,7 +74,7 @@ int replayCandidate(const TuneConfig &cfg, const std::string &candidateId) {
 
 int replay() {
   std::string err;
-  auto cfg = loadConfig(ConfigFile, err);
+  auto cfg = openConfig(ConfigFile, err);
   if (!cfg)
     return reportError(err);
   return replayCandidate(*cfg, CandidateId);

@@ -20,7 +20,7 @@ cl::opt<long> Seed("seed", cl::desc("RNG seed (default: search.seed of ciq.yaml)
 
 int run() {
   std::string err;
-  auto cfg = ciq::loadConfig(Config, err);
+  auto cfg = ciq::openConfig(Config, err);
   if (!cfg)
     return ciq::reportError(err);
   if (Count == 0 || Count > 100000)

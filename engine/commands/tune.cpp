@@ -57,7 +57,7 @@ cl::opt<bool> NoLock("no-lock", cl::desc("Do not write ciq.lock"), cl::sub(TuneC
 
 int run(bool resume) {
   std::string err;
-  auto cfg = ciq::loadConfig(Config, err);
+  auto cfg = ciq::openConfig(Config, err);
   if (!cfg)
     return ciq::reportError(err);
   ciq::TuneOptions o;

@@ -89,7 +89,7 @@ ciq::MeasureOptions::ServeRuntime runtimeSides(const ciq::TuneConfig &cfg, const
 
 int run() {
   std::string err;
-  auto cfg = ciq::loadConfig(Config, err);
+  auto cfg = ciq::openConfig(Config, err);
   if (!cfg)
     return ciq::reportError(err);
   if (!cfg->benchmark.enabled)
@@ -102,7 +102,7 @@ int run() {
     return ciq::reportError(err);
   std::vector<ciq::Variant> variants = ciq::attributionVariants(lockRendering(*lock, cfg->lockfile));
 
-  ciq::CandidateBuilder builder(*cfg);
+  ciq::CandidateBuilder builder(*cfg, {ciq::reportWarning, ciq::reportNote});
   if (!builder.start(cfg->runDir + "/validate.sock", err))
     return ciq::reportError(err);
   ciq::BenchmarkRunner runner(cfg->benchmark, ciq::benchmarkWorkDir(*cfg));

@@ -2,18 +2,18 @@
 // workspace of its own (build tree, daemon socket, receipts, correctness
 // check, benchmark), its result record written atomically for the engine to
 // read back. The Slurm executor runs one per job (docs/cluster.md); the
-// pipeline is the one `ciq tune`'s local workers run (engine/run/Pipeline.h).
+// pipeline is the one `ciq tune`'s local workers run (engine/executors/Pipeline.h).
 // With --finalists instead of --candidate, the job re-measures a runtime
-// search's finalists interleaved on this one node (engine/run/slurm/SlurmFinalists.h).
+// search's finalists interleaved on this one node (engine/executors/slurm/SlurmFinalists.h).
 #include "engine/build/BenchmarkProgram.h"
 #include "engine/commands/Command.h"
 #include "engine/config/Config.h"
-#include "engine/analysis/GpuState.h"
+#include "engine/measure/GpuState.h"
 #include "common/JsonRead.h"
 #include "common/OwnedDir.h"
-#include "engine/run/Pipeline.h"
-#include "engine/run/slurm/ResultRecord.h"
-#include "engine/run/slurm/SlurmFinalists.h"
+#include "engine/executors/Pipeline.h"
+#include "engine/executors/slurm/ResultRecord.h"
+#include "engine/executors/slurm/SlurmFinalists.h"
 
 #include <unistd.h>
 
@@ -128,7 +128,7 @@ int run() {
   if (!f.ok() || !ciq::evaluationFromJson(*spec, e, err, specPath))
     return ciq::reportError((f.ok() ? err : f.error()) + " (not a candidate record as the engine writes it)");
   e.ok = false;
-  auto cfg = ciq::loadConfig(Config, err);
+  auto cfg = ciq::openConfig(Config, err);
   if (!cfg)
     return rec.failed(e, ciq::reason::WorkerFailed, err);
   cfg->narrowTo = narrowTo;
@@ -144,7 +144,7 @@ int run() {
   ciq::Worker w;
   if (!ciq::prepareWorkspaceConfig(*cfg, dir, "workspace " + dir, w.cfg, err))
     return rec.failed(e, ciq::reason::WorkerFailed, err);
-  w.builder = std::make_unique<ciq::CandidateBuilder>(w.cfg);
+  w.builder = std::make_unique<ciq::CandidateBuilder>(w.cfg, ciq::CandidateBuilder::Messages{ciq::reportWarning, ciq::reportNote});
   std::string socket;
   if (!ciq::socketPathFor(dir, socket, err) || !w.builder->start(socket, err))
     return rec.failed(e, ciq::reason::WorkerFailed, err);

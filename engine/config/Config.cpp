@@ -1,5 +1,4 @@
 #include "engine/config/Config.h"
-#include "engine/build/BuildTreeGuard.h"
 
 #include <cctype>
 #include <llvm/Support/WithColor.h>
@@ -8,7 +7,6 @@
 #include "common/Lockfile.h"
 #include "engine/measure/MetricSources.h"
 #include "engine/config/Metrics.h"
-#include "engine/winner/Objectives.h"
 #include "common/Paths.h"
 #include "engine/config/SpaceLoader.h"
 #include "engine/config/StrategyTable.h"
@@ -338,7 +336,7 @@ TuneConfig parse(const std::string &path) {
     r.fail(root, "(top level)", "expected a mapping at the top (target:, space:, ...); see docs/config.md");
   r.onlyKeys(root, "", {"target", "build_dir", "build", "config", "lockfile", "run_dir", "tune_targets",
                         "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs", "workers",
-                        "keep_invalid", "executor", "slurm", "tune_architectures", "narrow_architectures"});
+                        "overlap", "keep_invalid", "executor", "slurm", "tune_architectures", "narrow_architectures"});
   TuneConfig c;
   c.path = path;
   std::string base = llvm::sys::path::parent_path(path).str();
@@ -350,6 +348,11 @@ TuneConfig parse(const std::string &path) {
   if (root["tune_targets"]) c.tuneTargets = r.strings(root["tune_targets"], "tune_targets");
   if (root["jobs"]) c.jobs = (int)r.integer(root["jobs"], "jobs", 0, 4096);
   if (root["workers"]) c.workers = (int)r.integer(root["workers"], "workers", 0, 64);
+  if (root["overlap"]) {
+    c.overlap = r.str(root["overlap"], "overlap");
+    if (c.overlap != "low_priority" && c.overlap != "off")
+      r.fail(root["overlap"], "overlap", "expected low_priority or off, got '" + c.overlap + "'");
+  }
   if (root["keep_invalid"]) c.keepInvalid = r.boolean(root["keep_invalid"], "keep_invalid");
   if (root["executor"]) {
     c.executor.kind = r.str(root["executor"], "executor");
@@ -428,14 +431,7 @@ std::optional<TuneConfig> loadConfig(const std::string &path, std::string &error
     return std::nullopt;
   }
   try {
-    TuneConfig cfg = parse(abs.str().str());
-    // Every ciq command that reads this config puts back the build tree a
-    // killed search left with candidate objects (BuildTreeGuard.h).
-    std::string note;
-    repairBuildTree(cfg.buildDir, cfg.runDir, note);
-    if (!note.empty())
-      llvm::WithColor::note(llvm::errs(), "ciq") << note << "\n";
-    return cfg;
+    return parse(abs.str().str());
   } catch (const ConfigError &e) {
     error = e.what();
   } catch (const YAML::Exception &e) {

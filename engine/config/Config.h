@@ -58,11 +58,11 @@ struct SearchConfig {
   int maxEvaluations = 0; // 0: pool_size x generations (+ baseline)
   // budget_counts: binaries: the budget counts distinct binaries (a candidate
   // whose device code, or configuration, an earlier one had is its twin and
-  // costs nothing; engine/run/Budget.h), proposals predicted to repeat a binary
+  // costs nothing; engine/search/Budget.h), proposals predicted to repeat a binary
   // are not compiled (TwinPredictor.h), and the search ends after at most
-  // maxConfigurationsPerBinary x budget configurations. Default (false):
-  // every evaluated configuration counts.
-  bool budgetCountsBinaries = false;
+  // maxConfigurationsPerBinary x budget configurations (the default).
+  // budget_counts: configurations: every evaluated configuration counts.
+  bool budgetCountsBinaries = true;
   int maxConfigurationsPerBinary = 8;
   bool exitOnFailure = true;
   long exhaustiveLimit = 5000;
@@ -110,9 +110,15 @@ struct TuneConfig {
   TimeoutConfig timeouts;
   SearchSpace space;
   int jobs = 0;              // build parallelism; 0: all cores
-  // Candidates evaluated at once, one per GPU, each in its own build tree
-  // (runtime objectives only). 0: one per visible GPU.
+  // Candidates evaluated at once, each in its own build tree (runtime
+  // objectives only). 0: per visible GPU, a quarter of the cores (1 to 4),
+  // so that candidates compile while the GPU measures (run/Workers.h).
   int workers = 0;
+  // overlap: what builds beside a measurement may do. low_priority: they
+  // run at nice +10 (the benchmark keeps its priority); off: one worker per
+  // GPU (nothing builds while it measures). Journaled with the search.
+  std::string overlap = "low_priority";
+  int buildNiceness = 0;   // set by the engine for the workers' builds, not read from the file
   bool keepInvalid = false;  // keep logs/artifacts of INVALID candidates
   ExecutorConfig executor;
   // The architecture the tune measures on when no GPU says it ("sm_90");

@@ -4,6 +4,11 @@
 
 namespace ciq {
 
+bool isCompileMetric(const std::string &m) {
+  const MetricInfo *info = findMetric(m);
+  return info && info->from != MetricFrom::Benchmark;
+}
+
 const std::vector<MetricInfo> &knownMetrics() {
   using K = const KernelStats &;
   using O = const ObjectRecord &;

@@ -33,6 +33,9 @@ struct MetricInfo {
 const std::vector<MetricInfo> &knownMetrics();
 // The row of `name`, or nullptr for a name only a benchmark prints.
 const MetricInfo *findMetric(const std::string &name);
+// A metric ptxas or the device code reports (not the benchmark): known at
+// compile time.
+bool isCompileMetric(const std::string &metric);
 // "compile_ms, device_code_bytes, ..." (sorted by name).
 std::string metricNames();
 

@@ -1,5 +1,5 @@
 #include "engine/measure/MeasuredPhase.h"
-#include "engine/analysis/GpuState.h"
+#include "engine/measure/GpuState.h"
 
 #include <algorithm>
 #include <cstdlib>

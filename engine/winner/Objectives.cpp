@@ -5,11 +5,6 @@
 
 namespace ciq {
 
-bool isCompileMetric(const std::string &m) {
-  const MetricInfo *info = findMetric(m);
-  return info && info->from != MetricFrom::Benchmark;
-}
-
 bool kernelSelected(const KernelStats &k, const std::vector<std::string> &filter) {
   if (filter.empty())
     return true;

@@ -3,6 +3,7 @@
 // strategies compare.
 #pragma once
 #include "engine/config/Config.h"
+#include "engine/config/Metrics.h"
 #include "engine/record/Evaluation.h"
 
 #include <map>
@@ -22,7 +23,6 @@ bool kernelSelected(const KernelStats &k, const std::vector<std::string> &filter
 // not report (ptxas did not run at compile time, a missing line) is unknown:
 // nullopt with `why`, never 0.
 std::optional<double> compileMetric(const Objective &o, const Evaluation &e, std::string &why);
-bool isCompileMetric(const std::string &metric);
 
 // Fills e.scores for every compile objective; false (e INVALID
 // not_measurable) when one is unknown.

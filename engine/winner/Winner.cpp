@@ -1,5 +1,5 @@
 #include "engine/winner/Winner.h"
-#include "engine/analysis/NoiseSource.h"
+#include "engine/measure/NoiseSource.h"
 #include "engine/winner/Objectives.h"
 #include "engine/search/Search.h"
 #include "engine/record/WinnerOrder.h"

@@ -1,6 +1,6 @@
 // Choosing the winner and showing it next to the baseline.
 #pragma once
-#include "engine/run/Budget.h"
+#include "engine/search/Budget.h"
 #include "engine/config/Config.h"
 #include "engine/record/Evaluation.h"
 

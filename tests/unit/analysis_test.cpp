@@ -5,7 +5,7 @@
 #include "engine/analysis/Diagnose.h"
 #include "engine/analysis/Explain.h"
 #include "engine/measure/MetricParser.h"
-#include "engine/analysis/NoiseSource.h"
+#include "engine/measure/NoiseSource.h"
 #include "engine/analysis/Occupancy.h"
 #include "engine/analysis/RunData.h"
 #include "engine/measure/Stats.h"
@@ -327,7 +327,7 @@ TEST(RunData, BadInputsNameTheFile) {
 
 // --- GPU state ------------------------------------------------------------------
 
-#include "engine/analysis/GpuState.h"
+#include "engine/measure/GpuState.h"
 
 TEST(GpuState, ReportsGpusOrSaysWhyNot) {
   nlohmann::json s = queryGpuState();

@@ -1,6 +1,6 @@
-// The budget counts distinct binaries (engine/run/Budget.h), and the twin
+// The budget counts distinct binaries (engine/search/Budget.h), and the twin
 // predictor (engine/search/TwinPredictor.h) learns which control values give one.
-#include "engine/run/Budget.h"
+#include "engine/search/Budget.h"
 #include "engine/search/TwinPredictor.h"
 
 #include <gtest/gtest.h>

@@ -7,7 +7,7 @@
 #include "wrapper/CompilerCrash.h"
 #include "common/DeviceCode.h"
 #include "engine/measure/GpuLock.h"
-#include "engine/analysis/GpuState.h"
+#include "engine/measure/GpuState.h"
 #include "engine/measure/Interleave.h"
 #include "common/InvalidReason.h"
 #include "engine/measure/MeasuredPhase.h"

@@ -2,7 +2,7 @@
 // returns its one error line in the outcome and prints nothing of its own;
 // the command prints it.
 #include "engine/run/Tune.h"
-#include "engine/run/Workers.h"
+#include "engine/executors/Workers.h"
 #include "tests/unit/engine_test_util.h"
 
 #include <gmock/gmock.h>

@@ -1,4 +1,4 @@
-#include "engine/analysis/GpuState.h"
+#include "engine/measure/GpuState.h"
 
 #include "engine/measure/CsvTable.h"
 #include "common/Subprocess.h"

@@ -34,8 +34,9 @@ int visibleGpuCount();
 std::vector<std::string> workerGpus(int n);
 
 // How many workers: $CIQ_WORKERS, else cfg.workers (may exceed the GPUs: see
-// workerGpus), else one per visible GPU; always 1 without a benchmark
-// (compile-only objectives already use every core for one build).
+// workerGpus), else per visible GPU a quarter of the host's cores (1 to 4;
+// one with overlap: off); always 1 without a benchmark (compile-only
+// objectives already use every core for one build).
 int workerCount(const TuneConfig &cfg);
 
 // Worker k >= 1: configures <run dir>/worker-<k>/build from the main build

@@ -1,4 +1,4 @@
-#include "engine/run/slurm/SlurmFinalists.h"
+#include "engine/executors/slurm/SlurmFinalists.h"
 #include "engine/build/BenchmarkProgram.h"
 #include "engine/measure/Interleave.h"
 #include "common/JsonRead.h"

@@ -6,7 +6,7 @@
 // and `ciq worker` (a Slurm job, docs/cluster.md) run this same code.
 #pragma once
 #include "engine/record/Evaluation.h"
-#include "engine/run/Workers.h"
+#include "engine/executors/Workers.h"
 
 #include <functional>
 #include <string>

@@ -1,4 +1,4 @@
-#include "engine/run/Budget.h"
+#include "engine/search/Budget.h"
 
 #include <algorithm>
 

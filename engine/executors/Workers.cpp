@@ -1,4 +1,4 @@
-#include "engine/run/Workers.h"
+#include "engine/executors/Workers.h"
 #include "engine/config/CMakeCache.h"
 #include "common/EnvNames.h"
 #include "common/Subprocess.h"
@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <optional>
+#include <thread>
 #include <llvm/ADT/SmallVector.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/FileSystem.h>
@@ -66,7 +67,13 @@ int workerCount(const TuneConfig &cfg) {
     return atoi(v);
   if (cfg.workers > 0)
     return cfg.workers;
-  return std::max(1, visibleGpuCount());
+  int gpus = std::max(1, visibleGpuCount());
+  if (cfg.overlap == "off")
+    return gpus;
+  // A candidate compiles in 1-16 s and is measured in a few: with a quarter
+  // of the cores (each build still uses `jobs`) the GPU has a new binary
+  // waiting whenever it ends one; a 2-core host keeps one worker.
+  return gpus * std::clamp((int)std::thread::hardware_concurrency() / 4, 1, 4);
 }
 
 namespace {

@@ -1,4 +1,4 @@
-#include "engine/analysis/NoiseSource.h"
+#include "engine/measure/NoiseSource.h"
 #include "engine/measure/Stats.h"
 
 #include <algorithm>

@@ -14,6 +14,7 @@
 #include "engine/config/Config.h"
 #include "engine/build/Daemon.h"
 #include "engine/record/Evaluation.h"
+#include "engine/executors/Executor.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -21,16 +22,23 @@
 
 namespace ciq {
 
-class SlurmExecutor {
+class SlurmExecutor : public Executor {
 public:
-  SlurmExecutor(const TuneConfig &cfg, Daemon &daemon) : cfg_(cfg), daemon_(daemon) {}
+  // keepInvalid: INVALID candidates keep their artifacts (keep_invalid).
+  // warn: where warnings go (squeue failing, a job table not written).
+  SlurmExecutor(const TuneConfig &cfg, Daemon &daemon, bool keepInvalid, std::function<void(const std::string &)> warn)
+      : cfg_(cfg), daemon_(daemon), keepInvalid_(keepInvalid), warn_(std::move(warn)) {}
   // sbatch, squeue and scancel on PATH. resume: reads the job table and
   // results of the killed engine; else starts <run dir>/slurm afresh.
   bool start(bool resume, std::string &error);
-  // Evaluates each candidate (header filled) as a job, at most slurm.max_jobs
-  // at once, and fills it from its result record. false: `ciq stop` came
-  // first (the jobs were cancelled; nothing is filled).
-  bool evaluate(const std::vector<Evaluation *> &todo, bool keepInvalid);
+  // A generation's candidates go to Slurm at once; slurm.max_jobs of them
+  // are in flight.
+  size_t parallelism() const override { return (size_t)cfg_.search.poolSize; }
+  size_t batchLimit() const override { return (size_t)cfg_.search.poolSize; }
+  // Each candidate with a configuration of its own is one job; the twin rule
+  // (BatchTwins.h) is applied in pool order when the jobs have ended. 0: `ciq
+  // stop` came first (the jobs were cancelled; nothing is filled).
+  size_t evaluate(std::vector<Evaluation> &batch, const KnownResults &known) override;
   // The finalists' job (SlurmFinalists.h): `ciq worker --finalists` with e
   // as its header (id "finalists", a hash of the finalists) and `finalists`
   // in its spec; submitted, requeued after a node fault and read back like
@@ -65,6 +73,8 @@ private:
 
   const TuneConfig &cfg_;
   Daemon &daemon_;
+  bool keepInvalid_ = false;
+  std::function<void(const std::string &)> warn_;
   std::string sbatch_, squeue_, scancel_;
   nlohmann::json table_ = nlohmann::json::object();   // candidate id -> job in flight
 };

@@ -10,8 +10,8 @@
 #pragma once
 #include "engine/config/Config.h"
 #include "engine/record/Evaluation.h"
-#include "engine/run/slurm/SlurmExecutor.h"
-#include "engine/run/Workers.h"
+#include "engine/executors/slurm/SlurmExecutor.h"
+#include "engine/executors/Workers.h"
 
 #include <nlohmann/json.hpp>
 #include <string>

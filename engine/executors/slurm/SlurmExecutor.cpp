@@ -1,8 +1,9 @@
-#include "engine/run/slurm/SlurmExecutor.h"
-#include "engine/commands/Command.h"
+#include "engine/executors/slurm/SlurmExecutor.h"
+#include "engine/executors/BatchTwins.h"
+#include "engine/executors/Pipeline.h"
 #include "common/JsonRead.h"
 #include "common/Paths.h"
-#include "engine/run/slurm/ResultRecord.h"
+#include "engine/executors/slurm/ResultRecord.h"
 #include "common/Sha256.h"
 #include "common/Subprocess.h"
 
@@ -87,7 +88,7 @@ std::string SlurmExecutor::resultPath(const Job &j) const {
 void SlurmExecutor::saveTable() {
   std::string err;
   if (!writeJsonDurably(dir() + "/jobs.json", table_, err))
-    reportWarning(err);
+    warn_(err);
 }
 
 bool SlurmExecutor::submit(Job &j, bool keepInvalid) {
@@ -211,7 +212,7 @@ void SlurmExecutor::queryStates(std::vector<Job> &jobs) {
   if (r.exitCode != 0) {
     static bool warned = false;
     if (!warned)
-      reportWarning("squeue failed (" + llvm::StringRef(r.err).trim().str() + "); waiting for slurmctld");
+      warn_("squeue failed (" + llvm::StringRef(r.err).trim().str() + "); waiting for slurmctld");
     warned = true;
     return; // slurmctld unreachable: nothing can be concluded about the jobs
   }
@@ -282,7 +283,7 @@ SlurmExecutor::Job SlurmExecutor::attach(Evaluation *e, const nlohmann::json &fi
         .opt("submitted_at", j.submittedAt).opt("first_failure", j.firstFailure);
     if (!f.ok() || hash != e->candidateHash || j.id.empty()) {
       if (!f.ok())
-        reportWarning(f.error() + "; the candidate is submitted again");
+        warn_(f.error() + "; the candidate is submitted again");
       j = Job{};
       j.e = e;
       j.finalists = finalists;
@@ -301,11 +302,25 @@ SlurmExecutor::Job SlurmExecutor::attach(Evaluation *e, const nlohmann::json &fi
   return j;
 }
 
-bool SlurmExecutor::evaluate(const std::vector<Evaluation *> &todo, bool keepInvalid) {
+size_t SlurmExecutor::evaluate(std::vector<Evaluation> &batch, const KnownResults &known) {
+  BatchTwins twins(batch, known);
   std::vector<Job> jobs;
-  for (Evaluation *e : todo)
-    jobs.push_back(attach(e));
-  return run(jobs, keepInvalid);
+  for (size_t k = 0; k < batch.size(); ++k)
+    if (twins.ownConfiguration(k))
+      jobs.push_back(attach(&batch[k]));
+  if (!run(jobs, keepInvalid_))
+    return 0;
+  // In pool order, every earlier candidate is finished: nothing waits.
+  for (size_t k = 0; k < batch.size(); ++k) {
+    Evaluation &e = batch[k];
+    if (const Evaluation *t = twins.configurationTwin(k))
+      e = configTwin(*t, e);
+    else if (e.ok)
+      if (const Evaluation *d = twins.deviceTwin(k, e))
+        shareDeviceResult(e, *d, cfg_.benchmark.enabled);
+    twins.finished(k);
+  }
+  return batch.size();
 }
 
 bool SlurmExecutor::runFinalistsJob(Evaluation &e, const nlohmann::json &finalists, nlohmann::json &record) {
@@ -357,7 +372,7 @@ void SlurmExecutor::cancelAll() {
   std::string err;
   int n = cancelSlurmJobs(cfg_.runDir, err);
   if (n < 0)
-    reportWarning(err);
+    warn_(err);
   table_ = json::object();
 }
 

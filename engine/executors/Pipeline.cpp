@@ -1,6 +1,6 @@
-#include "engine/run/Pipeline.h"
+#include "engine/executors/Pipeline.h"
 #include "engine/build/BenchmarkProgram.h"
-#include "engine/analysis/GpuState.h"
+#include "engine/measure/GpuState.h"
 #include "engine/measure/Interleave.h"
 #include "engine/winner/Objectives.h"
 #include "common/DiskFault.h"

@@ -1,4 +1,4 @@
-#include "engine/run/slurm/ResultRecord.h"
+#include "engine/executors/slurm/ResultRecord.h"
 #include "common/FileIO.h"
 #include "common/JsonRead.h"
 

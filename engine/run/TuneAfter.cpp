@@ -1,0 +1,143 @@
+#include "engine/run/TuneRun.h"
+
+namespace ciq {
+
+const Evaluation *TuneRun::knownBuild(const std::string &candidateHash) const {
+  auto it = byHash_.find(candidateHash);
+  return it == byHash_.end() || !evals_[it->second].ok ? nullptr : &evals_[it->second];
+}
+
+// Removes every control of the winner whose removal is not worse
+// (Minimize.h): what the lock ships earns its place.
+bool TuneRun::minimize(WinnerChoice &w) {
+  if (!w.improved || w.index <= 0)
+    return true;
+  const Evaluation &win = evals_[w.index];
+  const Objective &o = cfg_.objectives.front();
+  int trial = 0;
+  std::map<std::string, Evaluation> built;   // candidate hash -> its build (compile-only scores)
+  std::string diskFault;                     // a build the disk refused: no verdict
+  WorseThan compare = [&](const Point &current, const Point &reduced, std::string &detail,
+                          std::string &error) -> std::optional<bool> {
+    Rendered cur = render(cfg_.space, current), red = render(cfg_.space, reduced);
+    std::string tag = win.candidateId + "-min" + std::to_string(++trial);
+    if (runtimeObjective()) {
+      std::vector<std::string> problems;
+      auto rows = measureVariants(builder(), bench(), cfg_, {{"without", red}, {"with", cur}}, rounds(), tag, error,
+                                  measureOptions(&problems));
+      notePhaseProblems(problems);
+      if (!rows)
+        return std::nullopt;
+      // The reference is the reduced build: is the current winner significantly better?
+      const VariantResult &r = (*rows)[1];
+      char buf[160];
+      snprintf(buf, sizeof buf, "without it %.6g %s, with it %.6g %s: %s, p = %.3g", (*rows)[0].median,
+               o.unit.c_str(), r.median, o.unit.c_str(), speedupText(r, o.unit, 4).c_str(), r.pValue);
+      detail = buf;
+      return r.significant;
+    }
+    auto score = [&](const Rendered &rd) -> std::optional<std::vector<double>> {
+      Evaluation e;
+      e.candidateHash = rd.hash();
+      if (const Evaluation *k = knownBuild(e.candidateHash))
+        return normalizedObjectives(cfg_, *k);
+      if (auto it = built.find(e.candidateHash); it != built.end())
+        return normalizedObjectives(cfg_, it->second);
+      e.candidateId = tag;
+      e.rendered = rd;
+      builder().build(e, logPath(tag));
+      if (e.reason == reason::DiskFault) // no verdict on the control: the minimization stops
+        return diskFault = e.message, std::nullopt;
+      if (e.ok)
+        scoreCompileMetrics(cfg_, e);
+      built[e.candidateHash] = e;
+      if (!e.ok)
+        return std::nullopt;
+      return normalizedObjectives(cfg_, e);
+    };
+    auto c = score(cur), r = score(red);
+    if (!diskFault.empty())
+      return error = diskFault, std::nullopt;
+    if (!c)
+      return error = "the winner no longer builds", std::nullopt;
+    detail = r ? "exact comparison of the objectives" : "without it the build is INVALID";
+    return !r || *c < *r;
+  };
+  // Each comparison is journaled as it is made; a resumed search reads the
+  // ones it made before instead of measuring them again.
+  WorseThan worse = [&](const Point &current, const Point &reduced, std::string &detail,
+                        std::string &error) -> std::optional<bool> {
+    for (const auto &t : priorTrials_)
+      if (t.from == win.candidateId && t.current == current && t.reduced == reduced) {
+        detail = t.detail;
+        return t.worse;
+      }
+    auto r = compare(current, reduced, detail, error);
+    if (r && !journal(minimizeTrialToJson({win.candidateId, current, reduced, *r, detail})))
+      return error = outcome_.error, std::nullopt;
+    return r;
+  };
+  std::string err;
+  auto m = minimizeWinner(cfg_.space, win.point, worse, err);
+  if (!m)
+    return stopRequested() ? stoppedIn("minimization")
+                           : fail("minimizing " + win.candidateId + ": " + err + "; no lock is written; " + resumeHint());
+  for (const auto &st : m->steps)
+    verdicts_.minimization.push_back((st.dropped ? "dropped " : "kept ") + st.removed + " (" + st.detail + ")");
+  lockExtra_["minimization"] = {{"from", win.candidateId}, {"steps", minimizeToJson(*m)}};
+  if (!journal({{"op", "minimize"}, {"candidate_id", win.candidateId}, {"steps", minimizeToJson(*m)}}))
+    return false;
+  if (m->point == win.point)
+    return true;
+  // The minimized winner: a point evaluated in the search, or built here.
+  minimized_ = Evaluation{};
+  minimized_.point = m->point;
+  minimized_.rendered = render(cfg_.space, m->point);
+  minimized_.candidateHash = minimized_.rendered.hash();
+  minimized_.candidateId = win.candidateId + "-min";
+  builder().build(minimized_, logPath(minimized_.candidateId));
+  if (minimized_.reason == reason::DiskFault)
+    return fail("minimization: " + minimized_.message + "; no lock is written; " + resumeHint());
+  if (!minimized_.ok)
+    return fail("the minimized winner " + minimized_.rendered.summary() + " does not build: " + minimized_.message);
+  scoreCompileMetrics(cfg_, minimized_);
+  return journal(buildToJson(minimized_));   // `ciq explain <id>-min`
+}
+
+// The winner's gain split into application parameters and compiler controls
+// (Attribution.h); for a runtime objective its "both" row, measured last, is
+// the verdict the lock is written on.
+bool TuneRun::attribute(WinnerChoice &w) {
+  if (!w.improved || w.index <= 0)
+    return true;
+  Evaluation &win = minimized_.candidateId.empty() ? evals_[w.index] : minimized_;
+  bool runtime = runtimeObjective();
+  std::string err;
+  std::vector<std::string> problems;
+  auto rows = measureVariants(builder(), runtime ? bench() : nullptr, cfg_, attributionVariants(win.rendered),
+                              rounds(), "attribution", err, measureOptions(&problems));
+  notePhaseProblems(problems);
+  if (!rows)
+    return stopRequested() ? stoppedIn("attribution") : fail("attribution: " + err + "; no lock is written; " + resumeHint());
+  for (const auto &r : *rows)
+    verdicts_.attribution.push_back(formatVariant(r, cfg_.objectives.front().unit));
+  lockExtra_["attribution"] = variantsToJson(*rows);
+  if (!journal({{"op", "attribution"}, {"rows", variantsToJson(*rows)}}))
+    return false;
+  if (runtime) {
+    const VariantResult &both = rows->back();
+    const std::string &metric = cfg_.objectives.front().metric;
+    evals_[0].scores[metric] = rows->front().median;
+    win.scores[metric] = both.median;
+    win.cvPercent = both.cvPercent;
+    verdicts_.speedup = both.speedup.value_or(0); // 0: not printed
+    verdicts_.pValue = both.pValue;
+    if (!both.significant) {
+      w.improved = false;
+      w.why = "measured again after minimization, not significantly better: " + both.verdict;
+    }
+  }
+  return true;
+}
+
+} // namespace ciq

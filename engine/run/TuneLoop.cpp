@@ -1,0 +1,298 @@
+#include "engine/run/TuneRun.h"
+
+namespace ciq {
+
+// One candidate in one worker (LocalExecutor.h): deviceTwin names the
+// evaluation whose result stands for it once it is built (BatchTwins.h).
+void TuneRun::evaluate(Evaluation &e, Worker &w, const std::function<const Evaluation *(const Evaluation &)> &deviceTwin) {
+  bool parallel = workers_.size() > 1;
+  if (!parallel)
+    progress_.building(e.candidateId);
+  PipelineOptions o;
+  o.logPath = logPath(e.candidateId);
+  if (opts_.keepInvalid || cfg_.keepInvalid)
+    o.artifactsDir = cfg_.runDir + "/invalid/" + e.candidateId;
+  o.deviceTwin = deviceTwin;
+  if (!parallel)
+    o.onMeasuring = [&] { progress_.measuring(e.candidateId); };
+  o.note = [this](const std::string &l) { progress_.note(l); };
+  // Racing (benchmark.racing): against the best candidate measured so far.
+  RaceAgainst race;
+  if (runtimeObjective() && cfg_.benchmark.racing && e.generation > 0) {
+    WinnerChoice best = chooseWinner(cfg_, evals_);
+    if (best.index >= 0 && evals_[best.index].runs.size() >= 2) {
+      race.runs = evals_[best.index].runs;
+      race.minimize = cfg_.objectives.front().direction == "minimize";
+      o.race = &race;
+    }
+  }
+  evaluateCandidate(w, e, o);
+}
+
+void TuneRun::record(Evaluation &e) {
+  // Not the candidate's result (a build killed twice, a write the disk
+  // refused): kept out of the journal, and the search stops.
+  if (e.reason == reason::BuildInterrupted || e.reason == reason::DiskFault) {
+    if (interrupted_.empty())
+      interrupted_ = e.message;
+    return;
+  }
+  if (recordingFailed_ || !journal(evaluationToJson(e)))
+    return; // not journaled: never scored, and the search stops
+  evals_.push_back(e);
+  if (inSearch_)
+    verdicts_.gpuBusySeconds += e.measureMs / 1000;
+  size_t i = evals_.size() - 1;
+  byHash_.emplace(e.candidateHash, i);
+  if (e.ok && !reuseKey(e).empty())
+    byDevice_.emplace(reuseKey(e), i);
+  markFront(cfg_, evals_);
+  if (!writeResults())
+    return;
+  WinnerChoice w = chooseWinner(cfg_, evals_);
+  progress_.evaluated(cfg_, e, evals_, w.index >= 0 ? &evals_[w.index] : nullptr, counted());
+  builder().daemon().setStatus(progress_.status(cfg_, evals_));
+}
+
+std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {
+  std::vector<ScoredPoint> h;
+  for (const auto &e : evals_)
+    if (e.generation < beforeGeneration)
+      h.push_back({e.point, e.ok, normalizedObjectives(cfg_, e), e.generation});
+  for (const auto &p : skipped_)
+    if (p.generation < beforeGeneration)
+      h.push_back(p);
+  return h;
+}
+
+bool TuneRun::evaluateBaseline() {
+  if (!evals_.empty()) {
+    // Resumed: the baseline is the journal's first evaluation, and no search
+    // goes on without a valid one.
+    const Evaluation &b = evals_.front();
+    if (b.generation == 0 && b.ok) {
+      if (!inputsRecorded_ && !journal(captureInputs(cfg_, builder().driver().objects())))
+        return false; // (killed between the baseline and its inputs line)
+      return inputsRecorded_ = true;
+    }
+    fail(cfg_.runDir + "/journal.jsonl: the baseline " + b.candidateId + " is " +
+                (b.generation == 0 ? "INVALID (" + b.reason + ": " + b.message + ")" : "missing") +
+                ", and no search goes on without a valid baseline; start over with `ciq tune --fresh --config " +
+                shellQuote(cfg_.path) + "`");
+    return false;
+  }
+  evaluateBatch({cfg_.space.baseline()}, 0);
+  expectLikeBaseline();
+  if (!interrupted_.empty())
+    return stopInterrupted();
+  if (recordingFailed_)
+    return false;
+  if (evals_.empty()) // stopped (`ciq stop`) before the baseline's Slurm job ended
+    return fail("stopped before the baseline was evaluated; start again with `ciq tune`");
+  const Evaluation &b = evals_.front();
+  if (b.ok && !inputsRecorded_) { // the build's dependency records exist now
+    if (!journal(captureInputs(cfg_, builder().driver().objects())))
+      return false;
+    inputsRecorded_ = true;
+  }
+  if (!b.ok) {
+    fail("the baseline (your build with no control applied) is INVALID: " + b.reason + ": " + b.message +
+                "; fix the build or benchmark first (" + b.replay + ")");
+    return false;
+  }
+  return finalistsCanRun();
+}
+
+// The finalists run each build's own copy of the benchmark's program
+// (snapshotBenchmark): a command that names none is refused once the
+// baseline has built the program, not after the whole search.
+bool TuneRun::finalistsCanRun() {
+  std::string err;
+  if (!runtimeObjective() || slurm_ || !resolveBenchmarkProgram(cfg_, err))
+    return true; // no program here yet (Slurm builds on the nodes): the finalists check it
+  std::string dir = cfg_.runDir + "/finalists/check";
+  auto cmd = snapshotBenchmark(cfg_, dir, err, compilesAtRunTime());
+  llvm::sys::fs::remove_directories(dir);
+  return cmd ? true : fail(err);
+}
+
+// The batch goes to the executor (local workers or Slurm jobs), then its
+// complete candidates are recorded in pool order, so the journal (and a
+// resume) does not depend on which one finished first.
+void TuneRun::evaluateBatch(const std::vector<Point> &points, int generation) {
+  std::vector<Evaluation> batch;
+  for (const auto &p : points) {
+    batch.push_back(newEvaluation(cfg_.space, p, generation, nextName(batch.size())));
+    batch.back().replay = "ciq replay " + batch.back().candidateId + " --config " + shellQuote(cfg_.path);
+  }
+  KnownResults known;
+  known.byConfiguration = [this](const std::string &hash) -> const Evaluation * {
+    auto it = byHash_.find(hash);
+    return it == byHash_.end() ? nullptr : &evals_[it->second];
+  };
+  known.reuseKey = [this](const Evaluation &e) { return compilesAtRunTime() ? std::string() : reuseKey(e); };
+  known.byDeviceCode = [this](const Evaluation &built) -> const Evaluation * {
+    auto it = byDevice_.find(reuseKey(built));
+    return it == byDevice_.end() ? nullptr : &evals_[it->second];
+  };
+  size_t complete = executor().evaluate(batch, known);
+  for (size_t k = 0; k < complete; ++k)
+    record(batch[k]);
+}
+
+bool TuneRun::failFirstGeneration() {
+  std::map<std::string, int> reasons;
+  const Evaluation *example = nullptr;
+  for (const auto &e : evals_)
+    if (e.generation == 1 && !e.ok) {
+      ++reasons[e.reason];
+      if (!example)
+        example = &e;
+    }
+  std::vector<std::pair<int, std::string>> top;
+  for (const auto &[r, n] : reasons)
+    top.push_back({n, r});
+  std::sort(top.rbegin(), top.rend());
+  std::string list;
+  for (const auto &[n, r] : top)
+    list += (list.empty() ? "" : ", ") + r + " x" + std::to_string(n);
+  return fail("every candidate of generation 1 is INVALID (" + list + "); e.g. " + example->candidateId +
+                     " (" + example->rendered.summary() + "): " + example->message + "; replay it with `" +
+                     example->replay + "` (search.exit_on_failure: false searches on)");
+}
+
+// The pool with inert controls left unset (InertControls.h), minus the points
+// that then repeat an earlier evaluation or each other: no evaluation is
+// spent on a control that cannot change the code.
+std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
+  auto inert = findInertControls(cfg_.space, evals_, generation);
+  for (const auto &i : inert)
+    if (inertAnnounced_.insert(i.control).second) {
+      progress_.note(i.why);
+      journal({{"op", "inert_control"}, {"control", cfg_.space.controls[i.control].name},
+               {"evidence", i.evidence}, {"generation", generation}});
+    }
+  // exhaustive records every point (bench/landscapes); kernels compiled at
+  // run time are not in the build's device code.
+  bool predict = binaries() && cfg_.search.strategy != strategies::exhaustive && !compilesAtRunTime();
+  // Built only where it is used: it pairs every evaluation with every other.
+  std::optional<TwinPredictor> twins;
+  if (predict)
+    twins.emplace(cfg_.space.controls.size(), evals_, generation, [this](const Evaluation &e) { return reuseKey(e); });
+  std::vector<Point> out;
+  std::set<Point> seen;
+  for (const auto &p : pool) {
+    Point q = withoutInert(p, inert);
+    bool earlier = std::any_of(evals_.begin(), evals_.end(),
+                               [&](const Evaluation &e) { return e.generation < generation && e.point == q; });
+    if (earlier || !seen.insert(q).second) {
+      if (q != p)
+        skipped_.push_back({p, false, {}, generation});
+      continue;
+    }
+    // Predicted to build an earlier candidate's binary: the strategy learns
+    // that binary's score for it, and no compile is spent.
+    if (const Evaluation *twin = twins ? twins->predict(q) : nullptr) {
+      skipped_.push_back({p, true, normalizedObjectives(cfg_, *twin), generation});
+      if (predictedTwins_.insert(q).second && predictedTwins_.size() == 1)
+        progress_.note("twins so far make " + std::to_string(twins->equivalences()) +
+                       " control value(s) equivalent for this program: configurations predicted to build a "
+                       "measured binary are not compiled (e.g. " + render(cfg_.space, q).summary() + ", like " +
+                       twin->candidateId + ")");
+      continue;
+    }
+    out.push_back(q);
+  }
+  return out;
+}
+
+bool TuneRun::searchGenerations() {
+  auto started = std::chrono::steady_clock::now();
+  inSearch_ = true;
+  bool done = searchLoop();
+  inSearch_ = false;
+  verdicts_.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return done;
+}
+
+bool TuneRun::searchLoop() {
+  JournalContents j = readJournal(journal_.path());
+  // A pool whose every point, its inert controls dropped, was evaluated
+  // before spends nothing: it does not count against search.generations
+  // (common with tpe's pool of 1 once a control is found inert), at most
+  // kSpentNothing of them in a row. The same on a resume: unspent() only
+  // reads earlier generations.
+  // Without generations of the user's own, the search proposes until the
+  // budget of distinct binaries is spent: generations of twins add more.
+  bool openEnded = binaries() && (!cfg_.search.generationsSet || cfg_.search.poolFollowsWorkers());
+  int last = cfg_.search.generations, nothingInARow = 0;
+  for (int g = 1;; ++g) {
+    if (!budgetLeft()) {
+      verdicts_.searchEnd = counted() >= budget_ ? SearchEnd::Budget : SearchEnd::ConfigurationCap;
+      break;
+    }
+    if (g > last && !openEnded) {
+      verdicts_.searchEnd = SearchEnd::Generations;
+      break;
+    }
+    std::vector<Point> pool = strategy_->pool(g, history(g));
+    if (pool.empty()) {
+      verdicts_.searchEnd = SearchEnd::SpaceExhausted;
+      break;
+    }
+    progress_.generation(g, std::max(g, cfg_.search.generations));
+    std::vector<Point> fresh = unspent(pool, g);
+    if (recordingFailed_)
+      return false;
+    if (!fresh.empty())
+      nothingInARow = 0;
+    else if (++nothingInARow <= kSpentNothing)
+      ++last;
+    else if (openEnded) { // every proposal repeats an evaluated point or a known binary
+      verdicts_.searchEnd = SearchEnd::NothingNew;
+      break;
+    }
+    std::vector<Point> todo;
+    for (const auto &p : fresh) {
+      bool done = std::any_of(evals_.begin(), evals_.end(),
+                              [&](const Evaluation &e) { return e.generation == g && e.point == p; });
+      if (!done) // else evaluated before the engine was killed
+        todo.push_back(p);
+    }
+    // One batch per worker count: every worker builds and measures its own
+    // candidate; results are recorded in pool order, so the journal (and a
+    // resume) does not depend on which worker finished first.
+    for (size_t i = 0; i < todo.size() && budgetLeft();) {
+      size_t n = std::min({executor().batchLimit(), todo.size() - i, room()});
+      std::vector<Point> batch(todo.begin() + i, todo.begin() + i + n);
+      i += n;
+      size_t before = evals_.size();
+      evaluateBatch(batch, g);
+      if (!interrupted_.empty())
+        return stopInterrupted();
+      if (recordingFailed_)
+        return false;
+      for (size_t k = before; k < evals_.size(); ++k)
+        if (evals_[k].reason == reason::StaleBuild)
+          return fail(evals_[k].message);
+      if (builder().daemon().stopRequested()) {
+        if (slurm_)
+          slurm_->cancelAll();
+        progress_.note("stopped after " + evals_.back().candidateId + "; continue with `ciq resume --config " +
+                       shellQuote(cfg_.path) + "`");
+        outcome_.status = TuneOutcome::Status::Stopped;
+        return false;
+      }
+    }
+    if (std::find(j.completedGenerations.begin(), j.completedGenerations.end(), g) == j.completedGenerations.end() &&
+        !journal({{"op", "generation"}, {"generation", g}}))
+      return false;
+    bool anyOk = std::any_of(evals_.begin(), evals_.end(), [&](const Evaluation &e) { return e.generation == 1 && e.ok; });
+    bool anyGen1 = std::any_of(evals_.begin(), evals_.end(), [&](const Evaluation &e) { return e.generation == 1; });
+    if (g == 1 && anyGen1 && !anyOk && cfg_.search.exitOnFailure)
+      return failFirstGeneration();
+  }
+  return true;
+}
+
+} // namespace ciq

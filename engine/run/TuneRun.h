@@ -1,0 +1,256 @@
+// The tuning run of one `ciq tune` (Tune.h), split by job: the loop
+// (TuneLoop.cpp), the journal and resume (TuneResume.cpp), the canary
+// (TuneCanary.cpp), the finalists (TuneFinalists.cpp), the minimization and
+// attribution (TuneAfter.cpp), setup and the end (Tune.cpp). Private to run/.
+#pragma once
+#include "engine/run/Tune.h"
+#include "engine/winner/Attribution.h"
+#include "engine/build/Architectures.h"
+#include "engine/measure/Benchmark.h"
+#include "engine/build/BenchmarkProgram.h"
+#include "engine/search/Budget.h"
+#include "engine/build/CandidateBuild.h"
+#include "engine/search/InertControls.h"
+#include "engine/build/InputIdentity.h"
+#include "engine/measure/Interleave.h"
+#include "common/JsonRead.h"
+#include "engine/record/Journal.h"
+#include "engine/winner/LockWriter.h"
+#include "engine/winner/Minimize.h"
+#include "engine/winner/Objectives.h"
+#include "common/Paths.h"
+#include "engine/executors/Pipeline.h"
+#include "engine/build/RunLock.h"
+#include "engine/run/Progress.h"
+#include "engine/run/ResultsCsv.h"
+#include "engine/search/Search.h"
+#include "engine/search/TwinPredictor.h"
+#include "common/Sha256.h"
+#include "engine/executors/slurm/SlurmExecutor.h"
+#include "engine/executors/slurm/SlurmFinalists.h"
+#include "engine/measure/Stats.h"
+#include "engine/Version.h"
+#include "engine/executors/Workers.h"
+#include "engine/executors/LocalExecutor.h"
+
+#include <algorithm>
+#include <chrono>
+#include <functional>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+#include <limits>
+#include <map>
+#include <optional>
+#include <set>
+#include <thread>
+
+namespace ciq {
+
+// c0001, c0002, ...: the candidate ids.
+std::string candidateName(size_t index);
+// The journal's start line (engine/record/Journal.h: startToJson).
+RecordedStart startOf(const TuneConfig &cfg);
+
+class TuneRun {
+public:
+  TuneRun(TuneConfig cfg, TuneOptions opts) : cfg_(std::move(cfg)), opts_(opts) {}
+  TuneOutcome run();
+  bool runSearch();
+
+private:
+  bool prepare();
+  bool openJournal();
+  bool referenceKept();
+  bool evaluateBaseline();
+  bool searchGenerations();
+  bool searchLoop();
+  bool inSearch_ = false;   // evaluations recorded now count towards the GPU's busy time
+  bool startWorkers();
+  void checkArchitectures();
+  void evaluate(Evaluation &e, Worker &w, const std::function<const Evaluation *(const Evaluation &)> &deviceTwin);
+  void evaluateBatch(const std::vector<Point> &points, int generation);
+  Executor &executor() { return slurm_ ? (Executor &)*slurm_ : (Executor &)*local_; }
+  void record(Evaluation &e);
+  bool runCanary();
+  bool runFinalists(WinnerChoice &w);
+  bool measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values);
+  bool measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
+                              std::vector<std::vector<double>> &values, nlohmann::json &where);
+  void judgeFinalists(WinnerChoice &w, const std::vector<size_t> &order, const std::vector<std::vector<double>> &values,
+                      const nlohmann::json &where);
+  bool minimize(WinnerChoice &w);
+  bool attribute(WinnerChoice &w);
+  bool runtimeObjective() const { return bench() && !isCompileMetric(cfg_.objectives.front().metric); }
+  // Interleaved re-measurements (finalists, minimization, attribution): the
+  // settings a Slurm finalists job uses too (Interleave.h).
+  int rounds() const { return interleavedRounds(cfg_.benchmark); }
+  double maxCvPercent() const { return verdictMaxCvPercent(cfg_.benchmark); }
+  EnoughRounds enoughRounds(Judged judged) const {
+    return enoughRoundsFor(cfg_.benchmark, cfg_.objectives.front().direction == "minimize", judged);
+  }
+  bool beginPhase(Worker &w);
+  void endPhase(Worker &w);
+  void notePhaseProblems(const std::vector<std::string> &problems);
+  const Evaluation *knownBuild(const std::string &candidateHash) const;
+  MeasureOptions measureOptions(std::vector<std::string> *problems) {
+    MeasureOptions m;
+    m.warmupRounds = cfg_.benchmark.warmup;
+    m.phase = workers_[0]->phase.get();
+    m.enough = enoughRounds(Judged::EachAgainstFirst);
+    m.maxCvPercent = maxCvPercent();
+    m.problems = problems;
+    m.snapshots = &snapshots_;
+    m.stop = [this] { return stopRequested(); };
+    m.known = [this](const std::string &h) { return knownBuild(h); };
+    if (compilesAtRunTime())
+      m.serveRuntime = [this](const Evaluation &e) { serveRuntime(e); };
+    return m;
+  }
+  bool finish();
+  bool failFirstGeneration();
+  // The budget counts distinct binaries (Budget.h); twins cost nothing, and
+  // the configuration cap ends a search of a flat landscape.
+  bool binaries() const { return cfg_.search.budgetCountsBinaries; }
+  int counted() const { return binaries() ? countBudget(evals_).distinct : (int)evals_.size(); }
+  int configurationCap() const {
+    return binaries() ? cfg_.search.maxConfigurationsPerBinary * budget_ : std::numeric_limits<int>::max();
+  }
+  bool budgetLeft() const { return counted() < budget_ && (int)evals_.size() < configurationCap(); }
+  // How many more candidates one batch may start without passing the budget or the cap.
+  size_t room() const {
+    return (size_t)std::max(0, std::min(budget_ - counted(), configurationCap() - (int)evals_.size()));
+  }
+  void fitGenerationsToBudget() {
+    cfg_.search.generations = std::max(1, (budget_ - 1 + cfg_.search.poolSize - 1) / cfg_.search.poolSize);
+  }
+  // Where search.generations ends the search before the budget is spent.
+  std::string generationsCap() const {
+    int most = 1 + cfg_.search.poolSize * cfg_.search.generations;
+    if (most >= budget_ || mostEvaluations(cfg_.search.strategy, cfg_.space))
+      return "";
+    return " (search.generations " + std::to_string(cfg_.search.generations) + " x pool_size " +
+           std::to_string(cfg_.search.poolSize) + " ends it after at most " + std::to_string(most) + ")";
+  }
+  std::string workloadSummary() const {
+    if (cfg_.build.kind == "none")
+      return "kernels compiled at run time";
+    if (cfg_.build.kind == "command")
+      return "build: " + shellJoin(cfg_.build.command);
+    return std::to_string(workers_[0]->builder->driver().objects().size()) + " CUDA object(s)";
+  }
+  void expectLikeBaseline();
+  // Before a run outside measure() (finalists, minimization, attribution):
+  // the run's compiles get e's candidate, from the cache e's evaluation filled.
+  void serveRuntime(const Evaluation &e) {
+    bench()->setEnv(builder().runtimeEnv(e, /*freshCache=*/false));
+    builder().beginRuntime(e);
+  }
+  // Kernels compiled while the benchmark runs (Triton) are part of the device code.
+  bool compilesAtRunTime() const {
+    return cfg_.build.kind == "none" || (!evals_.empty() && !evals_.front().runtimeKernels.empty());
+  }
+  std::vector<ScoredPoint> history(int beforeGeneration) const;
+  std::string logPath(const std::string &id) const { return cfg_.runDir + "/logs/" + id + ".log"; }
+  // What must be equal for a result to be reused: the device code for
+  // compile-only objectives; device and host code of every rebuilt object
+  // when a benchmark measures the program ("" : never reused).
+  std::string reuseKey(const Evaluation &e) const {
+    if (!cfg_.benchmark.enabled)
+      return e.deviceCodeSha256;
+    return e.deviceCodeSha256.empty() || e.objectsSha256.empty() ? "" : e.deviceCodeSha256 + ":" + e.objectsSha256;
+  }
+
+  // The search stops with this error line (the first one, when several).
+  bool fail(const std::string &error) {
+    outcome_.status = TuneOutcome::Status::Failed;
+    if (outcome_.error.empty())
+      outcome_.error = error;
+    return false;
+  }
+  // Every journal line goes through here. A line the journal cannot take
+  // (a full, read-only or failing disk, an immutable file: Journal::error)
+  // stops the search at once: what is not journaled is never scored and
+  // never locked, and `ciq resume` continues from the last whole line.
+  bool journal(const nlohmann::json &line) {
+    if (journal_.append(line))
+      return true;
+    recordingFailed_ = true;
+    return fail(journal_.error() + "; " + diskHint());
+  }
+  // results.csv again, from the evaluations journaled; a failure stops the
+  // search like the journal's (the journal holds them all: resumable).
+  bool writeResults() {
+    std::string err;
+    if (writeResultsCsv(cfg_.runDir + "/results.csv", cfg_, evals_, err))
+      return true;
+    recordingFailed_ = true;
+    return fail(err + "; the journal holds every evaluation so far: " + diskHint());
+  }
+  std::string diskHint() const {
+    return "free space (or make it writable), then continue with `ciq resume --config " + shellQuote(cfg_.path) + "`";
+  }
+  void warn(const std::string &warning) {
+    outcome_.warnings.push_back(warning);
+    if (opts_.onWarning)
+      opts_.onWarning(warning);
+  }
+
+  TuneConfig cfg_;
+  TuneOptions opts_;
+  TuneOutcome outcome_;
+  std::vector<std::unique_ptr<Worker>> workers_;   // [0] builds in the user's own build tree
+  CandidateBuilder &builder() { return *workers_[0]->builder; }
+  BenchmarkRunner *bench() const { return workers_[0]->bench.get(); }
+  RunLock runLock_;   // held for the whole search (RunLock.h)
+  Journal journal_;
+  Progress progress_;
+  std::unique_ptr<Strategy> strategy_;
+  std::unique_ptr<SlurmExecutor> slurm_;           // executor: slurm (docs/cluster.md)
+  std::unique_ptr<LocalExecutor> local_;           // else: the workers
+  std::vector<Evaluation> evals_;
+  std::map<std::string, size_t> byHash_, byDevice_;
+  std::set<int> inertAnnounced_;
+  std::set<Point> predictedTwins_;
+  std::vector<MinimizeTrial> priorTrials_;   // resume: the minimization's comparisons already made   // proposals not compiled: predicted twins (TwinPredictor.h)
+  // Pool points not evaluated because an inert control was all that set them
+  // apart: the strategy sees them as taken, so it moves on (not journaled: a
+  // resumed search re-derives them, and never evaluates a point twice).
+  std::vector<ScoredPoint> skipped_;
+  int budget_ = 0;
+  bool canaryDone_ = false; // resume: the journal records a passed (or skipped) canary
+  Verdicts verdicts_;                  // what the summary reports after the search
+  nlohmann::json lockExtra_ = nlohmann::json::object();   // minimization, attribution, measurement: into the lock
+  Evaluation minimized_;               // the winner after minimization (when it changed)
+  std::map<std::string, std::vector<std::string>> snapshots_;   // rendered hash -> benchmark copy (after the search)
+  bool inputsRecorded_ = false;
+  int firstNewId_ = 0;       // ids below are taken (journal, intact or damaged)
+  std::string interrupted_;  // why the search stops: a build killed twice, a disk that refused a build's write
+  bool recordingFailed_ = false;   // a journal line or results.csv could not be written: the search stops
+  size_t resumedCount_ = 0;  // evaluations read from the journal
+  // Ids continue after every id the journal used, damaged lines included.
+  std::string nextName(size_t k) const { return candidateName(firstNewId_ + (evals_.size() - resumedCount_) + k); }
+  bool stopInterrupted() {
+    return fail(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + shellQuote(cfg_.path) +
+                       "`");
+  }
+  std::vector<Point> unspent(std::vector<Point> pool, int generation);
+  // `ciq stop` during a re-measurement after the search (finalists,
+  // minimization, attribution): its rounds end at once, no lock is written,
+  // and `ciq resume` measures these phases again (the search is kept).
+  bool finalistsCanRun();
+  std::string resumeHint() const {
+    return "the search is kept: fix the cause, then measure the phases after it again with `ciq resume "
+           "--config " + shellQuote(cfg_.path) + "`";
+  }
+  bool stopRequested() { return builder().daemon().stopRequested(); }
+  bool stoppedIn(const std::string &phase) {
+    progress_.note("stopped during the " + phase + "; continue with `ciq resume --config " +
+                   shellQuote(cfg_.path) + "`");
+    outcome_.status = TuneOutcome::Status::Stopped;
+    return false;
+  }
+};
+
+} // namespace ciq
