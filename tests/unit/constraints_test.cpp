@@ -178,7 +178,7 @@ TEST(Config, ConstraintsFromCiqYamlAndSpaceFiles) {
                         "constraints:\n  - TILE % VEC == 0\n");
   TuneConfig c = p.loadOk("target: app\nspace:\n  include: tiles.yaml\nconstraints:\n  - TILE * VEC <= 64\n");
   ASSERT_EQ(c.space.constraints.size(), 2u);
-  EXPECT_EQ(c.space.constraints[0].origin, p.dir() + "/tiles.yaml:8");
+  EXPECT_EQ(c.space.constraints[0].origin, p.dir() + "/tiles.yaml:9");
   EXPECT_EQ(c.space.constraints[1].origin, p.dir() + "/ciq.yaml:5");
   EXPECT_FALSE(c.space.feasible({2, 3}));   // 32 * 8 = 256
   EXPECT_TRUE(c.space.feasible({1, 2}));
