@@ -3,7 +3,7 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 DEBS  := cmake ninja-build g++ make llvm-14-dev llvm-14-tools nlohmann-json3-dev \
-         libyaml-cpp-dev libssl-dev libcurl4-openssl-dev libarchive-dev libgtest-dev \
+         libyaml-cpp-dev libmuparser-dev libssl-dev libcurl4-openssl-dev libarchive-dev libgtest-dev \
          libboost-math-dev ccache sccache gnuplot-nox python3 python3-yaml python3-pip chromium libcsv-dev \
          libzstd-dev liblz4-dev slurmctld slurmd slurm-client munge
 # Python packages the tests use, from the Python package index (pip):

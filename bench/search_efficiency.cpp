@@ -99,9 +99,10 @@ bool load(const std::string &path, Landscape &l, std::string &error) {
       first = false;
     }
   }
-  if ((double)l.points.size() != l.space.size())
+  // A constrained landscape records the points its constraints allow.
+  if ((double)l.points.size() != l.space.feasibleSize().points)
     return error = path + ": " + std::to_string(l.points.size()) + " points recorded, the space has " +
-                   std::to_string((long)l.space.size()), false;
+                   std::to_string((long)l.space.feasibleSize().points), false;
   l.budget = (int)l.points.size();
   return true;
 }

@@ -134,6 +134,12 @@ def run_optuna(land, seed):
             break
         t = study.ask()
         point = tuple(t.suggest_categorical(n, land.states[i]) for i, n in enumerate(names))
+        if point not in land.points:
+            # Outside a constrained landscape's constraints: Optuna cannot be
+            # told them up front; the failure teaches it, and, as for ciq,
+            # nothing is built, so nothing is counted.
+            study.tell(t, state=optuna.trial.TrialState.FAIL)
+            continue
         if point not in cache:
             cache[point] = land.measure(point, rng)
             c.visit(point)
@@ -205,6 +211,9 @@ def run_kt(land, strategy, seed, cachefile):
     results, _env = kernel_tuner.tune_kernel(
         land.name, "__global__ void %s() {}" % land.name, [1], [], {k: s for k, s in zip(keys, land.states)},
         strategy=strategy, strategy_options={"max_fevals": land.budget}, cache=cachefile, simulation_mode=True,
+        # A constrained landscape records only the points its constraints
+        # allow: Kernel Tuner's restrictions keep it inside them.
+        restrictions=[lambda p: tuple(p[k] for k in keys) in land.points],
         verbose=False, quiet=True)
     c = Counter(land)
     for r in results:

@@ -347,13 +347,17 @@ macro(_ciq_tune_yaml out)
   string(APPEND ${out} "space:\n")
   _ciq_yaml_list(_y "include" 2 ${spaces})
   string(APPEND ${out} "${_y}")
+  if(ARG_CONSTRAINT)
+    _ciq_yaml_list(_y "constraints" 0 ${ARG_CONSTRAINT})
+    string(APPEND ${out} "${_y}")
+  endif()
 endmacro()
 
 function(ciq_tune target)
   set(fn "ciq_tune(${target})")
   set(one CONFIG METRIC_REGEX WARMUP REPEATS RUN_TIMEOUT BUDGET POOL_SIZE GENERATIONS SEED
           STRATEGY LOCKFILE)
-  set(multi METRIC BENCHMARK CORRECTNESS SPACE TUNE_TARGETS TUNE_ARCHITECTURES)
+  set(multi METRIC BENCHMARK CORRECTNESS SPACE TUNE_TARGETS TUNE_ARCHITECTURES CONSTRAINT)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "NARROW_ARCHITECTURES" "${one}" "${multi}")
   _ciq_check_parsed("${fn}" "NARROW_ARCHITECTURES;${one};${multi}")
   _ciq_real_target(target "${fn}" "${target}")
@@ -378,7 +382,7 @@ function(ciq_tune target)
     # A hand-written ciq.yaml is the whole configuration: the engine reads it
     # as is, so arguments that would write one have no place beside it.
     foreach(k METRIC_REGEX WARMUP REPEATS RUN_TIMEOUT BUDGET POOL_SIZE GENERATIONS SEED STRATEGY
-              LOCKFILE METRIC BENCHMARK CORRECTNESS SPACE TUNE_ARCHITECTURES)
+              LOCKFILE METRIC BENCHMARK CORRECTNESS SPACE TUNE_ARCHITECTURES CONSTRAINT)
       if(DEFINED ARG_${k})
         _ciq_fail("${fn}" "${k} cannot be combined with CONFIG ${ARG_CONFIG}: set it in that file instead")
       endif()

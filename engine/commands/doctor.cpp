@@ -25,10 +25,8 @@ DoctorCheck checkConfig(const std::optional<TuneConfig> &cfg, const std::string 
     c.fix = "fix ciq.yaml at the place named (docs/config.md)";
     return c;
   }
-  char size[32];
-  snprintf(size, sizeof size, "%.6g", cfg->space.size());
-  c.detail = ConfigPath + ": target " + cfg->target + ", " +
-             std::to_string(cfg->space.controls.size()) + " controls, " + size + " points";
+  c.detail = ConfigPath + ": target " + cfg->target + ", " + std::to_string(cfg->space.controls.size()) +
+             " controls, " + cfg->space.sizeSummary();
   if (cfg->space.controls.empty()) {
     c.status = DoctorCheck::Fail;
     c.fix = "declare controls under `space:` (ciq spaces list shows curated ones)";

@@ -39,8 +39,8 @@ int run() {
   // The history a search has when it asks for generation 1: the baseline.
   std::vector<ciq::ScoredPoint> history = {{cfg->space.baseline(), true, {}, 0}};
   std::vector<ciq::Point> pool = strategy->pool(1, history);
-  printf("# space: %zu controls, %.0f points, identity %s; %s strategy, seed %llu\n", cfg->space.controls.size(),
-         cfg->space.size(), cfg->space.identity().substr(0, 16).c_str(), strategy->name().c_str(),
+  printf("# space: %zu controls, %s, identity %s; %s strategy, seed %llu\n", cfg->space.controls.size(),
+         cfg->space.sizeSummary().c_str(), cfg->space.identity().substr(0, 16).c_str(), strategy->name().c_str(),
          (unsigned long long)sc.seed);
   if (pool.size() < Count)
     printf("# the space has only %zu candidates besides the baseline\n", pool.size());

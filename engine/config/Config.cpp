@@ -336,7 +336,8 @@ TuneConfig parse(const std::string &path) {
     r.fail(root, "(top level)", "expected a mapping at the top (target:, space:, ...); see docs/config.md");
   r.onlyKeys(root, "", {"target", "build_dir", "build", "config", "lockfile", "run_dir", "tune_targets",
                         "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs", "workers",
-                        "overlap", "keep_invalid", "executor", "slurm", "tune_architectures", "narrow_architectures"});
+                        "overlap", "keep_invalid", "executor", "slurm", "tune_architectures", "narrow_architectures",
+                        "constraints"});
   TuneConfig c;
   c.path = path;
   std::string base = llvm::sys::path::parent_path(path).str();
@@ -405,13 +406,19 @@ TuneConfig parse(const std::string &path) {
     c.space = loadSpace(root["space"], r, base);
   if (c.space.controls.empty())
     r.fail(root["space"], "space", "the search space has no controls");
+  if (root["constraints"])
+    readConstraints(c.space, root["constraints"], r, "constraints");
   checkOptionsKnown(c.space);
+  // After checkOptionsKnown: a constraint binds to the controls and values
+  // that are left.
+  if (std::string err; !c.space.compileConstraints(err))
+    throw ConfigError(err);
   requireComparison(c, root["space"] ? root["space"] : root["target"], r);
   // Refused here, where the line of `strategy:` is known, rather than once
   // the search has started.
-  if (c.search.strategy == strategies::exhaustive && c.space.size() > (double)c.search.exhaustiveLimit) {
+  if (c.search.strategy == strategies::exhaustive && c.space.feasibleSize().points > (double)c.search.exhaustiveLimit) {
     char size[64];
-    snprintf(size, sizeof size, "%.0f", c.space.size());
+    snprintf(size, sizeof size, "%.0f", c.space.feasibleSize().points);
     r.fail(root["search"]["strategy"], "search.strategy",
            "exhaustive search over a space of " + std::string(size) + " points, over search.exhaustive_limit " +
                std::to_string(c.search.exhaustiveLimit) +

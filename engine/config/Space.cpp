@@ -28,6 +28,32 @@ double SearchSpace::size() const {
   return n;
 }
 
+FeasibleCount SearchSpace::feasibleSize() const {
+  if (!compiled)
+    return {size(), true};
+  return compiled->count();
+}
+
+std::string SearchSpace::sizeSummary() const {
+  char buf[128];
+  snprintf(buf, sizeof buf, "%.0f points", size());
+  std::string s = buf;
+  if (!compiled)
+    return s;
+  FeasibleCount f = feasibleSize();
+  snprintf(buf, sizeof buf, ", %s%.0f within the %zu constraint%s", f.exact ? "" : "about ", f.points,
+           constraints.size(), constraints.size() == 1 ? "" : "s");
+  return s + buf;
+}
+
+bool SearchSpace::compileConstraints(std::string &error) {
+  compiled.reset();
+  if (constraints.empty())
+    return true;
+  compiled = ConstraintSet::compile(*this, error);
+  return compiled != nullptr;
+}
+
 int SearchSpace::find(const std::string &name) const {
   for (size_t i = 0; i < controls.size(); ++i)
     if (controls[i].name == name)
@@ -43,6 +69,14 @@ std::string SearchSpace::identity() const {
     json vals = c.render == RenderKind::Acf ? json(c.acfSha256) : json(c.values);
     all.push_back({{"name", c.name}, {"render", renderName(c.render)}, {"option", c.option},
                    {"stage", c.acfStage}, {"values", vals}, {"can_unset", c.canUnset}});
+  }
+  // Constraints change which points exist; a space without them keeps the
+  // identity it had before constraints were there.
+  if (!constraints.empty()) {
+    json cs = json::array();
+    for (const auto &c : constraints)
+      cs.push_back(c.expr);
+    return sha256Hex(json{{"controls", all}, {"constraints", cs}}.dump());
   }
   return sha256Hex(all.dump());
 }

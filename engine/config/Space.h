@@ -5,6 +5,7 @@
 // kUnset: the control is left out and the compiler's default applies. The
 // all-unset point is the baseline: exactly the user's own build.
 #pragma once
+#include "engine/config/Constraints.h"
 #include "engine/record/Rendered.h"
 
 #include <cstdint>
@@ -50,9 +51,23 @@ struct SpaceSource {
 struct SearchSpace {
   std::vector<Control> controls;
   std::vector<SpaceSource> sources;
+  // `constraints:` as written (ciq.yaml and space files), and compiled once
+  // the space is final (compileConstraints; loadConfig does it).
+  std::vector<Constraint> constraints;
+  std::shared_ptr<const ConstraintSet> compiled;
 
   // Number of distinct points (product of domain sizes, unset included).
   double size() const;
+  // Those of them the constraints allow (size() without constraints).
+  FeasibleCount feasibleSize() const;
+  // Whether p satisfies every constraint: a point that does not is never
+  // proposed, rendered, built or counted.
+  bool feasible(const Point &p) const { return !compiled || compiled->holds(p); }
+  // "1200 points" or "1200 points, 310 within the constraints" ("about 310"
+  // when estimated): what `ciq sample`, `ciq doctor` and `ciq tune` print.
+  std::string sizeSummary() const;
+  // Compiles `constraints`; false with `error` set (ConstraintSet::compile).
+  bool compileConstraints(std::string &error);
   // SHA-256 of the canonical description of every control and domain.
   std::string identity() const;
   Point baseline() const { return Point(controls.size(), kUnset); }

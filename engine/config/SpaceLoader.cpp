@@ -227,6 +227,7 @@ void merge(SearchSpace &into, const SearchSpace &from, const YamlReader &r, cons
                           "; exclude: it in an entry before this include, or rename one");
     into.controls.push_back(c);
   }
+  into.constraints.insert(into.constraints.end(), from.constraints.begin(), from.constraints.end());
   into.sources.insert(into.sources.end(), from.sources.begin(), from.sources.end());
 }
 
@@ -236,9 +237,25 @@ SearchSpace includeEntry(const YAML::Node &e, const YamlReader &r, const std::st
 // "space" + "controls" -> "space.controls"; a space file's top level has no prefix.
 std::string child(const std::string &key, const std::string &name) { return key.empty() ? name : key + "." + name; }
 
+} // namespace
+
+void readConstraints(SearchSpace &space, const YAML::Node &n, const YamlReader &r, const std::string &key) {
+  if (!n.IsSequence())
+    r.fail(n, key, "expected a list of expressions over control names (lines starting with '- ')");
+  for (size_t i = 0; i < n.size(); ++i) {
+    std::string at = key + "[" + std::to_string(i) + "]";
+    std::string expr = r.str(n[i], at);
+    if (expr.find_first_not_of(" \t") == std::string::npos)
+      r.fail(n[i], at, "an empty constraint; write an expression such as 'BLOCK_X * BLOCK_Y <= 1024'");
+    space.constraints.push_back({expr, r.where(n[i], "")});
+  }
+}
+
+namespace {
+
 void loadOne(SearchSpace &space, const YAML::Node &n, const YamlReader &r, const std::string &key,
              const std::string &baseDir) {
-  r.onlyKeys(n, key, {"include", "controls", "exclude", "provider", "version", "variant", "tag",
+  r.onlyKeys(n, key, {"include", "controls", "exclude", "constraints", "provider", "version", "variant", "tag",
                       "file", "name", "description", "compiler", "compiler_version"});
   if (n["provider"] || n["file"])
     merge(space, includeEntry(n, r, key, baseDir), r, n, key);
@@ -273,6 +290,8 @@ void loadOne(SearchSpace &space, const YAML::Node &n, const YamlReader &r, const
       space.controls.erase(space.controls.begin() + i);
     }
   }
+  if (n["constraints"])
+    readConstraints(space, n["constraints"], r, child(key, "constraints"));
 }
 
 SearchSpace fromFile(const std::string &path, const SpaceSource &src, int depth) {
@@ -370,7 +389,12 @@ SearchSpace loadSpace(const YAML::Node &node, const YamlReader &r, const std::st
 SearchSpace loadSpaceFile(const std::string &nameOrPath, const std::string &baseDir) {
   YAML::Node n(nameOrPath);
   YamlReader r("<command line>");
-  return includeEntry(n, r, "space", baseDir);
+  SearchSpace space = includeEntry(n, r, "space", baseDir);
+  // Whoever uses the file alone (bench/search_efficiency, the default space)
+  // gets its constraints in force; loadConfig compiles again once the space is final.
+  if (std::string err; !space.compileConstraints(err))
+    throw ConfigError(err);
+  return space;
 }
 
 SearchSpace defaultSpace(bool withNumerics, const std::string &baseDir) {

@@ -10,6 +10,11 @@ namespace ciq {
 // file of `reader`; relative paths are taken from `baseDir`. Throws ConfigError.
 SearchSpace loadSpace(const YAML::Node &node, const YamlReader &reader, const std::string &baseDir);
 
+// Appends the `constraints:` list `n` (strings, each with its file:line)
+// to space.constraints; they are compiled once the space is final
+// (SearchSpace::compileConstraints). Throws ConfigError.
+void readConstraints(SearchSpace &space, const YAML::Node &n, const YamlReader &r, const std::string &key);
+
 // Loads a space file by built-in name (e.g. "ptxas-13.0-default") or path.
 SearchSpace loadSpaceFile(const std::string &nameOrPath, const std::string &baseDir);
 

@@ -32,7 +32,7 @@ RecordedStart startOf(const TuneConfig &cfg) {
   s.engineVersion = CIQ_VERSION;
   s.configPath = cfg.path;
   s.spaceIdentity = cfg.space.identity();
-  s.spaceSize = cfg.space.size();
+  s.spaceSize = cfg.space.feasibleSize().points;   // the points the search may visit
   s.seed = cfg.search.seed;
   s.strategy = cfg.search.strategy;
   s.search = {cfg.search.strategy, cfg.search.poolSize, cfg.search.generations, cfg.search.cullSize,
@@ -279,7 +279,7 @@ bool TuneRun::runSearch() {
   if (opts_.canaryOnly)
     progress_.note("ciq: canary for " + cfg_.target + ": the default compile, then a deliberately degrading one");
   else
-    progress_.note("ciq: tuning " + cfg_.target + " (" + workloadSummary() + "), space of " + std::to_string((long long)cfg_.space.size()) + " points, " +
+    progress_.note("ciq: tuning " + cfg_.target + " (" + workloadSummary() + "), space of " + cfg_.space.sizeSummary() + ", " +
                  strategy_->name() + " search, budget " + std::to_string(budget_) + " evaluations" + generationsCap());
   if (!evaluateBaseline())
     return false;

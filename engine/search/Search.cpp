@@ -12,6 +12,10 @@
 
 namespace ciq {
 
+// The most points exhaustive walks through (constrained spaces: the feasible
+// ones are found by walking all).
+constexpr double kExhaustiveWalk = 2e7;
+
 SearchRng::SearchRng(uint64_t seed, int generation, uint64_t stream) {
   std::seed_seq seq{(uint32_t)seed, (uint32_t)(seed >> 32), (uint32_t)generation, (uint32_t)stream, 0x63697175u};
   gen_.seed(seq);
@@ -166,8 +170,8 @@ std::set<Point> seenPoints(const std::vector<ScoredPoint> &history) {
   return s;
 }
 
-bool offerPoint(std::vector<Point> &pool, std::set<Point> &taken, const Point &p) {
-  if (!taken.insert(p).second)
+bool offerPoint(const SearchSpace &space, std::vector<Point> &pool, std::set<Point> &taken, const Point &p) {
+  if (!taken.insert(p).second || !space.feasible(p))
     return false;
   pool.push_back(p);
   return true;
@@ -176,7 +180,7 @@ bool offerPoint(std::vector<Point> &pool, std::set<Point> &taken, const Point &p
 void fillRandom(std::vector<Point> &pool, std::set<Point> &taken, size_t want, const SearchSpace &space,
                 SearchRng &rng) {
   for (int tries = 0; pool.size() < want && tries < 200 * (int)want + 1000; ++tries)
-    offerPoint(pool, taken, randomPoint(space, rng));
+    offerPoint(space, pool, taken, randomPoint(space, rng));
 }
 
 namespace {
@@ -211,7 +215,7 @@ public:
     // Walk the enumeration; everything already evaluated is skipped, so a
     // generation is simply "the next pool_size new points".
     for (double i = 0; i < total && (int)pool.size() < cfg_.poolSize; ++i)
-      offerPoint(pool, taken, pointAt(space_, i));
+      offerPoint(space_, pool, taken, pointAt(space_, i));
     return pool;
   }
 
@@ -225,9 +229,11 @@ private:
 std::optional<double> mostEvaluations(const std::string &strategy, const SearchSpace &space) {
   if (strategy != strategies::exhaustive)
     return std::nullopt;
+  // The baseline is measured whether or not the constraints allow it.
   bool baselineInSpace =
-      std::all_of(space.controls.begin(), space.controls.end(), [](const Control &c) { return c.canUnset; });
-  return space.size() + (baselineInSpace ? 0 : 1);
+      std::all_of(space.controls.begin(), space.controls.end(), [](const Control &c) { return c.canUnset; }) &&
+      space.feasible(space.baseline());
+  return space.feasibleSize().points + (baselineInSpace ? 0 : 1);
 }
 
 namespace {
@@ -249,13 +255,13 @@ public:
     // Elites each seed one child by mutation alone: a local search around the best.
     for (int e = 0; e < cfg_.elitism && e < (int)parents.size() && (int)pool.size() < cfg_.poolSize; ++e)
       for (int t = 0; t < 20; ++t)
-        if (offerPoint(pool, taken, mutate(space_, parents[e].point, std::max(cfg_.mutateRate, 1.0 / space_.controls.size()), rng)))
+        if (offerPoint(space_, pool, taken, mutate(space_, parents[e].point, std::max(cfg_.mutateRate, 1.0 / space_.controls.size()), rng)))
           break;
     for (int tries = 0; (int)pool.size() < cfg_.poolSize && tries < 50 * cfg_.poolSize; ++tries) {
       const Point &a = tournament(parents, rng);
       const Point &b = tournament(parents, rng);
       Point child = mutate(space_, uniformCrossover(a, b, rng), cfg_.mutateRate, rng);
-      offerPoint(pool, taken, child);
+      offerPoint(space_, pool, taken, child);
     }
     // A converged population breeds only known points: explore instead.
     fillRandom(pool, taken, cfg_.poolSize, space_, rng);
@@ -295,7 +301,16 @@ std::unique_ptr<Strategy> makeStrategy(const SearchConfig &cfg, const SearchSpac
   if (cfg.strategy == strategies::random)
     return std::make_unique<RandomStrategy>(cfg, space);
   if (cfg.strategy == strategies::exhaustive) {
-    double n = space.size();
+    double n = space.feasibleSize().points;
+    // Exhaustive walks every point, feasible or not, to find the feasible ones.
+    if (space.size() > kExhaustiveWalk) {
+      char buf[64];
+      snprintf(buf, sizeof buf, "%.0f", space.size());
+      throw std::runtime_error("exhaustive search would walk " + std::string(buf) + " points to find the " +
+                               std::to_string((long long)n) + " the constraints allow, over " +
+                               std::to_string((long long)kExhaustiveWalk) + "; use strategy " +
+                               std::string(kDefaultStrategy) + " or random, or narrow the controls' domains");
+    }
     if (n > (double)cfg.exhaustiveLimit) {
       char buf[64];
       snprintf(buf, sizeof buf, "%.0f", n);

@@ -12,8 +12,9 @@ int stateOf(const Control &c, int value);
 int valueOf(const Control &c, int state);
 // Every point of the history.
 std::set<Point> seenPoints(const std::vector<ScoredPoint> &history);
-// Adds p to the pool unless `taken` holds it; returns whether it was added.
-bool offerPoint(std::vector<Point> &pool, std::set<Point> &taken, const Point &p);
+// Adds p to the pool unless `taken` holds it or it violates the space's
+// constraints (then it is taken, never proposed); returns whether it was added.
+bool offerPoint(const SearchSpace &space, std::vector<Point> &pool, std::set<Point> &taken, const Point &p);
 // Random new points until the pool holds `want` or the space seems used up.
 void fillRandom(std::vector<Point> &pool, std::set<Point> &taken, size_t want, const SearchSpace &space,
                 SearchRng &rng);

@@ -264,7 +264,7 @@ public:
     // Few candidates left (a small space mostly evaluated): new points at
     // random, first without the harmful controls, then any.
     for (int tries = 0; pool.size() < want && tries < 200 * (int)want + 1000; ++tries)
-      offerPoint(pool, taken, withoutHarmful(randomPoint(space_, rng), harmful));
+      offerPoint(space_, pool, taken, withoutHarmful(randomPoint(space_, rng), harmful));
     fillRandom(pool, taken, want, space_, rng);
     return pool;
   }
@@ -281,7 +281,7 @@ private:
     std::set<Point> none = {space_.baseline()};
     for (const Point &p : nearDefaultPool(space_, kStartup, none, rng))
       if (out.size() < std::min(want, kStartup - done))
-        offerPoint(out, taken, p);
+        offerPoint(space_, out, taken, p);
     return out;
   }
 
@@ -387,8 +387,10 @@ private:
                                 size_t want, const std::set<Point> &taken, SearchRng &rng) {
     std::set<Point> seen = taken;
     std::vector<Point> out;
+    // The constraints are the feasibility model's hard part: a point that
+    // violates one is not a candidate at all (log P(valid) = -inf).
     auto consider = [&](const Point &p) {
-      if (seen.insert(p).second)
+      if (seen.insert(p).second && space_.feasible(p))
         out.push_back(p);
     };
     for (size_t k = 0; k < kCandidatesPerSlot * want; ++k) {
@@ -521,7 +523,7 @@ std::vector<Point> nearDefaultPool(const SearchSpace &space, size_t want, std::s
   for (size_t i = controls.size(); i > 1; --i)
     std::swap(controls[i - 1], controls[rng.below(i)]);
   std::vector<Point> pool;
-  offerPoint(pool, taken, home);
+  offerPoint(space, pool, taken, home);
   // kSingles of the pool: one control at a time, round robin, every control
   // once before any twice.
   const size_t singles = (size_t)std::ceil(want * kSingles);
@@ -533,7 +535,7 @@ std::vector<Point> nearDefaultPool(const SearchSpace &space, size_t want, std::s
       any = true;
       Point p = home;
       p[c] = values[c][round];
-      offerPoint(pool, taken, p);
+      offerPoint(space, pool, taken, p);
     }
     if (!any)
       break;
@@ -546,7 +548,7 @@ std::vector<Point> nearDefaultPool(const SearchSpace &space, size_t want, std::s
     for (size_t c = 0; c < p.size(); ++c)
       if (!values[c].empty() && (!space.controls[c].canUnset || rng.uniform() >= kUnsetPrior))
         p[c] = (int)rng.below(space.controls[c].values.size());
-    offerPoint(pool, taken, p);
+    offerPoint(space, pool, taken, p);
   }
   fillRandom(pool, taken, want, space, rng);
   return pool;

@@ -47,6 +47,8 @@ std::optional<MinimizeResult> minimizeWinner(const SearchSpace &space, const Poi
       Point reduced = current;
       for (size_t i : members)
         reduced[i] = kUnset;
+      if (!space.feasible(reduced)) // a point the constraints rule out is never built
+        continue;
       if (!tryRemoval(current, reduced, "group " + name, worse, r, error))
         return std::nullopt;
     }
@@ -60,6 +62,8 @@ std::optional<MinimizeResult> minimizeWinner(const SearchSpace &space, const Poi
       set += v != kUnset;
     if (set <= 1) // the last control: without it, the baseline
       break;
+    if (!space.feasible(reduced))
+      continue;
     if (!tryRemoval(current, reduced, "control " + space.controls[i].name, worse, r, error))
       return std::nullopt;
   }
