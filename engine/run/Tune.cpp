@@ -1,4 +1,5 @@
 #include "engine/run/Tune.h"
+#include "common/NumberFormat.h"
 #include "engine/winner/Attribution.h"
 #include "engine/build/Architectures.h"
 #include "engine/measure/Benchmark.h"
@@ -772,7 +773,7 @@ bool TuneRun::runCanary() {
     if (c.ok && c.scores.count(metric) && b.scores.count(metric) &&
         normalizedObjectives(cfg_, c) <= normalizedObjectives(cfg_, b))
       warn("canary: " + what + " changed the device code but did not regress " + metric + " (" +
-                    std::to_string(b.scores.at(metric)) + " -> " + std::to_string(c.scores.at(metric)) +
+                    fmt::value(b.scores.at(metric)) + " -> " + fmt::value(c.scores.at(metric)) +
                     "): does the benchmark time the tuned kernels? is the measurement noisy (CV%)?");
   }
   if (!journal({{"op", "canary"}, {"ok", changed}, {"device_code_sha256", c.deviceCodeSha256},
@@ -1162,9 +1163,12 @@ void TuneRun::judgeFinalists(WinnerChoice &w, const std::vector<size_t> &order,
     line.update(where);
   journal(line); // runFinalists stops on a failure
   Verdict v = judge(values[0], values[best], minimize, maxCvPercent());
-  progress_.note("finalists: best " + evals_[order[best]].candidateId + " median " + std::to_string(v.winner.median) +
-                 " vs baseline " + std::to_string(v.baseline.median) + " " + o.unit +
-                 (v.significant ? "" : " (not significant: " + v.reason + ")"));
+  // One format for every figure (NumberFormat.h), and the p-value whether or
+  // not the result is significant.
+  progress_.note("finalists: best " + evals_[order[best]].candidateId + " median " + fmt::value(v.winner.median) +
+                 " vs baseline " + fmt::value(v.baseline.median) + " " + o.unit + " (" +
+                 (v.significant ? fmt::ratio(v.speedup) + ", " + fmt::pValue(v.welch.pValue)
+                                : "not significant: " + v.reason) + ")");
   w.index = (int)order[best];
   w.improved = v.significant;
   w.why = v.significant ? "" : "not significantly better than the baseline: " + v.reason;
@@ -1204,10 +1208,8 @@ bool TuneRun::minimize(WinnerChoice &w) {
         return std::nullopt;
       // The reference is the reduced build: is the current winner significantly better?
       const VariantResult &r = (*rows)[1];
-      char buf[160];
-      snprintf(buf, sizeof buf, "without it %.6g %s, with it %.6g %s: %s, p = %.3g", (*rows)[0].median,
-               o.unit.c_str(), r.median, o.unit.c_str(), speedupText(r, o.unit, 4).c_str(), r.pValue);
-      detail = buf;
+      detail = "without it " + fmt::value((*rows)[0].median) + " " + o.unit + ", with it " + fmt::value(r.median) +
+               " " + o.unit + ": " + speedupText(r, o.unit) + ", " + fmt::pValue(r.pValue);
       return r.significant;
     }
     auto score = [&](const Rendered &rd) -> std::optional<std::vector<double>> {
@@ -1379,6 +1381,10 @@ bool TuneRun::runSearch() {
   else
     progress_.note("ciq: tuning " + cfg_.target + " (" + workloadSummary() + "), space of " + std::to_string((long long)cfg_.space.size()) + " points, " +
                  strategy_->name() + " search, budget " + std::to_string(budget_) + " evaluations" + generationsCap());
+  if (cfg_.numericsLeftOut && !opts_.canaryOnly)   // issue 32 item 10: where a runtime gain often lies
+    progress_.note("space: nvcc's numerics controls (--ftz, --prec-div, --prec-sqrt, --use_fast_math) are left out: "
+                   "they change the results; to search them, compare the output with the baseline's "
+                   "(benchmark.correctness.compare, or ciq_tune(... COMPARE stdout|<file>))");
   if (!evaluateBaseline())
     return false;
   if (!runCanary())
