@@ -229,9 +229,15 @@ TEST(Attribution, SplitsParametersFromCompilerControls) {
   EXPECT_TRUE(v[1].rendered.ptxas.empty());
   EXPECT_EQ(v[2].rendered.ptxas, w.ptxas);
   EXPECT_TRUE(v[2].rendered.defines.empty());
+  EXPECT_EQ(v[3].name, "both");
+  // Issue 32 item 3: the winner's row is named by what it holds.
   Rendered onlyPtxas;
   onlyPtxas.ptxas = {"-O2"};
-  EXPECT_EQ(attributionVariants(onlyPtxas).size(), 2u);
+  ASSERT_EQ(attributionVariants(onlyPtxas).size(), 2u);
+  EXPECT_EQ(attributionVariants(onlyPtxas)[1].name, "compiler controls");
+  Rendered onlyDefines;
+  onlyDefines.defines = {"TILE=8"};
+  EXPECT_EQ(attributionVariants(onlyDefines)[1].name, "parameters");
 }
 
 // spill_bytes 888 -> 0 is better, and its speedup is undefined, not 0x:
