@@ -347,18 +347,44 @@ std::optional<Finding> checkStalled(const RunData &run, const DiagnoseThresholds
   int since = lastGen - lastImprovement;
   if (since < window)
     return std::nullopt;
+  // Evidence first (issue 32 item 11): a landscape of at most two scores
+  // (every binary one of two values) has no better point left to find, so
+  // a search that found the better one has not stalled.
+  std::set<double> scores;
+  for (const auto &[g, v] : gens)
+    for (const auto *e : v)
+      if (e->ok && e->score)
+        scores.insert(*e->score);
+  if (scores.size() <= 2)
+    return std::nullopt;
   SearchShape shape = searchShape(run);
+  std::string strategy = run.started ? run.started->search.strategy : "";
+  if (strategy.empty() && run.started)
+    strategy = run.started->strategy;
+  // Only the genetic strategy has populations; tpe and random propose one
+  // point at a time, so their "generations" are evaluations.
+  bool genetic = strategy.empty() || strategy == "genetic";
+  std::string step = genetic ? "generation" : "evaluation";
   Finding f;
   f.kind = "stalled_best";
-  f.title = "the best score " + fmt(*best) + " was last improved in generation " +
-            std::to_string(lastImprovement) + "; " + std::to_string(since) +
-            " generations since without a gain";
+  f.title = "the best score " + fmt(*best) + " was last improved in " + step + " " +
+            std::to_string(lastImprovement) + "; " + std::to_string(since) + " " + step +
+            "s since without a gain";
   f.threshold = "no gain > " + pct(t.stalledRelImprovement) + " in the last " +
                 std::to_string(window) + " generations (half the search, at least 2)";
   const RecordedEval *base = run.baseline();
   if (base && base->ok && base->score && !run.better(*best, *base->score))
     f.details.push_back("no candidate beats the baseline (" + fmt(*base->score) + ")");
   double evaluated = double(searched(run).size());
+  if (!genetic) {
+    f.details.push_back(strategy + " search: " + fmt(evaluated) + " candidates evaluated" +
+                        (shape.spaceSize > 0 ? " of a space of " + fmt(shape.spaceSize) + " points" : ""));
+    f.cause = "the " + strategy + " search found no better point in the second half of its budget";
+    f.next = shape.spaceSize > 0 && evaluated / shape.spaceSize >= 0.5
+                 ? "widen the space (more controls, an ACF booster pack: `ciq boost list`) or accept the winner"
+                 : "raise search.max_evaluations (e.g. double it) or try another search.seed";
+    return f;
+  }
   if (shape.spaceSize > 0) {
     double budget = double(shape.poolSize) * shape.generations;
     f.details.push_back("space size " + fmt(shape.spaceSize) + " points against pool_size " +

@@ -1,5 +1,6 @@
-#include "common/JsonRead.h"
 #include "engine/analysis/Report.h"
+#include "common/JsonRead.h"
+#include "common/NumberFormat.h"
 
 #include "engine/analysis/Diagnose.h"
 #include "engine/measure/Stats.h"
@@ -12,6 +13,7 @@
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace ciq {
@@ -61,6 +63,19 @@ std::string num(double v) {
   return o.str();
 }
 
+// Whether an evaluation measured a binary of its own (issue 32 item 11): a
+// configuration that repeated an earlier one, or whose device code an
+// earlier candidate already had, reused that result; the plots count what
+// was measured, so each binary is one point.
+struct DistinctBinaries {
+  std::set<std::string> seen;
+  bool first(const RecordedEval &e) {
+    if (!e.duplicateOf.empty())
+      return false;
+    return e.deviceCodeSha256.empty() || seen.insert(e.deviceCodeSha256).second;
+  }
+};
+
 const char *kTerminal =
     "set terminal svg size 860,460 dynamic noenhanced font 'sans,12' background rgb 'white'\n"
     "set grid\nset key top right\nset offsets graph 0.04, graph 0.04, graph 0.06, graph 0.06\n";
@@ -106,7 +121,10 @@ struct Plotter {
     std::ostringstream d;
     std::optional<double> best;
     int i = 0;
+    DistinctBinaries distinct;
     for (const auto &e : run.evals) {
+      if (!distinct.first(e))
+        continue;
       ++i;
       if (!e.ok || !e.score)
         continue;
@@ -116,7 +134,7 @@ struct Plotter {
     }
     if (!best)
       return true;
-    std::string s = "set title 'Best score against evaluations'\nset xlabel 'evaluation'\n"
+    std::string s = "set title 'Best score against distinct binaries measured'\nset xlabel 'distinct binary'\n"
                     "set ylabel " + gpQuote(unitLabel()) + "\n";
     const RecordedEval *b = run.baseline();
     if (b && b->ok && b->score)
@@ -129,7 +147,11 @@ struct Plotter {
   }
 
   // Quartiles of the scores of each generation as candlesticks.
+  // Only for the genetic strategy, whose generations are populations; tpe's
+  // and random's "generations" are single proposals.
   bool generations(std::string &error) {
+    if (run.started && run.started->search.strategy != "genetic" && run.started->strategy != "genetic")
+      return true;
     std::map<int, std::vector<double>> byGen;
     for (const auto &e : run.evals)
       if (e.ok && e.score)
@@ -160,8 +182,10 @@ struct Plotter {
     if (!b || !b->ok || !b->score || *b->score == 0)
       return true;
     std::vector<double> ratios;
+    DistinctBinaries distinct;
+    distinct.first(*b);
     for (const auto &e : run.evals)
-      if (e.ok && e.score && !e.baseline)
+      if (!e.baseline && distinct.first(e) && e.ok && e.score)
         ratios.push_back(*e.score / *b->score);
     if (ratios.empty())
       return true;
@@ -172,8 +196,8 @@ struct Plotter {
     for (size_t i = 0; i < ratios.size(); ++i)
       d << i + 1 << " " << num(ratios[i]) << "\n";
     std::string better = run.direction == "maximize" ? "above" : "below";
-    std::string s = "set title 'Every candidate against the baseline, sorted (S-curve)'\n"
-                    "set xlabel 'candidate rank'\nset ylabel 'score / baseline score (" +
+    std::string s = "set title 'Every distinct binary against the baseline, sorted (S-curve)'\n"
+                    "set xlabel 'binary rank'\nset ylabel 'score / baseline score (" +
                     better + " 1 is better)'\n"
                     "set arrow from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb '#888'\n"
                     "plot datafile using 1:2 with linespoints pt 7 ps 0.5 lc rgb '#1f5fa8' "
@@ -182,8 +206,10 @@ struct Plotter {
   }
 
   // The first two objectives: every candidate, and the non-dominated ones.
+  // Only for a run ranked by non-dominated sorting (pareto: true): else the
+  // winner is the lexicographic best, and a front would mislead.
   bool pareto(std::string &error) {
-    if (run.objectiveNames.size() < 2)
+    if (run.objectiveNames.size() < 2 || (run.started && !run.started->pareto))
       return true;
     const std::string &x = run.objectiveNames[0], &y = run.objectiveNames[1];
     std::string dx = run.direction, dy = run.objectives().size() > 1 ? run.objectives()[1].direction : "minimize";
@@ -263,17 +289,25 @@ std::string summaryTable(const RunData &run) {
                          " INVALID)");
   row("direction", run.direction);
   if (b && b->ok && b->score)
-    row("baseline score", num(*b->score) + " " + b->unit);
+    row("baseline score", fmt::value(*b->score) + " " + b->unit);
   if (bestE == b && b) {
     row("best candidate", b->id + " (the baseline: no candidate beat the default compile)");
   } else if (bestE) {
-    row("best candidate", bestE->id + " (generation " + std::to_string(bestE->generation) + ")");
-    row("best score", num(*bestE->score) + " " + bestE->unit);
-    row("best controls", bestE->rendered.empty() ? bestE->controls : bestE->rendered);
+    // The name the summary, the lock and validate give the winner: its
+    // minimized build (<id>-min) where minimization dropped controls.
+    const RecordedEval *min = nullptr;
+    for (const auto &bl : run.builds)
+      min = bl.id == bestE->id + "-min" ? &bl : min;
+    row("best candidate", min ? min->id + " (" + bestE->id + " of generation " + std::to_string(bestE->generation) +
+                                    ", minimized)"
+                              : bestE->id + " (generation " + std::to_string(bestE->generation) + ")");
+    row("best score", fmt::value(*bestE->score) + " " + bestE->unit);
+    const RecordedEval &shown = min ? *min : *bestE;
+    row("best controls", shown.rendered.empty() ? shown.controls : shown.rendered);
     if (b && b->ok && b->score && *bestE->score != 0) {
       double ratio = run.direction == "maximize" ? *bestE->score / *b->score
                                                  : *b->score / *bestE->score;
-      row("improvement over baseline", num(std::round(ratio * 1000) / 1000) + "x");
+      row("improvement over baseline", fmt::ratio(ratio));
     }
   }
   o << "</table>\n";
@@ -294,10 +328,10 @@ std::string attributionHtml(const RunData &run) {
     // others is undefined (a median of 0 to divide by).
     bool compared = i > 0;
     std::string speedup = !compared   ? "-"
-                          : r.speedup ? num(*r.speedup)
+                          : r.speedup ? fmt::ratio(*r.speedup)
                                       : std::string(r.median == 0 ? "n/a (winner 0)" : "n/a (baseline 0)");
-    o << "<tr><td>" << htmlEscape(r.name) << "</td><td>" << num(r.median) << "</td><td>" << speedup << "</td><td>"
-      << (compared && r.pValue ? num(*r.pValue) : "-") << "</td><td>" << (compared ? htmlEscape(r.verdict) : "-")
+    o << "<tr><td>" << htmlEscape(r.name) << "</td><td>" << fmt::value(r.median) << "</td><td>" << speedup
+      << "</td><td>" << (compared && r.pValue ? htmlEscape(fmt::pValue(*r.pValue)) : "-") << "</td><td>" << (compared ? htmlEscape(r.verdict) : "-")
       << "</td><td>" << htmlEscape(r.controls) << "</td></tr>\n";
   }
   o << "</table>\n";

@@ -11,6 +11,7 @@
 #include "engine/winner/LockWriter.h"
 #include "engine/winner/LockApply.h"
 #include "common/Lockfile.h"
+#include "common/NumberFormat.h"
 #include "common/Paths.h"
 #include "engine/build/RuntimeCompiles.h"
 #include "common/Sha256.h"
@@ -19,6 +20,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
+#include <optional>
 #include <set>
 
 using namespace llvm;
@@ -113,26 +115,61 @@ std::string lockOverride(const std::string &buildDir, const std::string &target)
          " -DCIQ_APPLY_LOCKS=ON, then rebuild";
 }
 
-// "time_ms: 0.8424 -> 0.6924 ms (1.218x, p=3e-05)" from the lock's score object.
-std::string scoreLine(const nlohmann::json &s) {
-  if (!s.is_object() || s.empty())
-    return "(none recorded)";
-  auto num = [&](const char *k) {
-    if (!s.contains(k) || !s[k].is_number())
-      return std::string("?");
-    char buf[32];
-    snprintf(buf, sizeof buf, "%.6g", s[k].get<double>());
-    return std::string(buf);
-  };
-  std::string unit = s.value("unit", "");
-  std::string line = s.value("objective", "score") + ": " + num("baseline") + " -> " + num("winner") +
-                     (unit.empty() ? "" : " " + unit);
+// The lock's figures, each with where it was measured (issue 32 item 5): the
+// tune's own figures (its attribution's interleaved runs for a runtime
+// objective, the compile statistics for a compile one) on one line, `ciq
+// validate`'s on another; validate overwrites score.speedup and p_value, so
+// the tune's ratio is the ratio of its own medians.
+std::optional<double> number(const nlohmann::json &o, const char *k) {
+  if (!o.is_object() || !o.contains(k) || !o[k].is_number())
+    return std::nullopt;
+  return o[k].get<double>();
+}
+
+std::string text(std::optional<double> v) { return v ? ciq::fmt::value(*v) : "?"; }
+
+// "5.599 -> 5.18 ms (1.081x, p < 0.0001)"; the ratio only for a time, where
+// a speedup is what the figure means.
+std::string figures(std::optional<double> base, std::optional<double> win, const std::string &unit, bool time,
+                    std::optional<double> p) {
+  std::string line = text(base) + " -> " + text(win) + (unit.empty() ? "" : " " + unit);
   std::string extra;
-  if (s.contains("speedup") && s["speedup"].is_number())
-    extra += num("speedup") + "x";
-  if (s.contains("p_value") && s["p_value"].is_number())
-    extra += (extra.empty() ? "" : ", ") + std::string("p=") + num("p_value");
+  if (time && base && win && *win != 0)
+    extra = ciq::fmt::ratio(*base / *win);
+  if (p)
+    extra += (extra.empty() ? "" : ", ") + ciq::fmt::pValue(*p);
   return line + (extra.empty() ? "" : " (" + extra + ")");
+}
+
+void printScore(const nlohmann::json &s) {
+  if (!s.is_object() || s.empty()) {
+    printf("score:         (none recorded)\n");
+    return;
+  }
+  std::string unit = s.value("unit", ""), objective = s.value("objective", "score");
+  bool time = objective == "time_ms";
+  printf("score:         %s (%s)\n", objective.c_str(), s.value("direction", std::string("minimize")).c_str());
+  // The tune's verdict row: its attribution's last row (the winner as locked).
+  const nlohmann::json *row = nullptr;
+  if (s.contains("attribution") && s["attribution"].is_array() && !s["attribution"].empty())
+    row = &s["attribution"].back();
+  std::optional<double> runs = row ? number(*row, "runs") : std::nullopt;
+  std::string source = !time ? "compile statistics, exact"
+                       : runs ? "the tune's attribution, " + ciq::fmt::value(*runs) + " interleaved runs each"
+                              : "the tune's search";
+  printf("  tune:        %s  [%s]\n",
+         figures(number(s, "baseline"), number(s, "winner"), unit, time, row ? number(*row, "p_value") : std::nullopt)
+             .c_str(),
+         source.c_str());
+  if (s.contains("validation") && s["validation"].is_object()) {
+    const nlohmann::json &v = s["validation"];
+    std::string when = v.value("validated_at", std::string());
+    printf("  validate:    %s  [ciq validate, %s interleaved runs each%s]\n",
+           figures(number(v, "baseline_median"), number(v, "winner_median"), v.value("unit", unit), time,
+                   number(v, "p_value"))
+               .c_str(),
+           text(number(v, "runs")).c_str(), when.empty() ? "" : (", " + when).c_str());
+  }
 }
 
 int show(const ciq::Lockfile &l) {
@@ -155,7 +192,7 @@ int show(const ciq::Lockfile &l) {
            narrowed.empty() ? "" : (" (narrow_architectures: the device code below is " + narrowed + "'s SASS)").c_str());
   }
   printf("device code:   %s\n", l.deviceCodeSha256.c_str());
-  printf("score:         %s\n", scoreLine(l.score).c_str());
+  printScore(l.score);
   printf("created:       %s by ciq %s\n", l.createdAt.c_str(), l.engineVersion.c_str());
   return 0;
 }

@@ -14,6 +14,7 @@
 #include "engine/build/RuntimeCompiles.h"
 #include "engine/run/Tune.h"
 #include "common/Lockfile.h"
+#include "common/NumberFormat.h"
 #include "engine/measure/MeasuredPhase.h"
 #include "engine/measure/Stats.h"
 
@@ -135,20 +136,20 @@ int run() {
     if (!r.warmup.empty()) {
       std::string w;
       for (double x : r.warmup)
-        w += (w.empty() ? "" : ", ") + std::to_string(x);
+        w += (w.empty() ? "" : ", ") + ciq::fmt::value(x);
       printf("  warm-up %-24s %s %s (not counted)\n", r.name.c_str(), w.c_str(), unit.c_str());
     }
-  printf("  baseline (default compile): median %.6g %s  CV %.2f%%\n", v.baseline.median, unit.c_str(), v.baseline.cvPercent);
-  printf("  winner %-19s median %.6g %s  CV %.2f%%\n", (lock->candidateId + ":").c_str(), v.winner.median, unit.c_str(),
-         v.winner.cvPercent);
+  printf("  baseline (default compile): median %s %s  CV %s\n", ciq::fmt::value(v.baseline.median).c_str(),
+         unit.c_str(), ciq::fmt::percent(v.baseline.cvPercent, base.values.size()).c_str());
+  printf("  winner %-19s median %s %s  CV %s\n", (lock->candidateId + ":").c_str(), ciq::fmt::value(v.winner.median).c_str(),
+         unit.c_str(), ciq::fmt::percent(v.winner.cvPercent, win.values.size()).c_str());
   // 0: undefined (a median of 0 to divide by), shown as n/a and stored as null.
-  char speedupText[96];
-  if (v.speedup > 0)
-    snprintf(speedupText, sizeof speedupText, "%.4fx", v.speedup);
-  else
-    snprintf(speedupText, sizeof speedupText, "n/a (%.6g -> %.6g %s)", v.baseline.median, v.winner.median, unit.c_str());
+  std::string speedupText = v.speedup > 0 ? ciq::fmt::ratio(v.speedup)
+                                          : "n/a (" + ciq::fmt::value(v.baseline.median) + " -> " +
+                                                ciq::fmt::value(v.winner.median) + " " + unit + ")";
   nlohmann::json speedup = v.speedup > 0 ? nlohmann::json(v.speedup) : nlohmann::json();
-  printf("  speedup %s  Welch t = %.3f, df = %.1f, p = %.3g\n", speedupText, v.welch.t, v.welch.df, v.welch.pValue);
+  printf("  speedup %s  Welch t = %.3f, df = %.1f, %s\n", speedupText.c_str(), v.welch.t, v.welch.df,
+         ciq::fmt::pValue(v.welch.pValue).c_str());
   printf("  attribution (each against the baseline):\n");
   for (const auto &r : *rows)
     printf("  %s\n", ciq::formatVariant(r, unit).c_str());

@@ -142,6 +142,10 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
       b.env[kv.first.as<std::string>()] = r.str(kv.second, "benchmark.env." + kv.first.as<std::string>());
   }
   if (n["warmup"]) b.warmup = (int)r.integer(n["warmup"], "benchmark.warmup", 0, 1000);
+  // Without `repeats`, adaptive repeats with racing (issue 32 item 7): a fixed
+  // 5 runs cannot tell a 3% gain under 10% jitter; loadConfig turns it back
+  // to fixed repeats for compile objectives, which the benchmark only gates.
+  b.adaptive = !n["repeats"];
   if (n["repeats"] && n["repeats"].IsScalar() && n["repeats"].Scalar() == "adaptive")
     b.adaptive = true;
   else if (n["repeats"] && n["repeats"].IsScalar() && !n["repeats"].Scalar().empty() &&
@@ -396,13 +400,26 @@ TuneConfig parse(const std::string &path) {
       c.objectives.push_back({"registers", "minimize", "registers", {}, "sum", {path, 0, "objectives"}});
     }
   }
+  // Adaptive repeats are the default for a runtime objective only: a compile
+  // objective's benchmark is its correctness gate, run the fixed count.
+  if (c.benchmark.enabled && isCompileMetric(c.objectives.front().metric)) {
+    const YAML::Node bench = root["benchmark"];
+    bool adaptiveKeys = false;
+    for (const char *k : {"repeats", "target_noise_percent", "min_repeats", "max_repeats", "max_measure_s"})
+      adaptiveKeys = adaptiveKeys || bench[k];
+    if (!adaptiveKeys) {
+      c.benchmark.adaptive = false;
+      if (!bench["racing"])
+        c.benchmark.racing = false;
+    }
+  }
   // Without `space:`, a runtime search whose output is compared with the
   // baseline's also tries nvcc's numerics controls (defaultSpace).
-  if (!root["space"])
-    c.space = defaultSpace(c.benchmark.enabled && !c.benchmark.compare.empty() &&
-                               !isCompileMetric(c.objectives.front().metric),
-                           base);
-  else
+  if (!root["space"]) {
+    bool runtime = c.benchmark.enabled && !isCompileMetric(c.objectives.front().metric);
+    c.space = defaultSpace(runtime && !c.benchmark.compare.empty(), base);
+    c.numericsLeftOut = runtime && c.benchmark.compare.empty();
+  } else
     c.space = loadSpace(root["space"], r, base);
   if (c.space.controls.empty())
     r.fail(root["space"], "space", "the search space has no controls");

@@ -109,6 +109,9 @@ struct TuneConfig {
   SearchConfig search;
   TimeoutConfig timeouts;
   SearchSpace space;
+  // Without `space:`: the default space was searched, and nvcc's numerics
+  // controls left out of it (no output comparison in a runtime search).
+  bool numericsLeftOut = false;
   int jobs = 0;              // build parallelism; 0: all cores
   // Candidates evaluated at once, each in its own build tree (runtime
   // objectives only). 0: per visible GPU, a quarter of the cores (1 to 4),

@@ -117,6 +117,15 @@ RunOutcome BenchmarkRunner::compareOutput(const std::string &stdoutText, const s
     text = (*buf)->getBuffer().str();
   }
   std::vector<double> got = numbersIn(text);
+  // Nothing to compare passes every candidate: an empty comparison is a
+  // check that checks nothing, not a match (issue 32 item 8).
+  if (got.empty()) {
+    o.reason = reason::WrongAnswer;
+    o.message = "the output compared (benchmark.correctness.compare: " + b.compare +
+                ") holds no numbers, so a comparison would accept any result; make the check print the results it "
+                "computes, or compare the file it writes";
+    return o;
+  }
   if (referenceFile_.empty() || !llvm::sys::fs::exists(referenceFile_)) {
     // The baseline: its output is the reference. Written whole or not at
     // all (a kill mid-write must not leave half a reference for the resumed

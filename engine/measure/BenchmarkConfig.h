@@ -35,7 +35,7 @@ struct BenchmarkConfig {
   bool adaptive = false;
   double targetNoisePercent = 1.0;
   int minRepeats = 3;
-  int maxRepeats = 20;
+  int maxRepeats = 200;   // a 3% gain under +-10% jitter needs ~130 runs a side (p < 0.01)
   double maxMeasureSeconds = 120;
   // Racing: stop measuring a candidate once it is significantly worse than
   // the incumbent (racedOut in Stats.h: one-sided Welch, p < raceAlpha, from

@@ -1,4 +1,5 @@
 #include "engine/measure/Interleave.h"
+#include "common/NumberFormat.h"
 
 #include <boost/math/distributions/students_t.hpp>
 #include <cmath>
@@ -71,15 +72,13 @@ Verdict judge(const std::vector<double> &baseline, const std::vector<double> &wi
   v.welch = welchTTest(baseline, winner);
   if (minimize ? v.winner.median != 0 : v.baseline.median != 0) // else undefined: stays 0
     v.speedup = minimize ? v.baseline.median / v.winner.median : v.winner.median / v.baseline.median;
-  char buf[200];
   bool better = minimize ? v.winner.median < v.baseline.median : v.winner.median > v.baseline.median;
   if (v.baseline.cvPercent > maxCvPercent || v.winner.cvPercent > maxCvPercent) {
-    snprintf(buf, sizeof buf, "CV%% is %.1f (baseline) and %.1f (winner), over %.0f%%: too noisy to call",
-             v.baseline.cvPercent, v.winner.cvPercent, maxCvPercent);
-    v.reason = buf;
+    v.reason = "CV is " + fmt::percent(v.baseline.cvPercent, baseline.size()) + " (baseline) and " +
+               fmt::percent(v.winner.cvPercent, winner.size()) + " (winner), over " + fmt::value(maxCvPercent) +
+               "%: too noisy to call";
   } else if (v.welch.pValue >= alpha) {
-    snprintf(buf, sizeof buf, "p = %.3g is not below %.2g: the difference may be noise", v.welch.pValue, alpha);
-    v.reason = buf;
+    v.reason = fmt::pValue(v.welch.pValue) + " is not below " + fmt::value(alpha) + ": the difference may be noise";
   } else if (!better) {
     v.reason = "the winner is not faster than the baseline";
   } else

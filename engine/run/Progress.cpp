@@ -1,4 +1,5 @@
 #include "engine/run/Progress.h"
+#include "common/NumberFormat.h"
 
 #include <cstdio>
 #include <unistd.h>
@@ -54,14 +55,13 @@ static std::string scoreText(const TuneConfig &cfg, const Evaluation &e) {
       continue;
     char buf[96];
     bool unitIsName = o.unit == o.metric || o.unit.empty();
-    snprintf(buf, sizeof buf, "%s%s=%g%s%s", s.empty() ? "" : " ", o.metric.c_str(), it->second,
+    snprintf(buf, sizeof buf, "%s%s=%s%s%s", s.empty() ? "" : " ", o.metric.c_str(), fmt::value(it->second).c_str(),
              unitIsName ? "" : " ", unitIsName ? "" : o.unit.c_str());
     s += buf;
   }
   if (e.cvPercent >= 0) {
-    char buf[32];
-    snprintf(buf, sizeof buf, " cv=%.1f%%", e.cvPercent);
-    s += buf;
+    // One run has no spread: "cv=0.0%" would read as "no noise".
+    s += " cv=" + fmt::percent(e.cvPercent, e.runs.empty() ? 2 : e.runs.size());
   }
   if (!e.stoppedBy.empty() && e.duplicateKind.empty()) {
     // The noise needs two runs or more (<0: unknown); "noise=-1.00%" read as a number.

@@ -30,10 +30,8 @@ bool TuneRun::minimize(WinnerChoice &w) {
         return std::nullopt;
       // The reference is the reduced build: is the current winner significantly better?
       const VariantResult &r = (*rows)[1];
-      char buf[160];
-      snprintf(buf, sizeof buf, "without it %.6g %s, with it %.6g %s: %s, p = %.3g", (*rows)[0].median,
-               o.unit.c_str(), r.median, o.unit.c_str(), speedupText(r, o.unit, 4).c_str(), r.pValue);
-      detail = buf;
+      detail = "without it " + fmt::value((*rows)[0].median) + " " + o.unit + ", with it " + fmt::value(r.median) +
+               " " + o.unit + ": " + speedupText(r, o.unit) + ", " + fmt::pValue(r.pValue);
       return r.significant;
     }
     auto score = [&](const Rendered &rd) -> std::optional<std::vector<double>> {

@@ -59,7 +59,7 @@ bool TuneRun::runCanary() {
     if (c.ok && c.scores.count(metric) && b.scores.count(metric) &&
         normalizedObjectives(cfg_, c) <= normalizedObjectives(cfg_, b))
       warn("canary: " + what + " changed the device code but did not regress " + metric + " (" +
-                    std::to_string(b.scores.at(metric)) + " -> " + std::to_string(c.scores.at(metric)) +
+                    fmt::value(b.scores.at(metric)) + " -> " + fmt::value(c.scores.at(metric)) +
                     "): does the benchmark time the tuned kernels? is the measurement noisy (CV%)?");
   }
   if (!journal({{"op", "canary"}, {"ok", changed}, {"device_code_sha256", c.deviceCodeSha256},

@@ -155,9 +155,12 @@ void TuneRun::judgeFinalists(WinnerChoice &w, const std::vector<size_t> &order,
     line.update(where);
   journal(line); // runFinalists stops on a failure
   Verdict v = judge(values[0], values[best], minimize, maxCvPercent());
-  progress_.note("finalists: best " + evals_[order[best]].candidateId + " median " + std::to_string(v.winner.median) +
-                 " vs baseline " + std::to_string(v.baseline.median) + " " + o.unit +
-                 (v.significant ? "" : " (not significant: " + v.reason + ")"));
+  // One format for every figure (NumberFormat.h), and the p-value whether or
+  // not the result is significant.
+  progress_.note("finalists: best " + evals_[order[best]].candidateId + " median " + fmt::value(v.winner.median) +
+                 " vs baseline " + fmt::value(v.baseline.median) + " " + o.unit + " (" +
+                 (v.significant ? fmt::ratio(v.speedup) + ", " + fmt::pValue(v.welch.pValue)
+                                : "not significant: " + v.reason) + ")");
   w.index = (int)order[best];
   w.improved = v.significant;
   w.why = v.significant ? "" : "not significantly better than the baseline: " + v.reason;

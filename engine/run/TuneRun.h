@@ -4,6 +4,7 @@
 // attribution (TuneAfter.cpp), setup and the end (Tune.cpp). Private to run/.
 #pragma once
 #include "engine/run/Tune.h"
+#include "common/NumberFormat.h"
 #include "engine/winner/Attribution.h"
 #include "engine/build/Architectures.h"
 #include "engine/measure/Benchmark.h"

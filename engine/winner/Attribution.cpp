@@ -3,6 +3,7 @@
 #include "engine/measure/Interleave.h"
 #include "engine/winner/Objectives.h"
 #include "engine/record/AfterSearch.h"
+#include "common/NumberFormat.h"
 
 #include <cctype>
 #include <cstdio>
@@ -29,7 +30,13 @@ std::vector<Variant> attributionVariants(const Rendered &winner) {
     v.push_back({"parameters only", params});
     v.push_back({"compiler controls only", compiler});
   }
-  v.push_back({"both", winner});
+  // The winner's row is named by what it holds: "both" only where it has
+  // parameters and compiler controls (issue 32 item 3).
+  v.push_back({!params.empty() && !compiler.empty() ? "both"
+               : !compiler.empty()                  ? "compiler controls"
+               : !params.empty()                    ? "parameters"
+                                                    : "winner",
+               winner});
   return v;
 }
 
@@ -42,11 +49,7 @@ std::string slug(const std::string &name) {
   return s;
 }
 
-std::string number(double v) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
+std::string number(double v) { return fmt::value(v); }
 
 } // namespace
 
@@ -223,27 +226,25 @@ nlohmann::json variantsToJson(const std::vector<VariantResult> &rows) {
   return attributionToJson(recorded);
 }
 
-std::string speedupText(const VariantResult &r, const std::string &unit, int decimals) {
-  char buf[128];
+std::string speedupText(const VariantResult &r, const std::string &unit) {
   if (r.speedup)
-    snprintf(buf, sizeof buf, "%.*fx", decimals, *r.speedup);
-  else
-    snprintf(buf, sizeof buf, "n/a (%.6g -> %.6g %s)", r.reference, r.median, unit.c_str());
-  return buf;
+    return fmt::ratio(*r.speedup);
+  return "n/a (" + fmt::value(r.reference) + " -> " + fmt::value(r.median) + " " + unit + ")";
 }
 
 std::string formatVariant(const VariantResult &r, const std::string &unit) {
   char buf[512];
+  std::string v = fmt::value(r.median);
   if (r.verdict.empty()) // the reference row
     // "median" only for a measured runtime row: a compile metric is exact.
-    snprintf(buf, sizeof buf, "  %-24s %s%.6g %s  (reference)  %s", r.name.c_str(),
-             r.values.size() > 1 ? "median " : "", r.median, unit.c_str(), r.controls.c_str());
+    snprintf(buf, sizeof buf, "  %-24s %s%s %s  (reference)  %s", r.name.c_str(),
+             r.values.size() > 1 ? "median " : "", v.c_str(), unit.c_str(), r.controls.c_str());
   else if (r.pValue < 0)
-    snprintf(buf, sizeof buf, "  %-24s %.6g %s  %s  %s  %s", r.name.c_str(), r.median, unit.c_str(),
-             speedupText(r, unit, 3).c_str(), r.verdict.c_str(), r.controls.c_str());
+    snprintf(buf, sizeof buf, "  %-24s %s %s  %s  %s  %s", r.name.c_str(), v.c_str(), unit.c_str(),
+             speedupText(r, unit).c_str(), r.verdict.c_str(), r.controls.c_str());
   else
-    snprintf(buf, sizeof buf, "  %-24s median %.6g %s  %s  p = %.3g  %s  %s", r.name.c_str(), r.median,
-             unit.c_str(), speedupText(r, unit, 4).c_str(), r.pValue, r.verdict.c_str(), r.controls.c_str());
+    snprintf(buf, sizeof buf, "  %-24s median %s %s  %s  %s  %s  %s", r.name.c_str(), v.c_str(), unit.c_str(),
+             speedupText(r, unit).c_str(), fmt::pValue(r.pValue).c_str(), r.verdict.c_str(), r.controls.c_str());
   return buf;
 }
 

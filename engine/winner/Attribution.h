@@ -98,8 +98,8 @@ void breakTieByLaterObjectives(VariantResult &row, const std::map<std::string, d
                                const std::map<std::string, double> &ref, const std::vector<Objective> &objectives,
                                bool pareto);
 
-// "1.250x", or "n/a (888 -> 0 bytes)" when the speedup is undefined.
-std::string speedupText(const VariantResult &r, const std::string &unit, int decimals);
+// "1.250x", or "n/a (888 -> 0 bytes)" when the speedup is undefined (NumberFormat.h).
+std::string speedupText(const VariantResult &r, const std::string &unit);
 
 // The rows as the journal and the lockfile record them (engine/record/AfterSearch.h).
 nlohmann::json variantsToJson(const std::vector<VariantResult> &rows);

@@ -3,6 +3,7 @@
 #include "engine/winner/Objectives.h"
 #include "engine/search/Search.h"
 #include "engine/record/WinnerOrder.h"
+#include "common/NumberFormat.h"
 
 #include <algorithm>
 #include <map>
@@ -61,10 +62,22 @@ std::map<KernelKey, KernelStats> byKernel(const Evaluation &e) {
   return m;
 }
 
-std::string fmtP(double p) {
-  char buf[32];
-  snprintf(buf, sizeof buf, "%.3g", p);
-  return buf;
+// What racing spared, counted against what a raced candidate would have run
+// had it not been stopped: the median run count of the candidates that were
+// not raced (issue 32 item 1; its remaining max_repeats would overstate it,
+// as the unraced ones mostly stop at the noise target long before).
+std::string racingText(std::vector<size_t> raced, std::vector<size_t> full) {
+  std::string text = std::to_string(raced.size()) + " candidate(s) stopped early as significantly worse than the best so far";
+  if (raced.empty() || full.empty())
+    return text;
+  std::sort(full.begin(), full.end());
+  size_t typical = full[full.size() / 2], spared = 0, spent = 0;
+  for (size_t r : raced) {
+    spent += r;
+    spared += r < typical ? typical - r : 0;
+  }
+  return text + ", after " + std::to_string(spent) + " run(s) in all; the others ran a median of " +
+         std::to_string(typical) + " each, so racing spared about " + std::to_string(spared) + " run(s)";
 }
 
 std::string shorten(const std::string &s, size_t n) { return s.size() <= n ? s : s.substr(0, n - 3) + "..."; }
@@ -72,11 +85,12 @@ std::string shorten(const std::string &s, size_t n) { return s.size() <= n ? s :
 } // namespace
 
 // How many benchmark runs the search spent, what adaptive repeats reached,
-// what racing saved, and for candidates whose noise stayed above the target,
+// what racing spared, and for candidates whose noise stayed above the target,
 // its likely source (NoiseSource.h) and the next step.
 static void printMeasurement(const TuneConfig &cfg, const std::vector<Evaluation> &evals, FILE *out) {
   const BenchmarkConfig &b = cfg.benchmark;
-  size_t runs = 0, measured = 0, reached = 0, raced = 0, saved = 0;
+  size_t runs = 0, measured = 0, reached = 0;
+  std::vector<size_t> racedRuns, fullRuns;   // runs of the raced candidates, of the others
   std::map<std::string, std::pair<const Evaluation *, NoiseSource>> sources;   // kind -> first example
   std::map<std::string, int> perSource;
   for (const auto &e : evals) {
@@ -85,8 +99,7 @@ static void printMeasurement(const TuneConfig &cfg, const std::vector<Evaluation
     ++measured;
     runs += e.runs.size();
     reached += e.stoppedBy == "target";
-    raced += e.stoppedBy == "racing";
-    saved += e.runsSaved;
+    (e.stoppedBy == "racing" ? racedRuns : fullRuns).push_back(e.runs.size());
     if (b.adaptive && (e.stoppedBy == "max_repeats" || e.stoppedBy == "max_measure_s"))
       if (auto src = noiseSource(e.runs, b.targetNoisePercent, e.gpuProblems, e.smClockMhz)) {
         sources.emplace(src->kind, std::make_pair(&e, *src));
@@ -96,18 +109,21 @@ static void printMeasurement(const TuneConfig &cfg, const std::vector<Evaluation
   if (!measured)
     return;
   fprintf(out, "benchmark runs: %zu over %zu measured candidate(s)", runs, measured);
+  // The budget is per candidate, not the search's: said so, beside the total.
   if (b.adaptive)
-    fprintf(out, "; adaptive repeats: %zu reached the %.3g%% noise target, %zu spent their budget (%d runs, %.0f s)",
-            reached, b.targetNoisePercent, measured - reached - raced, b.maxRepeats, b.maxMeasureSeconds);
+    fprintf(out, "; adaptive repeats (per candidate up to %d runs or %s s): %zu reached the %s%% noise target, "
+                 "%zu spent their budget",
+            b.maxRepeats, fmt::value(b.maxMeasureSeconds).c_str(), reached, fmt::value(b.targetNoisePercent).c_str(),
+            fullRuns.size() - reached);
   fprintf(out, "\n");
   if (b.racing)
-    fprintf(out, "racing: %zu candidate(s) stopped early as significantly worse than the best so far, %zu run(s) saved\n",
-            raced, saved);
+    fprintf(out, "racing: %s\n", racingText(racedRuns, fullRuns).c_str());
   for (const auto &[kind, ex] : sources)
-    fprintf(out, "noise: %d candidate(s) stayed above the %.3g%% target, looks like %s; e.g. %s (noise %.2f%%): %s; "
+    fprintf(out, "noise: %d candidate(s) stayed above the %s%% target, looks like %s; e.g. %s (noise %s): %s; "
                  "next: %s\n",
-            perSource[kind], b.targetNoisePercent, kind.c_str(), ex.first->candidateId.c_str(),
-            ex.first->noisePercent, ex.second.evidence.c_str(), ex.second.next.c_str());
+            perSource[kind], fmt::value(b.targetNoisePercent).c_str(), kind.c_str(), ex.first->candidateId.c_str(),
+            fmt::percent(ex.first->noisePercent, ex.first->runs.size()).c_str(), ex.second.evidence.c_str(),
+            ex.second.next.c_str());
 }
 
 // The search's counts: configurations tried, built, distinct binaries (what
@@ -134,6 +150,42 @@ static void printCounts(const TuneConfig &cfg, const std::vector<Evaluation> &ev
   if (cfg.benchmark.enabled && v.searchSeconds > 0)
     fprintf(out, "GPU busy %.0f%% of the search phase (benchmark runs %.1f s of %.1f s)\n",
             100 * std::min(1.0, v.gpuBusySeconds / v.searchSeconds), v.gpuBusySeconds, v.searchSeconds);
+}
+
+// Kernels whose registers, spills or stack grew under the winner (issue 32
+// item 9): the winner's options reach every kernel of the translation units
+// it compiles, while the benchmark's time covers only the kernels it
+// launches, so a gain on one kernel can hide a loss on another.
+static void printWorseKernels(const Evaluation &base, const Evaluation &win, bool measured, FILE *out) {
+  auto bk = byKernel(base), wk = byKernel(win);
+  std::vector<std::string> lines;
+  for (const auto &[key, w] : wk) {
+    auto it = bk.find(key);
+    if (it == bk.end())
+      continue;
+    const KernelStats &b = it->second;
+    std::string what;
+    auto worse = [&](const char *name, long from, long to) {
+      if (to > from)
+        what += (what.empty() ? "" : ", ") + std::string(name) + " " + std::to_string(from) + " -> " + std::to_string(to);
+    };
+    if (b.usageKnown && w.usageKnown && key.entry)
+      worse("registers", b.registers, w.registers);
+    if (b.frameKnown && w.frameKnown) {
+      worse("spill bytes", b.spillStores + b.spillLoads, w.spillStores + w.spillLoads);
+      worse("stack bytes", b.stackFrame, w.stackFrame);
+    }
+    if (!what.empty())
+      lines.push_back(key.name + (key.entry ? "" : " (device function)") + " " + key.arch + ": " + what);
+  }
+  if (lines.empty())
+    return;
+  fprintf(out, "kernels worse under the winner: %zu%s\n", lines.size(),
+          measured ? " (the verdict is the benchmark's time, which covers only the kernels it launches: run a case "
+                     "that launches these before trusting the lock for them)"
+                   : "");
+  for (const auto &l : lines)
+    fprintf(out, "  %s\n", l.c_str());
 }
 
 void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out,
@@ -178,9 +230,7 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
     auto v = [&](const Evaluation *e) -> std::string {
       if (!e || !e->scores.count(o.metric))
         return "-";
-      char buf[48];
-      snprintf(buf, sizeof buf, "%g", e->scores.at(o.metric));
-      return buf;
+      return fmt::value(e->scores.at(o.metric));
     };
     fprintf(out, "%-48s | %24s | %24s\n", ("objective " + o.metric + " (" + o.unit + ", " + o.direction + ")").c_str(),
             v(&b).c_str(), v(best).c_str());
@@ -203,11 +253,12 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
     return;
   }
   if (verdicts.speedup > 0)
-    fprintf(out, "verdict: %s beats the default compile: speedup %.3fx%s\n", win->candidateId.c_str(),
-            verdicts.speedup, verdicts.pValue >= 0 ? (", p = " + fmtP(verdicts.pValue)).c_str() : "");
+    fprintf(out, "verdict: %s beats the default compile: speedup %s%s\n", win->candidateId.c_str(),
+            fmt::ratio(verdicts.speedup).c_str(), verdicts.pValue >= 0 ? (", " + fmt::pValue(verdicts.pValue)).c_str() : "");
   else
     fprintf(out, "verdict: %s beats the default compile\n", win->candidateId.c_str());
   fprintf(out, "winning options: %s\n", win->rendered.summary().c_str());
+  printWorseKernels(b, *win, cfg.benchmark.enabled, out);
   // Only a value other than the compiler's own default changes anything.
   for (const auto &c : cfg.space.controls)
     if (c.changesResults && win->rendered.controls.contains(c.name) &&

@@ -1,4 +1,5 @@
 #include "common/ForeignJson.h"
+#include "common/NumberFormat.h"
 #include "common/Protocol.h"
 #include "common/Sha256.h"
 #include "common/Subprocess.h"
@@ -212,4 +213,27 @@ TEST(ForeignJson, EscapeRoundTripsAnyBytes) {
     EXPECT_TRUE(llvm::StringRef(e).find('\0') == llvm::StringRef::npos || s.find('\0') != std::string::npos);
     EXPECT_NO_THROW((void)nlohmann::json(e).dump()) << "escaped text is valid UTF-8";
   }
+}
+
+// Issue 32 item 6: one format for every time, ratio, p-value and CV printed.
+TEST(NumberFormat, OneFormatEverywhere) {
+  using namespace ciq;
+  EXPECT_EQ(fmt::value(5.599), "5.599");
+  EXPECT_EQ(fmt::value(5.18), "5.18");
+  EXPECT_EQ(fmt::value(0.84243), "0.8424");
+  EXPECT_EQ(fmt::value(680), "680");
+  EXPECT_EQ(fmt::value(12345.6), "12346");
+  EXPECT_EQ(fmt::value(0), "0");
+  EXPECT_EQ(fmt::value(-0.0), "0");
+  EXPECT_EQ(fmt::value(1.305882353), "1.306");
+  EXPECT_EQ(fmt::value(2e-5), "2.000e-05");
+  EXPECT_EQ(fmt::ratio(1.08027), "1.080x");
+  EXPECT_EQ(fmt::pValue(1.63576e-31), "p < 0.0001");
+  EXPECT_EQ(fmt::pValue(0.65), "p = 0.65");
+  EXPECT_EQ(fmt::pValue(0.003149), "p = 0.0031");
+  EXPECT_EQ(fmt::pValue(-1), "p = n/a");
+  EXPECT_EQ(fmt::percent(2.44), "2.4%");
+  // A CV of one run is undefined, not "no noise" (item 4).
+  EXPECT_EQ(fmt::percent(0.0, 1), "n/a (1 run)");
+  EXPECT_EQ(fmt::percent(0.0, 0), "n/a (0 runs)");
 }

@@ -432,7 +432,18 @@ TEST(Config, AdaptiveRepeatsAndRacing) {
   EXPECT_EQ(a.benchmark.maxRepeats, 2);
   EXPECT_EQ(a.benchmark.minRepeats, 2);   // the default 3 shrinks to the maximum
   EXPECT_DOUBLE_EQ(a.benchmark.maxMeasureSeconds, 9);
-  std::string err = p.loadError("target: app\nbenchmark: {command: [./b], max_repeats: 3}\n");
+  // Issue 32 item 7: without repeats, a runtime objective is measured
+  // adaptively with racing; a compile objective's benchmark (a correctness
+  // gate) keeps the fixed count.
+  TuneConfig dflt = p.loadOk("target: app\nbenchmark: {command: [./b]}\n");
+  EXPECT_TRUE(dflt.benchmark.adaptive);
+  EXPECT_TRUE(dflt.benchmark.racing);
+  EXPECT_EQ(dflt.benchmark.maxRepeats, 200);
+  TuneConfig gate = p.loadOk("target: app\nobjectives: [registers]\nbenchmark: {command: [./b]}\n");
+  EXPECT_FALSE(gate.benchmark.adaptive);
+  EXPECT_FALSE(gate.benchmark.racing);
+  EXPECT_EQ(gate.benchmark.repeats, 5);
+  std::string err = p.loadError("target: app\nbenchmark: {command: [./b], repeats: 5, max_repeats: 3}\n");
   EXPECT_NE(err.find("benchmark.max_repeats: applies to adaptive repeats only"), std::string::npos) << err;
   err = p.loadError("target: app\nbenchmark: {command: [./b], repeats: adaptive, min_repeats: 8, max_repeats: 4}\n");
   EXPECT_NE(err.find("must be at least min_repeats (8)"), std::string::npos) << err;

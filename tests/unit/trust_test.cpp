@@ -229,9 +229,15 @@ TEST(Attribution, SplitsParametersFromCompilerControls) {
   EXPECT_TRUE(v[1].rendered.ptxas.empty());
   EXPECT_EQ(v[2].rendered.ptxas, w.ptxas);
   EXPECT_TRUE(v[2].rendered.defines.empty());
+  EXPECT_EQ(v[3].name, "both");
+  // Issue 32 item 3: the winner's row is named by what it holds.
   Rendered onlyPtxas;
   onlyPtxas.ptxas = {"-O2"};
-  EXPECT_EQ(attributionVariants(onlyPtxas).size(), 2u);
+  ASSERT_EQ(attributionVariants(onlyPtxas).size(), 2u);
+  EXPECT_EQ(attributionVariants(onlyPtxas)[1].name, "compiler controls");
+  Rendered onlyDefines;
+  onlyDefines.defines = {"TILE=8"};
+  EXPECT_EQ(attributionVariants(onlyDefines)[1].name, "parameters");
 }
 
 // spill_bytes 888 -> 0 is better, and its speedup is undefined, not 0x:
@@ -377,7 +383,7 @@ TEST(SummaryVerdict, OneVerdictAndNoNoteForADefault) {
   v.speedup = 1.2;
   v.pValue = 1e-5;
   out = print({1, true, ""}, v);
-  EXPECT_NE(out.find("verdict: c0003 beats the default compile: speedup 1.200x, p = 1e-05"), std::string::npos) << out;
+  EXPECT_NE(out.find("verdict: c0003 beats the default compile: speedup 1.200x, p < 0.0001"), std::string::npos) << out;
   EXPECT_NE(out.find("winning options: --fmad=true"), std::string::npos) << out;
   EXPECT_EQ(out.find("note:"), std::string::npos) << "fmad=true is nvcc's default:\n" << out;
   evals[1].rendered.controls["fmad"] = "false";
