@@ -91,6 +91,9 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
                             (overridden.empty() ? "add ciq_apply_lock(" + l.target +
                                                       ") or build through ciq-ptxas --lock, then rebuild"
                                                 : overridden));
+  if (got != l.deviceCodeSha256 && !overridden.empty()) // left out on purpose: say so, not "was it applied?"
+    return ciq::reportError("device code of " + what + " is not the lock's winner's (" + got.substr(0, 16) +
+                            "...): " + overridden);
   if (got != l.deviceCodeSha256)
     return ciq::reportError("device code of " + what + " is " + got + ", the lock's winner is " + l.deviceCodeSha256 +
                             "; was the lock applied (ciq_apply_lock, or ciq-ptxas --lock), the build up to date, and "
@@ -328,6 +331,7 @@ int render() {
   if (!archs.empty()) line("lock-architectures", archs);
   if (!r.skip.empty()) line("skip", r.skip);
   if (r.throughWrapper) printf("through-wrapper\n");
+  if (!r.wrapperReason.empty()) line("wrapper-reason", r.wrapperReason);
   for (const auto &o : r.options) line("option", o);
   for (const auto &d : r.defines) line("define", d);
   for (const auto &d : r.depends) line("depends", d);

@@ -117,15 +117,15 @@ wrapper::NvccCommand configuredLine(const LockBuild &b) {
   return wrapper::parseNvcc(args, "", "", "/");
 }
 
-// The flags' own architecture options (-arch, -gencode, -code), as spelled.
-std::vector<std::string> flagArchitectureOptions(const wrapper::NvccCommand &line) {
+// The flags' own architecture options (-arch, -gencode, -code), as spelled:
+// those after the one --generate-code per CUDA_ARCHITECTURES entry.
+std::vector<std::string> flagArchitectureOptions(const wrapper::NvccCommand &line, size_t generated) {
   std::vector<std::string> out;
-  for (const auto &a : line.args)
-    if (a.opt.name == "gpu-architecture" || a.opt.name == "generate-code" || a.opt.name == "gpu-code") {
-      std::string spelled = join(a.tokens, " ");
-      if (spelled.rfind("--generate-code=arch=compute_", 0) != 0 || spelled.find(",code=[") == std::string::npos)
-        out.push_back(spelled);
-    }
+  for (size_t i = generated; i < line.args.size(); ++i) {
+    const auto &a = line.args[i];
+    if (a.opt.name == "gpu-architecture" || a.opt.name == "generate-code" || a.opt.name == "gpu-code")
+      out.push_back(join(a.tokens, " "));
+  }
   return out;
 }
 
@@ -147,6 +147,8 @@ void checkArchitectures(const Lockfile &l, const LockBuild &b, const wrapper::Nv
     // -arch=... in the flags (CMP0104 OLD) or nvcc's choice: only the real
     // compile lines know, so ciq-ptxas --lock checks each compile.
     r.throughWrapper = true;
+    if (!target.empty())
+      r.wrapperReason = "a generator expression in " + b.target + "'s CUDA flags may set its architectures or -G";
     return;
   }
   if (archNumbers(l.architectures) != target) {
@@ -157,7 +159,7 @@ void checkArchitectures(const Lockfile &l, const LockBuild &b, const wrapper::Nv
   }
   // -arch or -gencode in the CUDA flags adds its own targets to the
   // --generate-code CMake writes for CUDA_ARCHITECTURES: nvcc compiles both.
-  std::vector<std::string> spelled = flagArchitectureOptions(line);
+  std::vector<std::string> spelled = flagArchitectureOptions(line, b.architectures.size());
   if (spelled.empty())
     return;
   std::set<std::string> locked;
@@ -186,6 +188,9 @@ void checkBuildMode(const Lockfile &l, const LockBuild &b, const wrapper::NvccCo
     return; // a lock written before the configuration was recorded
   if (b.multiConfig || genexSetsMode(b)) {
     // Which configuration, and so -G, is known per compile only.
+    if (!r.throughWrapper && b.multiConfig)
+      r.wrapperReason = "the generator chooses the configuration at build time and the lock was tuned in " +
+                        describeBuildMode(*tuned);
     r.throughWrapper = true;
     return;
   }
