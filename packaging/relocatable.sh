@@ -16,7 +16,7 @@ version=$(sed -n 's/^CMAKE_PROJECT_VERSION:STATIC=//p' "$build/CMakeCache.txt")
 name="ciq-$version-linux-$(uname -m)"
 stage="$out/$name"
 rm -rf "$stage" "$out/$name.tar.gz"
-cmake --install "$build" --prefix "$stage" > /dev/null
+cmake --install "$build" --prefix "$stage" --strip > /dev/null
 cmake --install "$build" --prefix "$stage" --component bundle > /dev/null
 python3 "$(dirname "$0")/check_relocatable.py" "$stage"
 tar -C "$out" -czf "$out/$name.tar.gz" "$name"
