@@ -200,7 +200,6 @@ TEST_F(DeviceCodeTest, SameSourceInTwoFoldersHashesTheSame) {
       {"-arch=sm_90", "-c", "-G"},
       {"-arch=sm_90", "-c", "-lineinfo"},
       {"-arch=sm_90", "-cubin", "-rdc=true"},
-      {"-arch=sm_90", "-fatbin", "-rdc=true", "-lineinfo"},
   };
   for (size_t i = 0; i < variants.size(); ++i) {
     std::string out = "v" + std::to_string(i) + (variants[i][1] == "-c" ? ".o" : ".bin");
