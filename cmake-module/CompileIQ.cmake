@@ -10,9 +10,18 @@
 #   ciq_apply_lock(<target> [LOCKFILE <file>] [POLICY error|warn])
 #       compiles <target> with the winner frozen in ciq.lock, after checking
 #       that the lock still applies (nvcc/ptxas version, architectures, ACF bytes).
-include_guard(GLOBAL)
+# find_package(CompileIQ) may be called in several folders (two sibling
+# add_subdirectory()s each with its own): the lists the functions read are
+# directory variables, so every call sets them in its own folder; the
+# functions and the one-time work below are defined once.
 include(${CMAKE_CURRENT_LIST_DIR}/CompileIQStrategies.cmake)   # _CIQ_STRATEGIES
 include(${CMAKE_CURRENT_LIST_DIR}/CompileIQMetrics.cmake)      # _CIQ_COMPILE_METRICS, _CIQ_BENCHMARK_METRICS
+# The engine finds the CUDA objects of a target through the CMake File API and
+# compile_commands.json; ask for the latter unless the project decided.
+if(NOT DEFINED CMAKE_EXPORT_COMPILE_COMMANDS)
+  set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
+endif()
+include_guard(GLOBAL)
 
 if(CMAKE_VERSION VERSION_LESS 3.20)
   message(FATAL_ERROR "CompileIQ needs CMake 3.20 or newer (this is ${CMAKE_VERSION})")
@@ -37,12 +46,6 @@ unset(_ciq_tool)
 # Functions read them from here: variables do not reach sibling directories.
 set_property(GLOBAL PROPERTY _CIQ_EXECUTABLE "${CIQ_EXECUTABLE}")
 set_property(GLOBAL PROPERTY _CIQ_PTXAS_EXECUTABLE "${CIQ_PTXAS_EXECUTABLE}")
-
-# The engine finds the CUDA objects of a target through the CMake File API and
-# compile_commands.json; ask for the latter unless the project decided.
-if(NOT DEFINED CMAKE_EXPORT_COMPILE_COMMANDS)
-  set(CMAKE_EXPORT_COMPILE_COMMANDS ON)
-endif()
 
 # A tuning run killed with kill -9 cannot put the build tree back: the objects
 # it last built carry a candidate's controls. Its list of them
@@ -330,6 +333,13 @@ macro(_ciq_tune_yaml out)
     endforeach()
     _ciq_yaml_scalar(_y "${metric_regex}" 4)
     string(APPEND ${out} "  metric:\n    regex: ${_y}\n")
+    if(DEFINED ARG_UNIT)
+      _ciq_yaml_scalar(_y "${ARG_UNIT}" 4)
+      string(APPEND ${out} "    unit: ${_y}\n")
+    endif()
+    if(DEFINED ARG_SCALE)
+      string(APPEND ${out} "    scale: ${ARG_SCALE}\n")
+    endif()
     if(ARG_COMPARE)
       # COMPARE: every number of the output is checked against the baseline's
       # (docs/config.md, "Output comparison"); CORRECTNESS, if given, is the
@@ -377,7 +387,7 @@ endmacro()
 
 function(ciq_tune target)
   set(fn "ciq_tune(${target})")
-  set(one CONFIG METRIC_REGEX WARMUP REPEATS RUN_TIMEOUT BUDGET POOL_SIZE GENERATIONS SEED
+  set(one CONFIG METRIC_REGEX UNIT SCALE WARMUP REPEATS RUN_TIMEOUT BUDGET POOL_SIZE GENERATIONS SEED
           STRATEGY LOCKFILE COMPARE RTOL ATOL)
   set(multi METRIC BENCHMARK CORRECTNESS SPACE TUNE_TARGETS TUNE_ARCHITECTURES CONSTRAINT)
   cmake_parse_arguments(PARSE_ARGV 1 ARG "NARROW_ARCHITECTURES" "${one}" "${multi}")
@@ -510,7 +520,7 @@ macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
     _ciq_command(correctness ${ARG_CORRECTNESS})
   endif()
   if(NOT benchmark)
-    foreach(k METRIC_REGEX WARMUP REPEATS RUN_TIMEOUT CORRECTNESS COMPARE RTOL ATOL)
+    foreach(k METRIC_REGEX UNIT SCALE WARMUP REPEATS RUN_TIMEOUT CORRECTNESS COMPARE RTOL ATOL)
       if(DEFINED ARG_${k})
         _ciq_fail("${fn}" "${k} needs a BENCHMARK command to apply to")
       endif()
@@ -526,6 +536,15 @@ macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
       _ciq_fail("${fn}" "${k} '${ARG_${k}}' is not a non-negative number (e.g. 1e-5)")
     endif()
   endforeach()
+  # UNIT: what the benchmark's number is in (s, ms, us, GB/s); SCALE: a factor
+  # applied to it first. Without UNIT, a METRIC other than time_ms is labelled
+  # by its own name, never "ms".
+  if(DEFINED ARG_SCALE AND NOT ARG_SCALE MATCHES "^[+-]?([0-9]+\\.?[0-9]*|\\.[0-9]+)([eE][+-]?[0-9]+)?$")
+    _ciq_fail("${fn}" "SCALE '${ARG_SCALE}' is not a number (e.g. 1e3 to turn seconds into ms)")
+  endif()
+  if(DEFINED ARG_UNIT AND ARG_UNIT STREQUAL "")
+    _ciq_fail("${fn}" "UNIT is empty; give the unit the benchmark prints (s, ms, us, GB/s, ...)")
+  endif()
 
   set(metrics "${ARG_METRIC}")
   if(NOT metrics)
@@ -828,6 +847,13 @@ function(_ciq_apply_lock_now target lockfile policy tune_targets)
     endif()
     message(FATAL_ERROR "${text}\n (POLICY warn, or -DCIQ_LOCK_POLICY=warn, builds without the lock instead)")
   endif()
+  if(skip)
+    # Another build configuration (a Debug build of a Release lock): left
+    # out whatever the policy, in one line; `ciq lock verify` reads why.
+    message(STATUS "ciq: ${target}: ${skip}")
+    set(CIQ_LOCK_LEFT_OUT_${target} "build configuration" CACHE INTERNAL "ciq_apply_lock() built ${target} without its lock")
+    return()
+  endif()
 
   # A lock that names the targets tuned with it (`tune_targets`) gets them
   # too, when they exist here.
@@ -841,6 +867,9 @@ function(_ciq_apply_lock_now target lockfile policy tune_targets)
     list(REMOVE_ITEM tune_targets "${target}")
   endif()
   set(why_wrapper "CUDA_ARCHITECTURES is not a fixed list; applying ${lockfile} (candidate ${candidate}) through ciq-ptxas --lock, which refuses it on a compile for other architectures than the lock's ${lock_arches}")
+  if(wrapper_reason)
+    set(why_wrapper "${wrapper_reason}; applying ${lockfile} (candidate ${candidate}) through ciq-ptxas --lock, which checks each compile's architectures and -G")
+  endif()
   if(NOT through_wrapper)
     _ciq_user_overrides(overridden ${target} "${options}")
     if(overridden)
@@ -923,6 +952,30 @@ function(_ciq_apply_through_wrapper t lockfile policy)
   endforeach()
 endfunction()
 
+# The CUDA flags of <t> that CMake knows at configure time, token by token
+# (CMAKE_CUDA_FLAGS, CMAKE_CUDA_FLAGS_<CONFIG> of a single-config build, the
+# target's COMPILE_OPTIONS, which start as its folder's), and the
+# configuration arguments of `ciq lock render`: the architectures these
+# flags add to CUDA_ARCHITECTURES, and -G, are checked against the lock.
+function(_ciq_known_cuda_flags out_flags out_config t)
+  get_property(multi GLOBAL PROPERTY GENERATOR_IS_MULTI_CONFIG)
+  separate_arguments(flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS}")
+  set(config "--build-type=${CMAKE_BUILD_TYPE}")
+  if(multi)
+    set(config "--multi-config")
+  elseif(CMAKE_BUILD_TYPE)
+    string(TOUPPER "${CMAKE_BUILD_TYPE}" cfg)
+    separate_arguments(cfg_flags UNIX_COMMAND "${CMAKE_CUDA_FLAGS_${cfg}}")
+    list(APPEND flags ${cfg_flags})
+  endif()
+  get_target_property(own ${t} COMPILE_OPTIONS)
+  if(own)
+    list(APPEND flags ${own})
+  endif()
+  set(${out_flags} "${flags}" PARENT_SCOPE)
+  set(${out_config} "${config}" PARENT_SCOPE)
+endfunction()
+
 # Asks `ciq lock render` whether the lock applies to <target> and with which
 # compile arguments: the checks (integrity, target, compiler versions,
 # architectures, ACF bytes) and the rendering live in C++ only
@@ -936,11 +989,14 @@ macro(_ciq_lock_render lockfile policy)
   if(CMAKE_CUDA_COMPILER_VERSION)
     _ciq_ptxas_version(_ciq_ptxas_v)
   endif()
+  _ciq_known_cuda_flags(_ciq_flags _ciq_config_args ${target})
   execute_process(COMMAND "${_ciq_exe}" lock render "${lockfile}" --target "${target}"
                     --build-dir "${CMAKE_BINARY_DIR}" --policy "${policy}" "--nvcc=${CMAKE_CUDA_COMPILER}"
                     "--nvcc-version=${CMAKE_CUDA_COMPILER_VERSION}" "--ptxas-version=${_ciq_ptxas_v}"
-                    "--architectures=${_ciq_arches}"
+                    "--architectures=${_ciq_arches}" "--cuda-flags=${_ciq_flags}" ${_ciq_config_args}
                   OUTPUT_VARIABLE _ciq_out ERROR_VARIABLE _ciq_err RESULT_VARIABLE _ciq_rc)
+  set(skip "")
+  set(wrapper_reason "")
   set(candidate "")
   set(lock_arches "")
   set(through_wrapper OFF)
@@ -962,6 +1018,10 @@ macro(_ciq_lock_render lockfile policy)
       set(candidate "${CMAKE_MATCH_1}")
     elseif(_ciq_line MATCHES "^lock-architectures (.*)")
       set(lock_arches "${CMAKE_MATCH_1}")
+    elseif(_ciq_line MATCHES "^skip (.*)")
+      set(skip "${CMAKE_MATCH_1}")
+    elseif(_ciq_line MATCHES "^wrapper-reason (.*)")
+      set(wrapper_reason "${CMAKE_MATCH_1}")
     elseif(_ciq_line STREQUAL "through-wrapper")
       set(through_wrapper ON)
     elseif(_ciq_line MATCHES "^option (.*)")

@@ -61,14 +61,56 @@ llvm::Expected<llvm::StringRef> contentsOf(const Elf &elf, const Elf::Elf_Shdr &
   return llvm::toStringRef(*bytes);
 }
 
-// One cubin's SASS and its resource tables, hashed section by section. The
-// `.note.nv.tkinfo` note is left out: it records the ptxas command line
-// (options, -v), which changes with every spelling of the same code.
+// nvcc names the file-local device entities of a translation unit (static
+// functions, anonymous namespaces, and so libcu++'s and cooperative groups'
+// internals) after it: "_ZN36_INTERNAL_393f41ab_6_red_cu_2c143ad1...",
+// "_GLOBAL__N__393f41ab_...", "__nv_static_27__393f41ab_...". The first
+// eight hex digits hash the source's absolute path, so the same file
+// compiled in another folder (a twin build tree, a colleague's checkout, a
+// compiler cache's temporary copy) names the same code differently. They are
+// blanked wherever they appear: section names, symbol names, tables.
+std::string blankUnitIds(llvm::StringRef in) {
+  std::string bytes = in.str();
+  auto blankAt = [&](size_t p) {
+    if (p + 9 > bytes.size() || bytes[p + 8] != '_')
+      return;
+    for (size_t i = p; i < p + 8; ++i)
+      if (!isxdigit((unsigned char)bytes[i]))
+        return;
+    std::fill(bytes.begin() + p, bytes.begin() + p + 8, '0');
+  };
+  for (const std::string tag : {"_INTERNAL_", "_GLOBAL__N__"})
+    for (size_t at = bytes.find(tag); at != std::string::npos; at = bytes.find(tag, at + 1))
+      blankAt(at + tag.size());
+  const std::string nvStatic = "__nv_static_";
+  for (size_t at = bytes.find(nvStatic); at != std::string::npos; at = bytes.find(nvStatic, at + 1)) {
+    size_t p = at + nvStatic.size();
+    while (p < bytes.size() && isdigit((unsigned char)bytes[p]))
+      ++p;
+    if (bytes.compare(p, 2, "__") == 0)
+      blankAt(p + 2);
+  }
+  return bytes;
+}
+
+// Debug information (-G, -lineinfo) names the source file's path and runs
+// nowhere: "-lineinfo" code built in two folders is the same SASS.
+bool isDebugSection(llvm::StringRef name) {
+  for (llvm::StringRef prefix : {".debug_", ".rela.debug_", ".rel.debug_", ".nv_debug"})
+    if (name.startswith(prefix))
+      return true;
+  return false;
+}
+
+// One cubin's SASS and its resource tables, hashed section by section, with
+// the translation unit's ids blanked (blankUnitIds). The `.note.nv.tkinfo`
+// note is left out: it records the ptxas command line (options, -v), which
+// changes with every spelling of the same code; so are the debug sections.
 void hashCubin(const Elf &cubin, std::string &acc) {
   forEachSection(cubin, [&](llvm::StringRef name, const Elf::Elf_Shdr &sec) {
-    if (name == ".note.nv.tkinfo")
+    if (name == ".note.nv.tkinfo" || isDebugSection(name))
       return;
-    acc += name.str() + ":" + std::to_string(sec.sh_size) + ":";
+    acc += blankUnitIds(name) + ":" + std::to_string(sec.sh_size) + ":";
     bool bss = sec.sh_type == llvm::ELF::SHT_NOBITS && (sec.sh_flags & llvm::ELF::SHF_ALLOC);
     if (bss)
       return;
@@ -77,7 +119,7 @@ void hashCubin(const Elf &cubin, std::string &acc) {
       llvm::consumeError(contents.takeError());
       return;
     }
-    acc += sha256Hex(*contents) + "\n";
+    acc += sha256Hex(blankUnitIds(*contents)) + "\n";
   });
 }
 
@@ -235,7 +277,7 @@ bool hashHostObject(const Elf &elf, std::string &acc) {
         auto symName = sym.getName(*names);
         std::string n = "?";
         if (symName)
-          n = blankTempNames(*symName);
+          n = blankUnitIds(blankTempNames(*symName));
         else
           llvm::consumeError(symName.takeError());
         acc += n + "/" + std::to_string(sym.st_info) + "/" + std::to_string(sym.st_shndx) + "/" +
@@ -255,7 +297,7 @@ bool hashHostObject(const Elf &elf, std::string &acc) {
       ok = false;
       return;
     }
-    acc += sha256Hex(blankTempNames(*contents)) + "\n";
+    acc += sha256Hex(blankUnitIds(blankTempNames(*contents))) + "\n";
   });
   return ok;
 }

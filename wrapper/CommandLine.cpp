@@ -235,6 +235,8 @@ void collectNvccPtxasOptions(NvccCommand &c, const std::vector<Arg *> &flat) {
         items.push_back({&it, a->origin});
     if (a->opt.name == "resource-usage")
       c.userAskedPtxasVerbose = true;
+    c.deviceDebug |= a->opt.name == "device-debug";
+    c.lineinfo |= a->opt.name == "generate-line-info";
   }
   for (size_t i = 0; i < items.size(); ++i) {
     const std::string *next = i + 1 < items.size() ? &items[i + 1].first->text : nullptr;
@@ -249,6 +251,8 @@ void collectNvccPtxasOptions(NvccCommand &c, const std::vector<Arg *> &flat) {
     i += u.opt.tokens - 1;
     if (u.opt.name == "verbose")
       c.userAskedPtxasVerbose = true;
+    c.deviceDebug |= u.opt.name == "device-debug";
+    c.lineinfo |= u.opt.name == "generate-line-info";
     c.ptxasOptions.push_back(u);
   }
 }
@@ -350,6 +354,10 @@ PtxasCommand parsePtxas(const std::vector<std::string> &argv, const std::string 
       c.arch = a->opt.value;
     else if (n == "verbose")
       c.verbose = true;
+    else if (n == "device-debug")
+      c.deviceDebug = true;
+    else if (n == "generate-line-info")
+      c.lineinfo = true;
     else if (n == "version" || n == "help" || n == "list-version")
       c.versionQuery = true;
     UserPtxasOption u;

@@ -72,6 +72,8 @@ struct NvccCommand {
   std::vector<UserPtxasOption> ptxasOptions;
   bool userAskedPtxasVerbose = false;  // -Xptxas -v / --verbose or --resource-usage
   bool ptxasRuns = false;              // a SASS (cubin) is produced by ptxas in this invocation
+  bool deviceDebug = false;            // -G, or -Xptxas -g: ptxas accepts no optimisation but -O0
+  bool lineinfo = false;               // -lineinfo, or -Xptxas -lineinfo
   std::string error;                   // an options file that cannot be read
   // Every Arg in order, options files flattened, env included (prepend, argv, append).
   std::vector<Arg *> flat();
@@ -93,6 +95,8 @@ struct PtxasCommand {
   std::string output;          // -o value; ptxas's default is elf.o
   std::string arch;            // --gpu-name / -arch value
   bool verbose = false;
+  bool deviceDebug = false;    // -g / --device-debug
+  bool lineinfo = false;       // -lineinfo / --generate-line-info
   bool versionQuery = false;   // --version / -V: prints, compiles nothing
   bool ptxasRuns = false;
   std::string error;

@@ -413,6 +413,7 @@ struct Prepared {
   std::string source, output;    // absolute
   std::vector<std::string> namedOutputs; // -o and -MF as given on the command line, absolute
   std::vector<std::string> sassArchs;
+  BuildMode mode;                // -G / -lineinfo of this compile
   std::string nvccPath, ptxasPath;
   std::function<Injection(const CandidateMessage &, bool)> inject;
   std::string error;
@@ -443,6 +444,8 @@ Prepared prepare(const Invocation &inv, Parsed &p, const std::string &cwd) {
     r.source = absolute(p.nvcc.source(), cwd);
     r.output = absolute(p.nvcc.output.empty() ? defaultOutput(p.nvcc) : p.nvcc.output, cwd);
     r.sassArchs = p.nvcc.sassArchs();
+    r.mode.deviceDebug = p.nvcc.deviceDebug;
+    r.mode.lineinfo = p.nvcc.lineinfo;
     for (const auto &f : {p.nvcc.output, p.nvcc.depfile})
       if (!f.empty())
         r.namedOutputs.push_back(absolute(f, cwd));
@@ -463,6 +466,8 @@ Prepared prepare(const Invocation &inv, Parsed &p, const std::string &cwd) {
     r.source = absolute(p.ptxas.input, cwd);
     r.output = absolute(p.ptxas.output, cwd);
     r.namedOutputs = {r.output};
+    r.mode.deviceDebug = p.ptxas.deviceDebug;
+    r.mode.lineinfo = p.ptxas.lineinfo;
     if (p.ptxas.ptxasRuns)   // not for --version, which has no target (ptxas's default is no choice)
       r.sassArchs = {p.ptxas.arch};
     r.ptxasPath = inv.compilerPath;
@@ -686,9 +691,13 @@ int lockRun(const Invocation &inv) {
     return passThrough();
   std::string warnOption = inv.mode == "launcher" ? "--lock-policy=warn" : "CIQ_LOCK_POLICY=warn";
   LockDecision d = checkLock(absolute(inv.lockPath, cwd), *policy, prep.nvccPath, prep.ptxasPath, prep.sassArchs,
-                             warnOption);
+                             warnOption, prep.mode);
   if (d.fail)
     return fail(d.message);
+  if (d.skip) {
+    llvm::WithColor::note(llvm::errs(), "ciq-ptxas") << d.message << "\n";
+    return passThrough();
+  }
   if (!d.apply) {
     warn(d.message + " (lock policy warn: compiling without the lock)");
     return passThrough();

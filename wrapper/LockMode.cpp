@@ -78,7 +78,7 @@ std::string checkArchs(const std::vector<std::string> &archs, const std::vector<
 
 LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std::string &nvccPath,
                        const std::string &ptxasPath, const std::vector<std::string> &sassArchs,
-                       const std::string &warnOption) {
+                       const std::string &warnOption, const BuildMode &mode) {
   LockDecision d;
   std::string err;
   auto lock = readLockfile(lockPath, err);
@@ -92,6 +92,17 @@ LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std
     d.fail = true;
     d.message = e;
     return d;
+  }
+  if (auto tuned = lockBuildMode(*lock)) {
+    BuildMode here = mode;
+    here.buildType = ""; // a compile line does not say which configuration it belongs to
+    tuned->buildType = "";
+    if (std::string diff = buildModeDifference(*tuned, here); !diff.empty()) {
+      d.skip = true;
+      d.message = lockPath + ": " + diff + ", so this compile goes without the lock (tune a lock for this "
+                  "configuration, with its own LOCKFILE)";
+      return d;
+    }
   }
   std::string problem = checkVersion("nvcc", nvccPath, lock->nvccVersion, lockPath);
   if (problem.empty())

@@ -8,6 +8,7 @@
 // the lock was frozen with, and every SASS architecture of this invocation is
 // one of the lock's architectures.
 #pragma once
+#include "common/BuildMode.h"
 #include "common/Protocol.h"
 
 #include <optional>
@@ -24,6 +25,7 @@ std::optional<LockPolicy> parseLockPolicy(const std::string &s);
 struct LockDecision {
   bool apply = false;            // inject `candidate`
   bool fail = false;             // refuse the compile with `message`
+  bool skip = false;             // another build configuration: compile without the lock, `message` says why
   std::string message;           // the error, or the warning when neither apply nor fail
   CandidateMessage candidate;
 };
@@ -31,8 +33,10 @@ struct LockDecision {
 // nvccPath / ptxasPath: the compilers of this invocation ("" when not involved).
 // warnOption: how this invocation can ask for policy warn ("--lock-policy=warn",
 // or "CIQ_LOCK_POLICY=warn" for a stand-in), named in an error's hint.
+// mode: this compile's -G and -lineinfo; a lock tuned with others is skipped,
+// whatever the policy (a Release lock must never break a Debug build).
 LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std::string &nvccPath,
                        const std::string &ptxasPath, const std::vector<std::string> &sassArchs,
-                       const std::string &warnOption);
+                       const std::string &warnOption, const BuildMode &mode = {});
 
 } // namespace ciq::wrapper

@@ -1,6 +1,7 @@
 #include "engine/build/Architectures.h"
 #include "wrapper/CommandLine.h"
 #include "engine/measure/GpuState.h"
+#include "engine/config/CMakeCache.h"
 
 #include <llvm/Support/Path.h>
 
@@ -23,22 +24,58 @@ MeasuredArchitecture measuredArchitecture(const TuneConfig &cfg) {
           "the GPU (" + gpus[0].value("name", std::string("GPU 0")) + ", compute capability " + cap + ")"};
 }
 
+// The arguments after the compiler (launchers such as ciq-ptxas or ccache first); nullopt for no nvcc line.
+static std::optional<wrapper::NvccCommand> nvccLine(const CudaObject &o) {
+  size_t i = 0;
+  while (i < o.command.size() && llvm::sys::path::filename(o.command[i]) != "nvcc")
+    ++i;
+  if (i + 1 >= o.command.size())
+    return std::nullopt;
+  return wrapper::parseNvcc({o.command.begin() + i + 1, o.command.end()}, "", "", "/");
+}
+
 std::vector<std::string> sassArchitectures(const std::vector<CudaObject> &objects) {
   std::set<std::string> archs;
   for (const auto &o : objects) {
-    if (o.command.size() < 2)
-      continue;
-    // The arguments after the compiler (launchers such as ciq-ptxas or ccache first).
-    size_t i = 0;
-    while (i < o.command.size() && llvm::sys::path::filename(o.command[i]) != "nvcc")
-      ++i;
-    if (i == o.command.size())
-      continue;
-    std::vector<std::string> args(o.command.begin() + i + 1, o.command.end());
-    for (const auto &a : wrapper::parseNvcc(args, "", "", "/").sassArchs())
-      archs.insert(a);
+    if (auto line = nvccLine(o))
+      for (const auto &a : line->sassArchs())
+        archs.insert(a);
   }
   return {archs.begin(), archs.end()};
+}
+
+std::optional<BuildMode> compileBuildMode(const std::vector<CudaObject> &objects, const std::string &buildDir) {
+  BuildMode m;
+  bool any = false;
+  for (const auto &o : objects)
+    if (auto line = nvccLine(o)) {
+      any = true;
+      m.deviceDebug |= line->deviceDebug;
+      m.lineinfo |= line->lineinfo;
+    }
+  if (!any)
+    return std::nullopt;
+  auto cache = readCMakeCache(buildDir);
+  // A multi-config generator chooses at build time: the type is not known here.
+  if (cacheValue(cache, "CMAKE_CONFIGURATION_TYPES").empty())
+    m.buildType = cacheValue(cache, "CMAKE_BUILD_TYPE");
+  return m;
+}
+
+std::string jitOnlyProblem(const MeasuredArchitecture &m, const std::vector<std::string> &built,
+                           const std::string &configPath) {
+  if (m.arch.empty() || built.empty() || std::find(built.begin(), built.end(), m.arch) != built.end())
+    return "";
+  std::string list;
+  for (const auto &a : built)
+    list += (list.empty() ? "" : ", ") + a;
+  std::string num = m.arch.substr(3), first = built.front().substr(3);
+  return "the build compiles SASS for " + list + " but not for " + m.arch + ", the architecture measured on (" +
+         m.source + "): the driver JIT-compiles the PTX at load, so no ptxas control reaches the code that runs and "
+         "every candidate would measure the same; build for it (add " + num + " to CUDA_ARCHITECTURES, with "
+         "NARROW_ARCHITECTURES to compile only " + m.arch + " while tuning), or measure an architecture the build has "
+         "(TUNE_ARCHITECTURES " + first + ", tune_architectures: [sm_" + first + "] in " + configPath +
+         ", on a GPU of that architecture)";
 }
 
 std::vector<std::string> architectureWarnings(const MeasuredArchitecture &m, const std::vector<std::string> &built,

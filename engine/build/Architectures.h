@@ -24,6 +24,19 @@ MeasuredArchitecture measuredArchitecture(const TuneConfig &cfg);
 // ciq-ptxas parses nvcc's arguments ("sm_80", "sm_90"), sorted.
 std::vector<std::string> sassArchitectures(const std::vector<CudaObject> &objects);
 
+// The build configuration the objects are compiled in: CMAKE_BUILD_TYPE of
+// the build tree, -G and -lineinfo of any compile line; nullopt when no
+// compile line is known (a command build before its first compile).
+std::optional<BuildMode> compileBuildMode(const std::vector<CudaObject> &objects, const std::string &buildDir);
+
+// A runtime tune measured on an architecture the build has no SASS for (a
+// hard-coded CUDA_ARCHITECTURES 86 on an sm_90 GPU): the driver JIT-compiles
+// the PTX at load, so no ptxas control reaches the code that runs and every
+// candidate measures the same. One line that says why and what to do; ""
+// when the search can reach the code (or nothing says what is measured).
+std::string jitOnlyProblem(const MeasuredArchitecture &m, const std::vector<std::string> &built,
+                           const std::string &configPath);
+
 // The warnings to print before the baseline: no SASS for the measured
 // architecture (PTX JIT), or, when not narrowing, SASS for several others
 // (each candidate compiles them all).

@@ -63,6 +63,9 @@ std::string outputOf(const nlohmann::json &e) {
   return "";
 }
 
+
+} // namespace
+
 // Legacy FindCUDA (cuda_add_executable) compiles each .cu with a custom
 // command that runs a generated script, CMakeFiles/<target>.dir/...
 // /<target>_generated_<name>.cu.o.cmake, holding `set(source_file "...")` and
@@ -83,6 +86,7 @@ std::vector<CudaObject> findCudaScriptCompiles(const std::string &buildDir, cons
     std::ifstream in(path.str());
     CudaObject o;
     o.target = target;
+    o.findCuda = true;
     for (std::string line; std::getline(in, line);) {
       std::smatch m;
       if (std::regex_search(line, m, setLine))
@@ -96,7 +100,6 @@ std::vector<CudaObject> findCudaScriptCompiles(const std::string &buildDir, cons
   return out;
 }
 
-} // namespace
 
 bool CMakeBuild::discover(std::string &error) {
   std::string cc = cfg_.buildDir + "/compile_commands.json";

@@ -19,7 +19,12 @@ struct CudaObject {
   std::string object;   // absolute object path the compile writes
   std::string target;   // CMake target it belongs to ("" for a command build)
   std::vector<std::string> command;  // the compile command as compile_commands.json has it ([] for FindCUDA, a command build)
+  bool findCuda = false;             // found through legacy FindCUDA's generated scripts
 };
+
+// Legacy FindCUDA's compiles of `target`, found through the scripts it
+// generates in the build tree (CMakeFiles/<target>.dir/.../<target>_generated_*.cmake).
+std::vector<CudaObject> findCudaScriptCompiles(const std::string &buildDir, const std::string &target);
 
 class BuildDriver {
 public:

@@ -406,10 +406,12 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
   if (!learnObjects(receipts, e))
     return;
   std::vector<std::string> missing, hashes;
+  bool missingAreFindCuda = true;
   for (const auto &o : driver_->objects()) {
     auto it = byOutput.find(o.object);
     if (it == byOutput.end()) {
       missing.push_back(o.source);
+      missingAreFindCuda = missingAreFindCuda && o.findCuda;
       continue;
     }
     const Receipt &rc = *it->second;
@@ -422,6 +424,16 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     for (const auto &m : missing)
       files += (files.empty() ? "" : ", ") + m;
     e.reason = reason::StaleBuild;
+    if (missingAreFindCuda) {
+      // The one cause, not the list of its sources: FindCUDA's custom
+      // commands run nvcc by CUDA_NVCC_EXECUTABLE, which no launcher reaches.
+      e.message = "the configuration did not reach the compiler: " + cfg_.target + " compiles its " +
+                  std::to_string(missing.size()) + " CUDA source(s) (" + llvm::sys::path::filename(missing[0]).str() +
+                  (missing.size() > 1 ? ", ..." : "") + ") with legacy FindCUDA, whose nvcc (CUDA_NVCC_EXECUTABLE) "
+                  "is not the ciq-ptxas stand-in; configure with -DCUDA_NVCC_EXECUTABLE=<a link named nvcc to "
+                  "ciq-ptxas> (docs/cmake.md, \"Legacy FindCUDA\"); log: " + e.log;
+      return;
+    }
     e.message = "the configuration did not reach the compiler: no receipt from ciq-ptxas for " + files +
                 (cfg_.build.kind == "cmake" ? " (is ciq-ptxas the target's CUDA_COMPILER_LAUNCHER? run `ciq canary`)"
                                             : " (did build.clean delete it, and does build.command compile it "

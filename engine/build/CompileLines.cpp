@@ -19,8 +19,18 @@ std::vector<std::string> splitShell(llvm::StringRef line) {
   return std::vector<std::string>(toks.begin(), toks.end());
 }
 
+// nvcc's -x cu (CMake writes it for a source with LANGUAGE CUDA, whatever
+// its name): the input after -c is CUDA, not C++.
+bool languageIsCuda(const std::vector<std::string> &argv) {
+  for (size_t i = 0; i < argv.size(); ++i)
+    if (argv[i] == "-xcu" || argv[i] == "--x=cu" || argv[i] == "-x=cu" ||
+        ((argv[i] == "-x" || argv[i] == "--x") && i + 1 < argv.size() && argv[i + 1] == "cu"))
+      return true;
+  return false;
+}
+
 // The tokens of the last `&&`-separated part (Make prefixes `cd dir &&`),
-// with a `.cu` argument: a CUDA compile.
+// with a `.cu` argument, or nvcc's -x cu and -c <source>: a CUDA compile.
 std::optional<CompileLine> cudaCompile(llvm::StringRef line) {
   auto amp = line.rfind("&& ");
   if (amp != llvm::StringRef::npos)
@@ -30,6 +40,10 @@ std::optional<CompileLine> cudaCompile(llvm::StringRef line) {
   for (const auto &a : c.argv)
     if (llvm::StringRef(a).endswith(".cu") && a.find('=') == std::string::npos)
       c.source = a;
+  if (c.source.empty() && languageIsCuda(c.argv))
+    for (size_t i = 0; i + 1 < c.argv.size(); ++i)
+      if (c.argv[i] == "-c")
+        c.source = c.argv[i + 1];
   if (c.source.empty() || c.argv.empty())
     return std::nullopt;
   return c;

@@ -1,11 +1,15 @@
 // `ciq doctor [--config ciq.yaml]`: one line per environment check with its
 // fix (engine/analysis/Doctor). Exit status = number of failed checks.
 #include "engine/commands/Command.h"
+#include "engine/build/BuildDriver.h"
 #include "engine/build/CompileLines.h"
+#include "engine/config/CMakeCache.h"
 #include "engine/config/Config.h"
 #include "engine/analysis/Doctor.h"
+#include "common/FindExecutable.h"
 #include "common/Paths.h"
 
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/raw_ostream.h>
 
 namespace {
@@ -34,11 +38,58 @@ DoctorCheck checkConfig(const std::optional<TuneConfig> &cfg, const std::string 
   return c;
 }
 
+// A build: command (or none): no CMake target to list commands of; the tune
+// runs that command, so it must be found. Its compiles show themselves to
+// the tune as they run (a compile without ciq-ptxas is a stale_build there).
+DoctorCheck checkBuildCommand(const TuneConfig &cfg) {
+  DoctorCheck c{"build command"};
+  if (cfg.build.kind == "none" || cfg.build.command.empty()) {
+    c.detail = "build: " + cfg.build.kind + " in " + cfg.path + ": ciq builds nothing itself";
+    return c;
+  }
+  const std::string &program = cfg.build.command.front();
+  std::string path = program; // a relative path runs from the build directory
+  if (program.find('/') != std::string::npos && program.front() != '/')
+    path = cfg.buildDir + "/" + program;
+  if (program.find('/') == std::string::npos ? !findExecutable(program) : !llvm::sys::fs::can_execute(path)) {
+    c.status = DoctorCheck::Fail;
+    c.detail = "build.command in " + cfg.path + " runs " + program + ", which is not found";
+    c.fix = "install it or give its path in build.command";
+    return c;
+  }
+  std::string line;
+  for (const auto &a : cfg.build.command)
+    line += (line.empty() ? "" : " ") + a;
+  c.detail = "the tune runs `" + line + "` in " + cfg.buildDir;
+  return c;
+}
+
+// Legacy FindCUDA compiles through generated scripts (cmake -P) that run
+// CUDA_NVCC_EXECUTABLE: the tune reaches them only when that is the nvcc
+// stand-in, a link named nvcc to ciq-ptxas.
+DoctorCheck checkFindCuda(const TuneConfig &cfg) {
+  DoctorCheck c{"compile lines"};
+  size_t n = findCudaScriptCompiles(cfg.buildDir, cfg.target).size();
+  std::string nvcc = cacheValue(readCMakeCache(cfg.buildDir), "CUDA_NVCC_EXECUTABLE");
+  if (!nvcc.empty() && isCiqPtxas(findExecutable(nvcc).value_or(nvcc))) {
+    c.detail = std::to_string(n) + " CUDA compile(s) of " + cfg.target + " run through legacy FindCUDA with the nvcc "
+               "stand-in " + nvcc;
+    return c;
+  }
+  c.status = DoctorCheck::Fail;
+  c.detail = cfg.target + " compiles its " + std::to_string(n) + " CUDA source(s) with legacy FindCUDA, whose nvcc (" +
+             (nvcc.empty() ? std::string("CUDA_NVCC_EXECUTABLE unset") : nvcc) + ") is not the ciq-ptxas stand-in";
+  c.fix = "configure with -DCUDA_NVCC_EXECUTABLE=<a link named nvcc to ciq-ptxas> (docs/cmake.md, \"Legacy FindCUDA\")";
+  return c;
+}
+
 // The tuned target's compile commands as the build tool runs them: ciq-ptxas
 // first on every one (a missing launcher or a cache rule in front means no
 // candidate reaches the compiler).
 DoctorCheck checkCompileLines(const TuneConfig &cfg) {
   DoctorCheck c{"compile lines"};
+  if (cfg.build.kind != "cmake")
+    return checkBuildCommand(cfg);
   std::string error;
   auto lines = realCompileLines(cfg, error);
   if (!lines) {
@@ -47,8 +98,9 @@ DoctorCheck checkCompileLines(const TuneConfig &cfg) {
     c.fix = "check the launcher by hand: the target's nvcc commands must start with ciq-ptxas";
     return c;
   }
+  if (lines->empty() && !findCudaScriptCompiles(cfg.buildDir, cfg.target).empty())
+    return checkFindCuda(cfg);
   if (lines->empty()) {
-    // Legacy FindCUDA compiles through generated scripts (cmake -P), not a compile line.
     c.status = DoctorCheck::Warn;
     c.detail = "no command of target " + cfg.target + " compiles a .cu file directly";
     c.fix = "check `target:` (a target with .cu sources); a legacy FindCUDA target is tuned through "

@@ -1,6 +1,7 @@
 // `ciq lock show|verify|acfs|env|render`: read a lockfile, prove a build matches it, apply it to run-time
 // compiles, or check and render it for ciq_apply_lock() (docs/lockfile.md).
 #include "common/AcfStaging.h"
+#include "common/BuildMode.h"
 #include "engine/build/BuildDriver.h"
 #include "engine/config/CMakeCache.h"
 #include "engine/commands/Command.h"
@@ -10,6 +11,8 @@
 #include "common/EnvNames.h"
 #include "engine/winner/LockWriter.h"
 #include "engine/winner/LockApply.h"
+#include "engine/winner/LockObjects.h"
+#include "common/BuildMode.h"
 #include "common/Lockfile.h"
 #include "common/NumberFormat.h"
 #include "common/Paths.h"
@@ -35,8 +38,9 @@ cl::SubCommand LockCmd("lock", "Show a lockfile (show [ciq.lock]), verify that a
                                "ciq_apply_lock())");
 cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify|acfs|env|render"), cl::Required, cl::sub(LockCmd));
 cl::opt<std::string> LockPath(cl::Positional, cl::desc("[lockfile]"), cl::init("ciq.lock"), cl::sub(LockCmd));
-cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock; render: the "
-                                                   "build tree applying it"), cl::sub(LockCmd));
+cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock; show: list the "
+                                                   "options each CUDA compile of the target gets there; render: "
+                                                   "the build tree applying it"), cl::sub(LockCmd));
 cl::opt<std::string> Target("target", cl::desc("verify: the target (default: the lock's); render: the target "
                                                "applying it"), cl::sub(LockCmd));
 // render: what CMake knows about the build (cmake-module/CompileIQ.cmake).
@@ -48,6 +52,12 @@ cl::opt<std::string> PtxasVersion("ptxas-version", cl::desc("render: the version
                                   cl::sub(LockCmd));
 cl::opt<std::string> Architectures("architectures", cl::desc("render: the target's CUDA_ARCHITECTURES, ';'-separated "
                                                              "(empty: nvcc's choice)"), cl::sub(LockCmd));
+cl::opt<std::string> CudaFlags("cuda-flags", cl::desc("render: the CUDA flags CMake knows (CMAKE_CUDA_FLAGS, "
+                                                     "CMAKE_CUDA_FLAGS_<CONFIG>, COMPILE_OPTIONS), ';'-separated"),
+                               cl::sub(LockCmd));
+cl::opt<std::string> BuildType("build-type", cl::desc("render: CMAKE_BUILD_TYPE"), cl::sub(LockCmd));
+cl::opt<bool> MultiConfig("multi-config", cl::desc("render: the generator chooses the configuration at build time"),
+                          cl::sub(LockCmd));
 cl::list<std::string> Objects("object", cl::desc("verify: an object (.o, .cubin, .fatbin) built with the lock, e.g. "
                                                  "through ciq-ptxas --lock; repeat for each CUDA object of the target"),
                               cl::sub(LockCmd));
@@ -83,6 +93,9 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
                             (overridden.empty() ? "add ciq_apply_lock(" + l.target +
                                                       ") or build through ciq-ptxas --lock, then rebuild"
                                                 : overridden));
+  if (got != l.deviceCodeSha256 && !overridden.empty()) // left out on purpose: say so, not "was it applied?"
+    return ciq::reportError("device code of " + what + " is not the lock's winner's (" + got.substr(0, 16) +
+                            "...): " + overridden);
   if (got != l.deviceCodeSha256)
     return ciq::reportError("device code of " + what + " is " + got + ", the lock's winner is " + l.deviceCodeSha256 +
                             "; was the lock applied (ciq_apply_lock, or ciq-ptxas --lock), the build up to date, and "
@@ -98,7 +111,12 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
 // CIQ_LOCK_LEFT_OUT_<target> says POLICY warn built the target without it.
 std::string lockOverride(const std::string &buildDir, const std::string &target) {
   auto cache = ciq::readCMakeCache(buildDir);
-  if (cache.count("CIQ_LOCK_LEFT_OUT_" + target))
+  auto left = cache.find("CIQ_LOCK_LEFT_OUT_" + target);
+  if (left != cache.end() && left->second.value == "build configuration")
+    return "the configure of " + buildDir + " left it out: the lock was tuned in another build configuration "
+           "(build type, -G or -lineinfo), so " + target + " was built with the compiler defaults; cmake " +
+           ciq::shellQuote(buildDir) + " prints which";
+  if (left != cache.end())
     return "the configure of " + buildDir + " left it out: it does not apply to this build and POLICY is warn "
            "(or CIQ_LOCK_POLICY=warn), so " + target + " was built with the compiler defaults; cmake " +
            ciq::shellQuote(buildDir) + " prints what differs: fix that or tune again, then rebuild";
@@ -191,9 +209,43 @@ int show(const ciq::Lockfile &l) {
     printf("tuned on:      %s%s\n", t.c_str(),
            narrowed.empty() ? "" : (" (narrow_architectures: the device code below is " + narrowed + "'s SASS)").c_str());
   }
+  if (auto m = ciq::lockBuildMode(l))
+    printf("tuned in:      %s\n", ciq::describeBuildMode(*m).c_str());
   printf("device code:   %s\n", l.deviceCodeSha256.c_str());
   printScore(l.score);
   printf("created:       %s by ciq %s\n", l.createdAt.c_str(), l.engineVersion.c_str());
+  return 0;
+}
+
+// show --build-dir: the options each CUDA compile of the target gets, as the
+// build tool runs it; through ciq-ptxas --lock they are in no compile line
+// and not in compile_commands.json.
+int showObjects(const ciq::Lockfile &l) {
+  ciq::TuneConfig cfg;
+  SmallString<256> dir(BuildDir);
+  sys::fs::make_absolute(dir);
+  cfg.buildDir = dir.str().str();
+  cfg.target = Target.empty() ? l.target : Target;
+  if (Target.empty() && l.extra.contains("tune_targets"))
+    cfg.tuneTargets = l.extra.value("tune_targets", std::vector<std::string>{});
+  SmallString<256> lock(LockPath.getValue());
+  sys::fs::make_absolute(lock);
+  std::string err;
+  auto objects = ciq::lockAppliedObjects(l, lock.str().str(), cfg, err);
+  if (!objects)
+    return ciq::reportError("lock show --build-dir " + BuildDir + ": " + err);
+  printf("compiles of %s in %s (%zu):\n", cfg.target.c_str(), cfg.buildDir.c_str(), objects->size());
+  for (const auto &o : *objects) {
+    std::string opts;
+    for (const auto &a : o.options)
+      opts += (opts.empty() ? "" : " ") + a;
+    if (!o.note.empty())
+      printf("  %s: none (%s)\n", o.source.c_str(), o.note.c_str());
+    else
+      printf("  %s: %s (%s)\n", o.source.c_str(), opts.empty() ? "the compiler defaults: the baseline won" : opts.c_str(),
+             o.route == "compile options" ? "in its compile options and compile_commands.json"
+                                          : (o.route + ", added per compile: not in compile_commands.json").c_str());
+  }
   return 0;
 }
 
@@ -293,12 +345,18 @@ int render() {
   b.nvccPath = NvccPath;
   b.nvccVersion = NvccVersion;
   b.ptxasVersion = PtxasVersion;
-  for (StringRef rest = Architectures; !rest.empty();) {
-    auto [a, tail] = rest.split(';');
-    if (!a.empty())
-      b.architectures.push_back(a.str());
-    rest = tail;
-  }
+  auto split = [](StringRef rest, std::vector<std::string> &out) {
+    while (!rest.empty()) {
+      auto [a, tail] = rest.split(';');
+      if (!a.empty())
+        out.push_back(a.str());
+      rest = tail;
+    }
+  };
+  split(Architectures, b.architectures);
+  split(CudaFlags, b.cudaFlags);
+  b.buildType = BuildType;
+  b.multiConfig = MultiConfig;
   SmallString<256> lock(LockPath.getValue());
   sys::fs::make_absolute(lock);
   ciq::LockRender r = ciq::renderLockForBuild(lock.str().str(), b);
@@ -308,7 +366,9 @@ int render() {
   std::string archs;
   for (const auto &a : r.lockArchitectures) archs += (archs.empty() ? "" : ";") + a;
   if (!archs.empty()) line("lock-architectures", archs);
+  if (!r.skip.empty()) line("skip", r.skip);
   if (r.throughWrapper) printf("through-wrapper\n");
+  if (!r.wrapperReason.empty()) line("wrapper-reason", r.wrapperReason);
   for (const auto &o : r.options) line("option", o);
   for (const auto &d : r.defines) line("define", d);
   for (const auto &d : r.depends) line("depends", d);
@@ -342,7 +402,7 @@ int run() {
   if (!l)
     return ciq::reportError(err);
   if (Action == "show")
-    return show(*l);
+    return BuildDir.empty() ? show(*l) : show(*l) + showObjects(*l);
   if (Action == "acfs")
     return acfs(*l);
   if (Action == "env")

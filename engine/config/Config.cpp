@@ -27,6 +27,29 @@ std::string sourceDirOf(const std::string &buildDir) {
   return cacheValue(readCMakeCache(buildDir), "CMAKE_HOME_DIRECTORY", buildDir);
 }
 
+// The unit of what the benchmark prints. "ms" is benchmark.metric's default
+// for time_ms; a metric of another name (time_s, gflops) has the unit given
+// (benchmark.metric.unit, ciq_tune's UNIT, or the objective's own unit:),
+// else its own name, so that no number is labelled ms that is not, nor
+// printed with an empty unit.
+void benchmarkUnits(TuneConfig &c) {
+  if (!c.benchmark.enabled)
+    return;
+  for (auto &o : c.objectives) {
+    if (findMetric(o.metric) && o.metric != "time_ms")
+      continue; // a compile metric, with its table unit
+    if (!o.unit.empty() && !c.benchmark.metric.unitGiven) {
+      c.benchmark.metric.unit = o.unit;  // the objective said it
+      c.benchmark.metric.unitGiven = true;
+    }
+    if (!c.benchmark.metric.unitGiven && o.metric != "time_ms")
+      c.benchmark.metric.unit = o.metric;
+    if (o.unit.empty() || (o.metric == "time_ms" && c.benchmark.metric.unitGiven))
+      o.unit = c.benchmark.metric.unit;
+    break; // the benchmark prints one number
+  }
+}
+
 Objective parseObjective(const YAML::Node &n, const YamlReader &r, const std::string &key, bool haveBenchmark) {
   Objective o;
   if (n.IsScalar())
@@ -82,7 +105,10 @@ MetricSource parseMetricSource(const YAML::Node &n, const YamlReader &r, const s
   if (kinds > 1)
     r.fail(n, key, "give one of " + metricSourceNames());
   if (n["file"]) m.file = r.str(n["file"], key + ".file");
-  if (n["unit"]) m.unit = r.str(n["unit"], key + ".unit");
+  if (n["unit"]) {
+    m.unit = r.str(n["unit"], key + ".unit");
+    m.unitGiven = true;
+  }
   if (n["scale"]) m.scale = r.number(n["scale"], key + ".scale", -1e300, 1e300);
   if (n["column"]) m.nvbenchColumn = r.str(n["column"], key + ".column");
   if (n["state"]) m.nvbenchState = r.str(n["state"], key + ".state");
@@ -413,6 +439,7 @@ TuneConfig parse(const std::string &path) {
         c.benchmark.racing = false;
     }
   }
+  benchmarkUnits(c);
   // Without `space:`, a runtime search whose output is compared with the
   // baseline's also tries nvcc's numerics controls (defaultSpace).
   if (!root["space"]) {

@@ -2,6 +2,7 @@
 // names the file, line and key, and what was expected.
 #pragma once
 #include "engine/measure/BenchmarkConfig.h"
+#include "common/BuildMode.h"
 #include "common/SourceLoc.h"
 #include "engine/config/Space.h"
 #include "engine/config/StrategyTable.h"
@@ -134,6 +135,7 @@ struct TuneConfig {
   std::string narrowTo;
   std::vector<std::string> buildArchitectures;  // SASS the build's compile lines produce
   std::string measuredArchitecture;             // "" when unknown
+  std::optional<BuildMode> buildMode;           // the configuration tuned in; nullopt when no compile line is known
 };
 
 // Parses a ciq.yaml; nullopt with `error` set to one line on failure.

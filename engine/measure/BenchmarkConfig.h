@@ -18,6 +18,7 @@ struct MetricSource {
   std::string nvbenchColumn = "GPU Time";   // NVBench: column / summary name
   std::string nvbenchState;        // NVBench: state (row) selector, empty: first
   std::string unit = "ms";
+  bool unitGiven = false;          // `unit:` in ciq.yaml (ciq_tune's UNIT); else "ms" is a default
   double scale = 1.0;              // multiply the parsed value (e.g. 1e3 for s -> ms)
 };
 

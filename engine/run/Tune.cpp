@@ -92,7 +92,8 @@ bool TuneRun::prepare() {
   } catch (const std::exception &e) {
     return fail(cfg_.path + ": search.strategy: " + e.what());
   }
-  checkArchitectures();
+  if (!checkArchitectures())
+    return false;
   if (!startWorkers())
     return false;
   expectLikeBaseline();
@@ -103,25 +104,31 @@ bool TuneRun::prepare() {
 // Before the baseline: the architecture measured on against the SASS the
 // build compiles (Architectures.h); with narrow_architectures, every tuning
 // compile is narrowed to it (the workers copy cfg_ after this).
-void TuneRun::checkArchitectures() {
+bool TuneRun::checkArchitectures() {
   auto driver = makeBuildDriver(cfg_);   // a command build knows no objects yet: no build architectures
   std::string err;
   if (!driver->discover(err))
-    return; // the builder reports the same problem, as an error
+    return true; // the builder reports the same problem, as an error
   auto m = measuredArchitecture(cfg_);
   cfg_.measuredArchitecture = m.arch;
   cfg_.buildArchitectures = sassArchitectures(driver->objects());
+  cfg_.buildMode = compileBuildMode(driver->objects(), cfg_.buildDir);
+  // A runtime search on JIT-compiled code measures noise: stop before it.
+  if (cfg_.benchmark.enabled)
+    if (std::string p = jitOnlyProblem(m, cfg_.buildArchitectures, cfg_.path); !p.empty())
+      return fail(p);
   for (const auto &w : architectureWarnings(m, cfg_.buildArchitectures, cfg_.narrowArchitectures, cfg_.path))
     warn(w);
   if (!cfg_.narrowArchitectures)
-    return;
+    return true;
   if (m.arch.empty()) {
     warn("narrow_architectures: no GPU and no tune_architectures in " + cfg_.path +
                   ", so nothing to narrow to; tuning compiles keep the build's architectures");
-    return;
+    return true;
   }
   cfg_.narrowTo = m.arch;
   progress_.note("narrow_architectures: tuning compiles produce SASS for " + m.arch + " only (" + m.source + ")");
+  return true;
 }
 
 // Worker 0 builds in the user's build tree; each further worker (runtime

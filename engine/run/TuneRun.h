@@ -69,7 +69,7 @@ private:
   bool searchLoop();
   bool inSearch_ = false;   // evaluations recorded now count towards the GPU's busy time
   bool startWorkers();
-  void checkArchitectures();
+  bool checkArchitectures();
   void evaluate(Evaluation &e, Worker &w, const std::function<const Evaluation *(const Evaluation &)> &deviceTwin);
   void evaluateBatch(const std::vector<Point> &points, int generation);
   Executor &executor() { return slurm_ ? (Executor &)*slurm_ : (Executor &)*local_; }

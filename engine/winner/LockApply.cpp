@@ -1,10 +1,12 @@
 #include "engine/winner/LockApply.h"
 
 #include "common/AcfStaging.h"
+#include "common/BuildMode.h"
 #include "common/JsonRead.h"
 #include "common/Lockfile.h"
 #include "common/Sha256.h"
 #include "common/Subprocess.h"
+#include "wrapper/CommandLine.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -87,18 +89,115 @@ void checkCompilers(const Lockfile &l, const LockBuild &b, const std::string &re
                          b.ptxasVersion + "; " + retune);
 }
 
-void checkArchitectures(const Lockfile &l, const LockBuild &b, const std::string &retune, LockRender &r) {
+// "90" of "sm_90a": the GPU family, as the wrapper compares them (LockMode.cpp).
+std::string archFamily(std::string a) {
+  a = archNumbers({a}).front();
+  if (!a.empty() && (a.back() == 'a' || a.back() == 'f'))
+    a.pop_back();
+  return a;
+}
+
+// The nvcc line the target's compiles start from, as CMake writes it: its
+// CUDA_ARCHITECTURES as --generate-code, then the flags CMake knows. The
+// wrapper's parser says which SASS that line produces and whether it has -G.
+wrapper::NvccCommand configuredLine(const LockBuild &b) {
+  static const std::regex real("-real$"), virt("-virtual$");
+  std::vector<std::string> args;
+  for (const auto &a : b.architectures) {
+    std::string n = archNumbers({a}).front();
+    std::string code = std::regex_search(a, real)   ? "[sm_" + n + "]"
+                       : std::regex_search(a, virt) ? "[compute_" + n + "]"
+                                                    : "[compute_" + n + ",sm_" + n + "]";
+    args.push_back("--generate-code=arch=compute_" + n + ",code=" + code);
+  }
+  for (const auto &f : b.cudaFlags)
+    if (f.find("$<") == std::string::npos)
+      args.push_back(f);
+  args.insert(args.end(), {"-c", "ciq-configure-check.cu"});
+  return wrapper::parseNvcc(args, "", "", "/");
+}
+
+// The flags' own architecture options (-arch, -gencode, -code), as spelled:
+// those after the one --generate-code per CUDA_ARCHITECTURES entry.
+std::vector<std::string> flagArchitectureOptions(const wrapper::NvccCommand &line, size_t generated) {
+  std::vector<std::string> out;
+  for (size_t i = generated; i < line.args.size(); ++i) {
+    const auto &a = line.args[i];
+    if (a.opt.name == "gpu-architecture" || a.opt.name == "generate-code" || a.opt.name == "gpu-code")
+      out.push_back(join(a.tokens, " "));
+  }
+  return out;
+}
+
+// A flag CMake evaluates at build time that may set the architectures or -G:
+// only the compile line knows, so the lock goes through ciq-ptxas --lock.
+bool genexSetsMode(const LockBuild &b) {
+  static const std::regex modal("arch|gencode|generate-code|-code|-G|lineinfo|device-debug");
+  for (const auto &f : b.cudaFlags)
+    if (f.find("$<") != std::string::npos && std::regex_search(f, modal))
+      return true;
+  return false;
+}
+
+void checkArchitectures(const Lockfile &l, const LockBuild &b, const wrapper::NvccCommand &line,
+                        const std::string &retune, LockRender &r) {
   r.lockArchitectures = l.architectures;
   std::vector<std::string> target = archNumbers(b.architectures);
-  if (target.empty()) {
+  if (target.empty() || genexSetsMode(b)) {
     // -arch=... in the flags (CMP0104 OLD) or nvcc's choice: only the real
     // compile lines know, so ciq-ptxas --lock checks each compile.
     r.throughWrapper = true;
-  } else if (archNumbers(l.architectures) != target) {
+    if (!target.empty())
+      r.wrapperReason = "a generator expression in " + b.target + "'s CUDA flags may set its architectures or -G";
+    return;
+  }
+  if (archNumbers(l.architectures) != target) {
     r.problems.push_back("architectures: the lock was frozen for " + join(l.architectures, " ") + ", " + b.target +
                          " builds for CUDA_ARCHITECTURES " + join(b.architectures, " ") + "; " + retune +
                          ", or set CUDA_ARCHITECTURES to match the lock");
+    return;
   }
+  // -arch or -gencode in the CUDA flags adds its own targets to the
+  // --generate-code CMake writes for CUDA_ARCHITECTURES: nvcc compiles both.
+  std::vector<std::string> spelled = flagArchitectureOptions(line, b.architectures.size());
+  if (spelled.empty())
+    return;
+  std::set<std::string> locked;
+  for (const auto &a : l.architectures)
+    locked.insert(archFamily(a));
+  std::vector<std::string> built = line.sassArchs(), foreign;
+  std::sort(built.begin(), built.end());
+  for (const auto &a : built)
+    if (!locked.count(archFamily(a)))
+      foreign.push_back(a);
+  if (!foreign.empty())
+    r.problems.push_back("architectures: " + b.target + "'s compiles produce SASS for " + join(built, ", ") +
+                         " (CUDA_ARCHITECTURES " + join(b.architectures, " ") + " and " + join(spelled, " ") +
+                         " in its CUDA flags), the lock was frozen for " + join(l.architectures, " ") +
+                         "; remove " + join(spelled, " ") + " from the flags (CUDA_ARCHITECTURES sets them), or " +
+                         retune + " for " + join(foreign, ", "));
+}
+
+// A lock tuned in another configuration (Release against Debug, without -G
+// against with it) is left out, not refused: a colleague's Debug build must
+// build (ptxas refuses -G with any optimisation level but 0).
+void checkBuildMode(const Lockfile &l, const LockBuild &b, const wrapper::NvccCommand &line,
+                    const std::string &lockPath, LockRender &r) {
+  auto tuned = lockBuildMode(l);
+  if (!tuned)
+    return; // a lock written before the configuration was recorded
+  if (b.multiConfig || genexSetsMode(b)) {
+    // Which configuration, and so -G, is known per compile only.
+    if (!r.throughWrapper && b.multiConfig)
+      r.wrapperReason = "the generator chooses the configuration at build time and the lock was tuned in " +
+                        describeBuildMode(*tuned);
+    r.throughWrapper = true;
+    return;
+  }
+  BuildMode here{b.buildType, line.deviceDebug, line.lineinfo};
+  if (std::string diff = buildModeDifference(*tuned, here); !diff.empty())
+    r.skip = lockPath + " does not apply: " + diff + ", so " + b.target +
+             " builds with the compiler defaults (a lock applies to the configuration it was tuned in)";
 }
 
 // A CMake list cannot carry a ';' (nor a line of `ciq lock render` a newline).
@@ -159,10 +258,12 @@ LockRender renderLockForBuild(const std::string &lockPath, const LockBuild &b) {
   r.candidate = l->candidateId;
   checkTarget(*l, b, r);
   checkCompilers(*l, b, retune, r);
-  checkArchitectures(*l, b, retune, r);
+  wrapper::NvccCommand line = configuredLine(b);
+  checkArchitectures(*l, b, line, retune, r);
+  checkBuildMode(*l, b, line, lockPath, r);
   checkListable(*l, r);
   checkAcfs(*l, lockPath, retune, r);
-  if (!r.problems.empty())
+  if (!r.problems.empty() || !r.skip.empty())
     return r;
   // The one renderer of a lock's compile arguments (common/Lockfile.h): the
   // defines go to the target's compile definitions, the rest are options.

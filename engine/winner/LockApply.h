@@ -16,6 +16,12 @@ struct LockBuild {
   std::string nvccPath, nvccVersion;      // CMAKE_CUDA_COMPILER[_VERSION]; version "" when CUDA is not enabled
   std::string ptxasVersion;               // `ptxas --version` beside nvcc ("unknown" when unreadable)
   std::vector<std::string> architectures; // the target's CUDA_ARCHITECTURES, resolved; empty: nvcc's choice
+  // The CUDA flags CMake knows at configure time, token by token:
+  // CMAKE_CUDA_FLAGS, CMAKE_CUDA_FLAGS_<CONFIG>, the target's and its
+  // folder's COMPILE_OPTIONS (generator expressions unevaluated).
+  std::vector<std::string> cudaFlags;
+  std::string buildType;                  // CMAKE_BUILD_TYPE; "" when unset or multi-config
+  bool multiConfig = false;               // the configuration is chosen at build time
 };
 
 struct LockRender {
@@ -23,6 +29,8 @@ struct LockRender {
   std::string candidate;             // winner.candidate_id
   std::vector<std::string> lockArchitectures;
   bool throughWrapper = false;          // the architectures are only known per compile: ciq-ptxas --lock
+  std::string skip;                     // another build configuration: build without the lock, this says why
+  std::string wrapperReason;            // why through the wrapper, when CUDA_ARCHITECTURES is fixed
   std::vector<std::string> options;     // CUDA compile options, in order
   std::vector<std::string> defines;     // NAME=VALUE
   std::vector<std::string> depends;     // files whose change must reconfigure (the ACFs)

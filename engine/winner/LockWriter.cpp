@@ -54,6 +54,10 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
   if (!cfg.measuredArchitecture.empty())
     l.extra["tuned_architecture"] = cfg.measuredArchitecture;
   l.architectures.assign(archs.begin(), archs.end());
+  // The configuration tuned in: ciq_apply_lock() and ciq-ptxas --lock leave
+  // the lock out of another one (a Release winner breaks a -G build).
+  if (cfg.buildMode)
+    l.extra["build"] = buildModeToJson(*cfg.buildMode);
   nlohmann::json sources = nlohmann::json::array();
   for (const auto &s : cfg.space.sources)
     sources.push_back({{"name", s.name}, {"provider", s.provider}, {"tag", s.tag}, {"sha256", s.sha256}});

@@ -232,7 +232,8 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
         return "-";
       return fmt::value(e->scores.at(o.metric));
     };
-    fprintf(out, "%-48s | %24s | %24s\n", ("objective " + o.metric + " (" + o.unit + ", " + o.direction + ")").c_str(),
+    fprintf(out, "%-48s | %24s | %24s\n", ("objective " + o.metric + " (" + (o.unit.empty() || o.unit == o.metric ? "" : o.unit + ", ") +
+             o.direction + ")").c_str(),
             v(&b).c_str(), v(best).c_str());
   }
   std::string invalidLine = invalidSummary(invalid);

@@ -472,3 +472,23 @@ TEST(Config, AdaptiveRepeatsAndRacing) {
     EXPECT_EQ(err.find('\n'), std::string::npos) << bad << ": " << err; // one line
   }
 }
+
+// Issue 31 item 8: a benchmark that prints seconds. Without a unit the number
+// is labelled by its metric's name, never "ms" and never with an empty unit;
+// with one (ciq_tune's UNIT) the objective and benchmark.metric carry it.
+TEST(Config, BenchmarkUnitIsGivenOrTheMetricsName) {
+  TempProject p;
+  const std::string base = "benchmark:\n  command: [sh, -c, 'echo time_s=0.5']\n  metric:\n    regex: 'time_s=([0-9.]+)'\n";
+  TuneConfig bare = p.loadOk(base + "objectives: [time_s]\n");
+  EXPECT_EQ(bare.objectives.front().unit, "time_s");
+  EXPECT_EQ(bare.benchmark.metric.unit, "time_s");
+  TuneConfig given = p.loadOk(base + "    unit: s\nobjectives: [time_s]\n");
+  EXPECT_EQ(given.objectives.front().unit, "s");
+  EXPECT_EQ(given.benchmark.metric.unit, "s");
+  TuneConfig own = p.loadOk(base + "objectives:\n  - {metric: gflops, direction: maximize, unit: GFLOP/s}\n");
+  EXPECT_EQ(own.benchmark.metric.unit, "GFLOP/s");
+  // time_ms keeps its default.
+  TuneConfig ms = p.loadOk(base);
+  EXPECT_EQ(ms.objectives.front().unit, "ms");
+  EXPECT_EQ(ms.benchmark.metric.unit, "ms");
+}

@@ -5,7 +5,9 @@
 #include "common/Subprocess.h"
 
 #include <gtest/gtest.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
 
 #include <fstream>
 
@@ -118,4 +120,103 @@ TEST_F(DeviceCodeTest, OneArchitectureOfAFullBuildHashesAsTheNarrowedCompile) {
   ASSERT_TRUE(full90 && narrow90) << err;
   EXPECT_EQ(full90->sha256, narrow90->sha256);
   EXPECT_NE(full.sha256, full90->sha256);
+}
+
+namespace {
+
+// A reduction as the official samples write it (a template, cg::reduce on a
+// warp tile, dynamic shared memory), a grid sync and a cuda::std atomic:
+// file-local device entities that nvcc names after the translation unit
+// ("_INTERNAL_<8 hex>_...", the hex a hash of the source's absolute path).
+const char *kSamplesReduction = R"(
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+#include <cuda/std/atomic>
+namespace cg = cooperative_groups;
+namespace {
+__device__ int blocksDone;
+__device__ float twice(float x) { return 2.f * x; }
+}
+static __device__ float plusOne(float v) { return v + 1.f; }
+template <class T> __global__ void reduce(const T *in, T *out, unsigned n) {
+  extern __shared__ unsigned char smemRaw[];
+  T *smem = reinterpret_cast<T *>(smemRaw);
+  cg::thread_block cta = cg::this_thread_block();
+  cg::thread_block_tile<32> tile = cg::tiled_partition<32>(cta);
+  T v = 0;
+  for (unsigned i = blockIdx.x * blockDim.x + threadIdx.x; i < n; i += gridDim.x * blockDim.x)
+    v += twice(plusOne(in[i]));
+  v = cg::reduce(tile, v, cg::plus<T>());
+  if (tile.thread_rank() == 0) smem[tile.meta_group_rank()] = v;
+  cg::sync(cta);
+  if (threadIdx.x == 0) {
+    T s = 0;
+    for (unsigned w = 0; w < tile.meta_group_size(); ++w) s += smem[w];
+    out[blockIdx.x] = s;
+    atomicAdd(&blocksDone, 1);
+  }
+}
+__global__ void gridSum(float *a, unsigned n) {
+  cg::grid_group g = cg::this_grid();
+  a[g.thread_rank() % n] += 1.f;
+  g.sync();
+  cuda::std::atomic_ref<float> first(a[0]);
+  first.fetch_add(1.f);
+}
+template __global__ void reduce<float>(const float *, float *, unsigned);
+template __global__ void reduce<double>(const double *, double *, unsigned);
+)";
+
+// `nvcc <args> <dir>/red.cu -o <dir>/<out>` in its own process, run from <dir>.
+DeviceCode compileIn(const std::string &dir, std::vector<std::string> args, const std::string &out) {
+  std::vector<std::string> argv{CIQ_TEST_NVCC};
+  argv.insert(argv.end(), args.begin(), args.end());
+  argv.insert(argv.end(), {dir + "/red.cu", "-o", dir + "/" + out});
+  SubprocessOptions o;
+  o.cwd = dir;
+  auto r = runSubprocess(argv, o);
+  EXPECT_EQ(r.exitCode, 0) << r.err;
+  std::string err;
+  auto dc = readDeviceCode(dir + "/" + out, err);
+  EXPECT_TRUE(dc) << err;
+  return dc ? *dc : DeviceCode{};
+}
+
+} // namespace
+
+// Issue 31 item 2: the same file compiled in two folders (two checkouts, two
+// build trees, two processes) is the same device code, for every way the
+// samples build it; a real change still differs.
+TEST_F(DeviceCodeTest, SameSourceInTwoFoldersHashesTheSame) {
+  std::string a = dir_ + "/checkout-a", b = dir_ + "/elsewhere/checkout-b";
+  for (const auto &d : {a, b}) {
+    ASSERT_FALSE(llvm::sys::fs::create_directories(d));
+    std::ofstream(d + "/red.cu") << kSamplesReduction;
+  }
+  const std::vector<std::vector<std::string>> variants = {
+      {"-arch=sm_90", "-c"},
+      {"-arch=sm_90", "-c", "-rdc=true"},
+      {"-arch=sm_90", "-c", "-compress-mode=size"},
+      {"-arch=sm_90", "-c", "-G"},
+      {"-arch=sm_90", "-c", "-lineinfo"},
+      {"-arch=sm_90", "-cubin", "-rdc=true"},
+  };
+  for (size_t i = 0; i < variants.size(); ++i) {
+    std::string out = "v" + std::to_string(i) + (variants[i][1] == "-c" ? ".o" : ".bin");
+    auto x = compileIn(a, variants[i], out), y = compileIn(b, variants[i], out);
+    EXPECT_FALSE(x.sha256.empty());
+    EXPECT_EQ(x.sha256, y.sha256) << "nvcc " << llvm::join(variants[i], " ");
+  }
+  // PTX reuse: ptxas on the PTX nvcc kept in one folder gives the cubin a
+  // full compile gives in the other.
+  auto r = runSubprocess({CIQ_TEST_NVCC, "-arch=sm_90", "-ptx", a + "/red.cu", "-o", a + "/red.ptx"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::string ptxas = llvm::sys::path::parent_path(CIQ_TEST_NVCC).str() + "/ptxas";
+  r = runSubprocess({ptxas, "-arch=sm_90", a + "/red.ptx", "-o", a + "/reused.cubin"});
+  ASSERT_EQ(r.exitCode, 0) << r.err;
+  std::string err;
+  auto reused = readDeviceCode(a + "/reused.cubin", err);
+  ASSERT_TRUE(reused) << err;
+  EXPECT_EQ(reused->sha256, compileIn(b, {"-arch=sm_90", "-cubin"}, "full.cubin").sha256);
+  EXPECT_NE(reused->sha256, compileIn(b, {"-arch=sm_90", "-cubin", "-Xptxas", "-O0"}, "o0.cubin").sha256);
 }

@@ -21,6 +21,9 @@ p.add_argument("--ptxas", action="append", help="replaces winner.rendered.ptxas"
 p.add_argument("--acf", action="append", default=[], help="STAGE:FILE:SHA256")
 p.add_argument("--target", help="replaces the target the lock was frozen for")
 p.add_argument("--raw", help="write this text instead of JSON")
+p.add_argument("--build-type", help="records the build configuration tuned in (\"build\")")
+p.add_argument("--device-debug", action="store_true", help="with --build-type: tuned with -G")
+p.add_argument("--lineinfo", action="store_true", help="with --build-type: tuned with -lineinfo")
 a = p.parse_args()
 if a.raw is not None:
     open(a.out, "w").write(a.raw)
@@ -33,6 +36,8 @@ if a.arch:
     lock["architectures"] = a.arch
 if a.target:
     lock["target"] = a.target
+if a.build_type is not None:
+    lock["build"] = {"build_type": a.build_type, "device_debug": a.device_debug, "lineinfo": a.lineinfo}
 if a.ptxas is not None:
     lock["winner"]["rendered"]["ptxas"] = a.ptxas
 for spec in a.acf:
