@@ -9,8 +9,8 @@ GPU, one after the other, each in its own run directory:
 
   before: one worker, the budget counts configurations (ciq before issue 30:
           `workers: 1`, `search.budget_counts: configurations`)
-  after:  the defaults (workers: a quarter of the cores per GPU, at nice +10
-          beside a measurement; the budget counts distinct binaries)
+  after:  the pipeline (default workers: a quarter of the cores per GPU, at
+          nice +10 beside a measurement; `search.budget_counts: binaries`)
 
 From each journal it prints: configurations evaluated, configurations built,
 distinct binaries measured, the search phase's wall time (baseline recorded
@@ -103,7 +103,8 @@ def main():
         cfg = open(os.path.join(b, "ciq", ex + "_bench", "ciq.yaml")).read()
         rows = {}
         for mode in ("before", "after"):
-            text = cfg.replace("search:\n", "search:\n  budget_counts: configurations\n", 1) if mode == "before" else cfg
+            text = cfg.replace("search:\n", "search:\n  budget_counts: %s\n" % (
+                "configurations" if mode == "before" else "binaries"), 1)
             text = "run_dir: %s/run-%s\n" % (out, mode) + "\n".join(
                 l for l in text.split("\n") if not l.startswith("run_dir:"))
             if mode == "before":
