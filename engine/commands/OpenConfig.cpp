@@ -1,5 +1,5 @@
 #include "engine/commands/Command.h"
-#include "engine/build/BuildTreeGuard.h"
+#include "engine/compile/BuildTreeGuard.h"
 #include "engine/config/Config.h"
 
 namespace ciq {

@@ -1,7 +1,7 @@
 // `ciq status` and `ciq stop`: talk to a running engine over its socket.
 #include "engine/commands/Command.h"
 #include "engine/config/Config.h"
-#include "engine/build/Daemon.h"
+#include "engine/compile/Daemon.h"
 #include "common/Protocol.h"
 #include "engine/executors/slurm/SlurmExecutor.h"
 #include "common/Socket.h"

@@ -1,8 +1,8 @@
 // `ciq doctor [--config ciq.yaml]`: one line per environment check with its
 // fix (engine/analysis/Doctor). Exit status = number of failed checks.
 #include "engine/commands/Command.h"
-#include "engine/build/BuildDriver.h"
-#include "engine/build/CompileLines.h"
+#include "engine/compile/BuildDriver.h"
+#include "engine/compile/CompileLines.h"
 #include "engine/config/CMakeCache.h"
 #include "engine/config/Config.h"
 #include "engine/analysis/Doctor.h"

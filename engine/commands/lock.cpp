@@ -2,7 +2,7 @@
 // compiles, or check and render it for ciq_apply_lock() (docs/lockfile.md).
 #include "common/AcfStaging.h"
 #include "common/BuildMode.h"
-#include "engine/build/BuildDriver.h"
+#include "engine/compile/BuildDriver.h"
 #include "engine/config/CMakeCache.h"
 #include "engine/commands/Command.h"
 #include "common/CompilerVersion.h"
@@ -16,7 +16,7 @@
 #include "common/Lockfile.h"
 #include "common/NumberFormat.h"
 #include "common/Paths.h"
-#include "engine/build/RuntimeCompiles.h"
+#include "engine/compile/RuntimeCompiles.h"
 #include "common/Sha256.h"
 #include "common/Subprocess.h"
 

@@ -1,13 +1,13 @@
 // `ciq replay`: rebuild and rerun one candidate of a search by hand, with its
 // exact command lines, the build output on the terminal.
 #include "engine/measure/Benchmark.h"
-#include "engine/build/CandidateBuild.h"
+#include "engine/compile/CandidateBuild.h"
 #include "engine/commands/Command.h"
 #include "engine/config/Config.h"
 #include "engine/record/Journal.h"
 #include "common/Subprocess.h"
 #include "engine/run/Tune.h"
-#include "engine/build/BenchmarkProgram.h"
+#include "engine/compile/BenchmarkProgram.h"
 
 #include <algorithm>
 #include <cstdio>

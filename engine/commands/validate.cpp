@@ -5,13 +5,13 @@
 // in balanced order (A B B A ...) after a visible warm-up, at least 10 runs
 // each, holding the GPU alone and checking its state before and after.
 #include "engine/winner/Attribution.h"
-#include "engine/build/BenchmarkProgram.h"
-#include "engine/build/CandidateBuild.h"
+#include "engine/compile/BenchmarkProgram.h"
+#include "engine/compile/CandidateBuild.h"
 #include "engine/commands/Command.h"
 #include "engine/config/Config.h"
 #include "common/EnvNames.h"
 #include "engine/measure/Interleave.h"
-#include "engine/build/RuntimeCompiles.h"
+#include "engine/compile/RuntimeCompiles.h"
 #include "engine/run/Tune.h"
 #include "common/Lockfile.h"
 #include "common/NumberFormat.h"

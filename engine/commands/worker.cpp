@@ -5,7 +5,7 @@
 // pipeline is the one `ciq tune`'s local workers run (engine/executors/Pipeline.h).
 // With --finalists instead of --candidate, the job re-measures a runtime
 // search's finalists interleaved on this one node (engine/executors/slurm/SlurmFinalists.h).
-#include "engine/build/BenchmarkProgram.h"
+#include "engine/compile/BenchmarkProgram.h"
 #include "engine/commands/Command.h"
 #include "engine/config/Config.h"
 #include "engine/measure/GpuState.h"

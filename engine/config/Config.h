@@ -132,7 +132,7 @@ struct TuneConfig {
   std::vector<std::string> tuneArchitectures;
   // Tuning compiles produce SASS only for the measured architecture.
   bool narrowArchitectures = false;
-  // Filled by the tune before the baseline (engine/build/Architectures.h), not read
+  // Filled by the tune before the baseline (engine/compile/Architectures.h), not read
   // from ciq.yaml: the measured architecture when narrowing, else "".
   std::string narrowTo;
   std::vector<std::string> buildArchitectures;  // SASS the build's compile lines produce

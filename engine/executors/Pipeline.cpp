@@ -1,5 +1,5 @@
 #include "engine/executors/Pipeline.h"
-#include "engine/build/BenchmarkProgram.h"
+#include "engine/compile/BenchmarkProgram.h"
 #include "engine/measure/GpuState.h"
 #include "engine/measure/Interleave.h"
 #include "engine/winner/Objectives.h"

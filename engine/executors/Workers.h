@@ -4,7 +4,7 @@
 // so that one worker builds while another measures.
 #pragma once
 #include "engine/measure/Benchmark.h"
-#include "engine/build/CandidateBuild.h"
+#include "engine/compile/CandidateBuild.h"
 #include "engine/measure/MeasuredPhase.h"
 #include "engine/config/Config.h"
 

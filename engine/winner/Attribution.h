@@ -6,7 +6,7 @@
 // Compile-only objectives compare exactly (no runs, no p-values).
 #pragma once
 #include "engine/measure/Benchmark.h"
-#include "engine/build/CandidateBuild.h"
+#include "engine/compile/CandidateBuild.h"
 #include "engine/config/Config.h"
 #include "engine/measure/Interleave.h"
 #include "engine/measure/MeasuredPhase.h"

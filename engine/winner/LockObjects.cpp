@@ -1,5 +1,5 @@
 #include "engine/winner/LockObjects.h"
-#include "engine/build/CompileLines.h"
+#include "engine/compile/CompileLines.h"
 #include "wrapper/CommandLine.h"
 #include "wrapper/LockMode.h"
 

@@ -1,7 +1,7 @@
 // The benchmark protocol's CPU side: each run its own process with a hard
 // limit, outcomes named, and the validation verdict's thresholds.
 #include "engine/measure/Benchmark.h"
-#include "engine/build/BenchmarkProgram.h"
+#include "engine/compile/BenchmarkProgram.h"
 #include "engine/measure/Interleave.h"
 
 #include <cmath>

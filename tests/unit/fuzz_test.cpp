@@ -6,7 +6,7 @@
 // Clean rejections (one error line) and acceptances are both fine.
 #include "engine/assets/BoosterCatalog.h"
 #include "engine/config/Config.h"
-#include "engine/build/Daemon.h"
+#include "engine/compile/Daemon.h"
 #include "engine/record/Journal.h"
 #include "common/JsonRead.h"
 #include "common/Lockfile.h"

@@ -17,7 +17,7 @@ namespace fs = std::filesystem;
 // Lowest first: a folder may include its own and those before it.
 const std::vector<std::string> kLayers = {
     "common",         "wrapper",          "engine/record",          "engine/measure", "engine/analysis",
-    "engine/assets",  "engine/config",    "engine/search",          "engine/build",   "engine/winner",
+    "engine/assets",  "engine/config",    "engine/search",          "engine/compile",   "engine/winner",
     "engine/executors", "engine/executors/slurm", "engine/run", "engine/commands"};
 
 int layer(const std::string &folder) {

@@ -1,7 +1,7 @@
 // engine/MakeRules: the files a CMake Makefile tree remakes from the tuned
 // objects, read from rules written as CMake 3.25 writes them (a target in a
 // folder with a space, separable compilation's device link, a static library).
-#include "engine/build/MakeRules.h"
+#include "engine/compile/MakeRules.h"
 #include "tests/unit/engine_test_util.h"
 
 #include <algorithm>

@@ -4,8 +4,8 @@
 // candidate scored spill_bytes = -1000. checkReceipt refuses each of those;
 // the daemon replies with an error, logs it and never counts the receipt.
 #include "common/Socket.h"
-#include "engine/build/Daemon.h"
-#include "engine/build/ReceiptCheck.h"
+#include "engine/compile/Daemon.h"
+#include "engine/compile/ReceiptCheck.h"
 
 #include <fstream>
 #include <gtest/gtest.h>

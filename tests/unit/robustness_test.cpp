@@ -4,9 +4,9 @@
 // one path component, compiles of a killed search are tracked and ended, the
 // journal's lines carry checksums and its inputs are recorded.
 #include "engine/assets/BoosterCatalog.h"
-#include "engine/build/BuildTreeGuard.h"
-#include "engine/build/Daemon.h"
-#include "engine/build/InputIdentity.h"
+#include "engine/compile/BuildTreeGuard.h"
+#include "engine/compile/Daemon.h"
+#include "engine/compile/InputIdentity.h"
 #include "engine/record/Journal.h"
 #include "common/JsonRead.h"
 #include "common/Lockfile.h"

@@ -3,7 +3,7 @@
 // table, balanced interleaving, the GPU lock and state, minimization, the
 // summary's one verdict, unknown compile statistics and compiler crashes.
 #include "engine/winner/Attribution.h"
-#include "engine/build/BenchmarkProgram.h"
+#include "engine/compile/BenchmarkProgram.h"
 #include "wrapper/CompilerCrash.h"
 #include "common/DeviceCode.h"
 #include "engine/measure/GpuLock.h"

@@ -12,7 +12,7 @@
 // search are one more such job (SlurmFinalists.h).
 #pragma once
 #include "engine/config/Config.h"
-#include "engine/build/Daemon.h"
+#include "engine/compile/Daemon.h"
 #include "engine/record/Evaluation.h"
 #include "engine/executors/Executor.h"
 

@@ -1,5 +1,5 @@
 #include "engine/executors/slurm/SlurmFinalists.h"
-#include "engine/build/BenchmarkProgram.h"
+#include "engine/compile/BenchmarkProgram.h"
 #include "engine/measure/Interleave.h"
 #include "common/JsonRead.h"
 #include "common/Sha256.h"

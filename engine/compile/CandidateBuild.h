@@ -3,10 +3,10 @@
 // rebuilt, and the receipts prove each translation unit got the candidate.
 #pragma once
 #include <functional>
-#include "engine/build/BuildDriver.h"
+#include "engine/compile/BuildDriver.h"
 #include "engine/config/Config.h"
-#include "engine/build/Daemon.h"
-#include "engine/build/RunLock.h"
+#include "engine/compile/Daemon.h"
+#include "engine/compile/RunLock.h"
 #include "engine/record/Evaluation.h"
 
 #include <map>

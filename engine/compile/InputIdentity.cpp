@@ -1,4 +1,4 @@
-#include "engine/build/InputIdentity.h"
+#include "engine/compile/InputIdentity.h"
 #include "engine/config/CMakeCache.h"
 #include "common/CompilerVersion.h"
 #include "common/JsonRead.h"

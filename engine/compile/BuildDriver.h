@@ -83,7 +83,7 @@ public:
   void setObjectsOnly(bool on) override { objectsOnly_ = on; }
   // Ninja plans every step before it runs one; make re-reads a remade
   // object's date, and clean() dates what make remakes from the objects
-  // older still (engine/build/MakeRules.h).
+  // older still (engine/compile/MakeRules.h).
   bool datesObjectsOnReceipt() const override { return datesOnReceipt_; }
   std::vector<std::string> buildCommand() const override;
 

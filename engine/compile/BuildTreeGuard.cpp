@@ -1,4 +1,4 @@
-#include "engine/build/BuildTreeGuard.h"
+#include "engine/compile/BuildTreeGuard.h"
 #include "common/FileIO.h"
 #include "common/ProcessTrack.h"
 #include "common/Subprocess.h"

@@ -1,4 +1,4 @@
-#include "engine/build/CompileLines.h"
+#include "engine/compile/CompileLines.h"
 #include "engine/config/CMakeCache.h"
 #include "common/FindExecutable.h"
 #include "common/Subprocess.h"

@@ -1,7 +1,7 @@
-#include "engine/build/BuildDriver.h"
-#include "engine/build/BuildTreeGuard.h"
+#include "engine/compile/BuildDriver.h"
+#include "engine/compile/BuildTreeGuard.h"
 #include "engine/config/CMakeCache.h"
-#include "engine/build/MakeRules.h"
+#include "engine/compile/MakeRules.h"
 #include "common/EnvNames.h"
 #include "common/ForeignJson.h"
 #include "common/Paths.h"
@@ -202,7 +202,7 @@ void CMakeBuild::clean() {
   for (const auto &o : objects_)
     llvm::sys::fs::remove(o.object);
   // Older than the objects' receipt-time date: make still links them into
-  // these (engine/build/MakeRules.h).
+  // these (engine/compile/MakeRules.h).
   for (const auto &d : makeDependants_)
     setFileDate(d, kLinkedFromObjectsDate);
 }

@@ -1,5 +1,5 @@
-#include "engine/build/Daemon.h"
-#include "engine/build/BuildTreeGuard.h"
+#include "engine/compile/Daemon.h"
+#include "engine/compile/BuildTreeGuard.h"
 #include "common/JsonRead.h"
 #include "common/Paths.h"
 #include "common/Sha256.h"

@@ -25,7 +25,7 @@ void releaseBuildTree(const std::string &buildDir);
 // The dates ciq gives files of the user's tree while it builds candidates,
 // older than any source: each tuned object (after its build, and as its
 // receipt arrives where the build tool allows it) and, under make, the files
-// linked from those objects, one second older still (engine/build/MakeRules.h).
+// linked from those objects, one second older still (engine/compile/MakeRules.h).
 constexpr long kCandidateObjectDate = 1; // seconds since 1970
 constexpr long kLinkedFromObjectsDate = 0;
 void setFileDate(const std::string &path, long secondsSince1970);

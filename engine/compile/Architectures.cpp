@@ -1,4 +1,4 @@
-#include "engine/build/Architectures.h"
+#include "engine/compile/Architectures.h"
 #include "wrapper/CommandLine.h"
 #include "engine/measure/GpuState.h"
 #include "engine/config/CMakeCache.h"

@@ -1,4 +1,4 @@
-#include "engine/build/ReceiptCheck.h"
+#include "engine/compile/ReceiptCheck.h"
 #include "common/InvalidReason.h"
 
 #include <cmath>

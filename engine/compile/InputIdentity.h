@@ -4,7 +4,7 @@
 // "inputs" line after the baseline build; `ciq resume` refuses to mix
 // results of changed inputs.
 #pragma once
-#include "engine/build/BuildDriver.h"
+#include "engine/compile/BuildDriver.h"
 #include "engine/config/Config.h"
 
 #include <nlohmann/json.hpp>

@@ -1,7 +1,7 @@
 // build.command of ciq.yaml: the user's own build (make, a script). ciq does
 // not know its objects before it ran; the baseline's receipts name them, and
 // every later build must compile the same ones (CandidateBuilder checks).
-#include "engine/build/BuildDriver.h"
+#include "engine/compile/BuildDriver.h"
 
 #include <llvm/Support/FileSystem.h>
 

@@ -4,7 +4,7 @@
 #pragma once
 #include "common/Protocol.h"
 #include "common/Socket.h"
-#include "engine/build/ReceiptCheck.h"
+#include "engine/compile/ReceiptCheck.h"
 
 #include <atomic>
 #include <functional>

@@ -1,4 +1,4 @@
-#include "engine/build/RunLock.h"
+#include "engine/compile/RunLock.h"
 
 #include <cerrno>
 #include <cstring>

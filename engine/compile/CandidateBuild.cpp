@@ -1,5 +1,5 @@
-#include "engine/build/CandidateBuild.h"
-#include "engine/build/BuildTreeGuard.h"
+#include "engine/compile/CandidateBuild.h"
+#include "engine/compile/BuildTreeGuard.h"
 #include "common/DeviceCode.h"
 #include "common/DiskFault.h"
 #include "common/FileIO.h"
@@ -9,7 +9,7 @@
 #include "engine/config/Metrics.h"
 #include "common/Paths.h"
 #include "common/ProcessTrack.h"
-#include "engine/build/RuntimeCompiles.h"
+#include "engine/compile/RuntimeCompiles.h"
 #include "common/Subprocess.h"
 
 #include <fstream>
@@ -110,7 +110,7 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   // 1970 as its receipt arrives where the candidate's own link still runs:
   // Ninja plans the link before it runs a compile; make re-reads a remade
   // object's date, so clean() dates the files make links from the objects
-  // older still (engine/build/MakeRules.h).
+  // older still (engine/compile/MakeRules.h).
   daemon_.setBackdateOnReceipt(driver_->datesObjectsOnReceipt());
   if (!daemon_.start(socketPath, error))
     return false;

@@ -3,7 +3,7 @@
 // code that runs when the build has SASS for the GPU: with PTX alone the
 // driver JIT-compiles it, and no ptxas option of the build applies.
 #pragma once
-#include "engine/build/BuildDriver.h"
+#include "engine/compile/BuildDriver.h"
 #include "engine/config/Config.h"
 
 #include <string>

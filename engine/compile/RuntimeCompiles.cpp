@@ -1,4 +1,4 @@
-#include "engine/build/RuntimeCompiles.h"
+#include "engine/compile/RuntimeCompiles.h"
 #include "engine/config/CMakeCache.h"
 #include "common/DeviceCode.h"
 #include "common/EnvNames.h"

@@ -1,4 +1,4 @@
-#include "engine/build/BenchmarkProgram.h"
+#include "engine/compile/BenchmarkProgram.h"
 #include "common/FindExecutable.h"
 #include "common/Paths.h"
 #include "common/Subprocess.h"

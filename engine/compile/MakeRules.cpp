@@ -1,4 +1,4 @@
-#include "engine/build/MakeRules.h"
+#include "engine/compile/MakeRules.h"
 #include "common/Paths.h"
 
 #include <fstream>
