@@ -9,19 +9,10 @@
 
 using namespace ciq;
 using ciq::test::TempProject;
+using ciq::test::define;
 using ::testing::HasSubstr;
 
 namespace {
-
-Control define(const std::string &name, std::vector<std::string> values, bool canUnset = true) {
-  Control c;
-  c.name = name;
-  c.render = RenderKind::Define;
-  c.option = name;
-  c.values = std::move(values);
-  c.canUnset = canUnset;
-  return c;
-}
 
 // TILE in {8,16,32,64}, VEC in {1,2,4,8,16}, UNROLL in {1,2,4}: 5*6*4 = 120 points.
 SearchSpace tiles(std::vector<std::string> exprs) {

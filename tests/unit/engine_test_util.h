@@ -57,4 +57,15 @@ private:
   std::string dir_;
 };
 
+// A -D control with these values (the tests' search spaces).
+inline Control define(const std::string &name, std::vector<std::string> values, bool canUnset = true) {
+  Control c;
+  c.name = name;
+  c.render = RenderKind::Define;
+  c.option = name;
+  c.values = std::move(values);
+  c.canUnset = canUnset;
+  return c;
+}
+
 } // namespace ciq::test

@@ -4,33 +4,26 @@
 #include "engine/search/Search.h"
 
 #include <gmock/gmock.h>
+#include "tests/unit/engine_test_util.h"
 #include <gtest/gtest.h>
 #include <map>
 #include <set>
 
 using namespace ciq;
 using ::testing::ElementsAre;
+using ciq::test::define;
 using ::testing::HasSubstr;
 
 namespace {
 
-Control control(const std::string &name, std::vector<std::string> values, bool canUnset = true) {
-  Control c;
-  c.name = name;
-  c.render = RenderKind::Define;
-  c.option = name;
-  c.values = std::move(values);
-  c.canUnset = canUnset;
-  return c;
-}
 
 // 4 x 3 x 2 x 6 = 144 points; one control required (never unset).
 SearchSpace smallSpace() {
   SearchSpace s;
-  s.controls.push_back(control("A", {"1", "2", "3"}));
-  s.controls.push_back(control("B", {"x", "y"}));
-  s.controls.push_back(control("C", {"on"}));
-  s.controls.push_back(control("D", {"1", "2", "3", "4", "5", "6"}, /*canUnset=*/false));
+  s.controls.push_back(define("A", {"1", "2", "3"}));
+  s.controls.push_back(define("B", {"x", "y"}));
+  s.controls.push_back(define("C", {"on"}));
+  s.controls.push_back(define("D", {"1", "2", "3", "4", "5", "6"}, /*canUnset=*/false));
   return s;
 }
 
