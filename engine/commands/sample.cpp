@@ -42,6 +42,8 @@ int run() {
   printf("# space: %zu controls, %s, identity %s; %s strategy, seed %llu\n", cfg->space.controls.size(),
          cfg->space.sizeSummary().c_str(), cfg->space.identity().substr(0, 16).c_str(), strategy->name().c_str(),
          (unsigned long long)sc.seed);
+  if (!cfg->buildNumericsNote.empty())
+    printf("# %s\n", cfg->buildNumericsNote.c_str());
   if (pool.size() < Count)
     printf("# the space has only %zu candidates besides the baseline\n", pool.size());
   // Distinct points may render alike (two controls, one option): the search

@@ -446,6 +446,7 @@ TuneConfig parse(const std::string &path) {
     bool runtime = c.benchmark.enabled && !isCompileMetric(c.objectives.front().metric);
     c.space = defaultSpace(runtime && !c.benchmark.compare.empty(), base);
     c.numericsLeftOut = runtime && c.benchmark.compare.empty();
+    c.spaceIsDefault = true;
   } else
     c.space = loadSpace(root["space"], r, base);
   if (c.space.controls.empty())

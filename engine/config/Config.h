@@ -115,6 +115,12 @@ struct TuneConfig {
   // Without `space:`: the default space was searched, and nvcc's numerics
   // controls left out of it (no output comparison in a runtime search).
   bool numericsLeftOut = false;
+  bool spaceIsDefault = false;   // no `space:`: the built-in default space
+  // What the build's own compile lines set of nvcc's numerics options, as
+  // one line for the commands to print (compile/BuildNumerics.h; "" when
+  // none or not read): "space: the build compiles with -use_fast_math ...".
+  std::string buildNumericsNote;
+  bool buildHasFastMath = false; // every CUDA compile line has -use_fast_math
   int jobs = 0;              // build parallelism; 0: all cores
   // Candidates evaluated at once, each in its own build tree (runtime
   // objectives only). 0: per visible GPU, a quarter of the cores (1 to 4),

@@ -288,7 +288,9 @@ bool TuneRun::runSearch() {
   else
     progress_.note("ciq: tuning " + cfg_.target + " (" + workloadSummary() + "), space of " + cfg_.space.sizeSummary() + ", " +
                  strategy_->name() + " search, budget " + std::to_string(budget_) + " evaluations" + generationsCap());
-  if (cfg_.numericsLeftOut && !opts_.canaryOnly)   // where a runtime gain often lies
+  if (!cfg_.buildNumericsNote.empty() && !opts_.canaryOnly)
+    progress_.note(cfg_.buildNumericsNote);
+  if (cfg_.numericsLeftOut && !cfg_.buildHasFastMath && !opts_.canaryOnly)   // where a runtime gain often lies
     progress_.note("space: nvcc's numerics controls (--ftz, --prec-div, --prec-sqrt, --use_fast_math) are left out: "
                    "they change the results; to search them, compare the output with the baseline's "
                    "(benchmark.correctness.compare, or ciq_tune(... COMPARE stdout|<file>))");
