@@ -7,7 +7,9 @@
 // into exactly the arguments ciq-ptxas would add: -D and nvcc options go to
 // `nvcc -ptx` (one PTX per distinct front-end command line, cached), ptxas
 // options to `ptxas -v`, whose statistics ciq's own parser reads (spill bytes,
-// registers, summed over the kernels). A failed compile is INVALID
+// registers, summed over the kernels), and whose cubin's device code
+// (common/DeviceCode.h, the hash `ciq tune` uses to find twins) is each
+// point's `binary`: the search benchmark counts binaries measured. A failed compile is INVALID
 // compile_error, as in `ciq tune`. Recording through `ciq tune` itself costs a
 // full `cmake --build` per point, which a shared 2-core machine cannot afford
 // for several hundred points; the compiles and the parsing are the same.
@@ -15,8 +17,10 @@
 #include "wrapper/PtxasStats.h"
 #include "engine/search/Search.h"
 #include "engine/config/SpaceLoader.h"
+#include "common/DeviceCode.h"
 #include "common/Subprocess.h"
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -46,6 +50,7 @@ struct Outcome {
   bool ok = false;
   std::string reason, message;
   std::vector<double> scores;   // spill bytes, registers
+  std::string binary;           // SHA-256 of the cubin's device code (16 hex digits)
 };
 
 std::string firstLine(const std::string &s) {
@@ -61,21 +66,27 @@ public:
   Outcome compile(const Rendered &r) {
     std::string ptx, err;
     if (!frontEnd(r, ptx, err))
-      return {false, reason::CompileError, err, {}};
-    std::vector<std::string> argv = {Ptxas, "-arch=" + Arch, "-v", "-o", "/dev/null"};
+      return {false, reason::CompileError, err, {}, ""};
+    std::string cubin = dir_ + "/" + std::to_string(next_++) + ".cubin";
+    std::vector<std::string> argv = {Ptxas, "-arch=" + Arch, "-v", "-o", cubin};
     argv.insert(argv.end(), r.ptxas.begin(), r.ptxas.end());
     argv.push_back(ptx);
     SubprocessOptions o;
     o.mergeStderrIntoStdout = true;
     auto res = runSubprocess(argv, o);
     if (res.exitCode != 0)
-      return {false, reason::CompileError, firstLine(res.out), {}};
+      return {false, reason::CompileError, firstLine(res.out), {}, ""};
     double spill = 0, regs = 0;
     for (const auto &k : wrapper::parsePtxasVerbose(res.out)) {
       spill += double(k.spillStores + k.spillLoads);
       regs += k.registers;
     }
-    return {true, "", "", {spill, regs}};
+    std::string error;
+    auto code = readDeviceCode(cubin, error);
+    sys::fs::remove(cubin);
+    if (!code)
+      return {false, reason::CompileError, "device code of the cubin: " + error, {}, ""};
+    return {true, "", "", {spill, regs}, code->sha256.substr(0, 16)};
   }
 
 private:
@@ -112,6 +123,7 @@ private:
   }
 
   std::string dir_;
+  std::atomic<unsigned> next_{0};
   std::mutex mu_;
   std::map<std::string, std::shared_future<std::pair<std::string, std::string>>> ptx_;
 };
@@ -170,7 +182,7 @@ int main(int argc, char **argv) {
     const Outcome &o = byHash.at(hashes[i]);
     nlohmann::json p = {{"point", points[i]}, {"status", o.ok ? "OK" : "INVALID"}};
     if (o.ok)
-      p["scores"] = o.scores;
+      p["scores"] = o.scores, p["binary"] = o.binary;
     else
       p["reason"] = o.reason, p["message"] = o.message;
     pts.push_back(p);

@@ -10,6 +10,11 @@
 // point's recorded runs (median of a resample), so a replay sees the noise a
 // search on the GPU saw. "Optimum" is the point(s) with the best true score;
 // "within 1%" is a true scalar score at most 1% above the best.
+//
+// Each count is given twice: in evaluations (distinct configurations) and in
+// binaries measured (distinct device codes among them: a point whose
+// `binary` an earlier point had costs no GPU time in `ciq tune`, issue 30).
+// A landscape without `binary` ids counts every configuration as a binary.
 #include "engine/config/Config.h"
 #include "engine/search/Search.h"
 #include "engine/config/SpaceLoader.h"
@@ -23,6 +28,7 @@
 #include <llvm/Support/Path.h>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 
 using namespace ciq;
 using namespace llvm;
@@ -51,7 +57,14 @@ struct Landscape {
   std::map<Point, json> points;
   double best = 0;                        // best true scalar
   int budget = 0;
+  int binaries = 0;                       // distinct binary ids
 };
+
+// The device-code identity of a recorded point: its `binary`, else the
+// point itself (every configuration its own binary).
+std::string binaryOf(const json &rec) {
+  return rec.contains("binary") ? rec["binary"].get<std::string>() : "point:" + rec["point"].dump();
+}
 
 double scalar(const Landscape &l, const std::vector<double> &o) {
   double s = 0;
@@ -104,11 +117,16 @@ bool load(const std::string &path, Landscape &l, std::string &error) {
     return error = path + ": " + std::to_string(l.points.size()) + " points recorded, the space has " +
                    std::to_string((long)l.space.feasibleSize().points), false;
   l.budget = (int)l.points.size();
+  std::set<std::string> bins;
+  for (const auto &[pt, rec] : l.points)
+    bins.insert(binaryOf(rec));
+  l.binaries = (int)bins.size();
   return true;
 }
 
 struct Reached {
   int optimum = 0, within1 = 0;   // evaluations; 0: not within the budget
+  int optimumBinaries = 0, within1Binaries = 0;   // binaries measured by then
 };
 
 // A measurement as the search sees it: compile objectives as recorded; a
@@ -139,8 +157,10 @@ Reached replay(const Landscape &l, const std::string &strategy, uint64_t seed) {
   SearchRng noise(seed, 0, 0x6e6f697365);
   Reached r;
   std::vector<ScoredPoint> history;
+  std::set<std::string> binaries;
   auto note = [&](const ScoredPoint &sp) {
     history.push_back(sp);
+    binaries.insert(binaryOf(l.points.at(sp.point)));
     if (Trace) {
       std::string pt;
       for (int v : sp.point)
@@ -154,9 +174,9 @@ Reached replay(const Landscape &l, const std::string &strategy, uint64_t seed) {
     double s = scalar(l, trueScores(rec));
     int n = (int)history.size();
     if (!r.optimum && s <= l.best)
-      r.optimum = n;
+      r.optimum = n, r.optimumBinaries = (int)binaries.size();
     if (!r.within1 && s <= l.best + 0.01 * std::abs(l.best))
-      r.within1 = n;
+      r.within1 = n, r.within1Binaries = (int)binaries.size();
   };
   note(measure(l, l.space.baseline(), 0, noise));
   for (int g = 1; (int)history.size() < l.budget && !r.optimum; ++g) {
@@ -192,6 +212,7 @@ int main(int argc, char **argv) {
     }
     json &lj = out[l.name];
     lj["budget"] = l.budget;
+    lj["binaries"] = l.binaries;
     for (const auto &name : names) {
       for (int seed = FirstSeed; seed < FirstSeed + Seeds; ++seed) {
         Reached r;
@@ -203,6 +224,8 @@ int main(int argc, char **argv) {
         }
         lj["strategies"][name]["optimum"].push_back(r.optimum);
         lj["strategies"][name]["within1"].push_back(r.within1);
+        lj["strategies"][name]["optimum_binaries"].push_back(r.optimumBinaries);
+        lj["strategies"][name]["within1_binaries"].push_back(r.within1Binaries);
       }
     }
   }

@@ -16,7 +16,11 @@ A point is one evaluation the first time a strategy meets it (a repeat is a
 cache hit, as in ciq and Kernel Tuner). ciq counts its baseline (every control
 unset) as evaluation 1, and Optuna is given the same first point.
 Printed per landscape: median and 90th percentile of the evaluations to the
-optimum and to within 1% of it, and the ratio of the medians to random's.
+optimum and to within 1% of it, and the ratio of the medians to random's;
+then the same in binaries measured: the distinct device codes among those
+evaluations (each point's `binary` in the landscape; `ciq tune` measures a
+binary once and its twins cost no GPU time, issue 30). A landscape without
+`binary` ids counts every point as its own binary.
 A search that never got there within the budget counts as budget + 1 ('>').
 """
 import argparse
@@ -81,7 +85,12 @@ class Landscape:
         # states per control: values 0..n-1, then -1 (unset) -- read off the table
         self.states = [sorted({k[i] for k in self.points}, key=lambda v: (v < 0, v)) for i in range(len(self.controls))]
         self.budget = len(self.points)
+        self.binaries = len({self.binary(p) for p in self.points.values()})
         self.best = min(self.true(p) for p in self.points.values() if p["status"] == "OK")
+
+    @staticmethod
+    def binary(rec):
+        return rec.get("binary") or ("point", tuple(rec["point"]))
 
     def true(self, rec):
         obj = [statistics.median(rec["runs"])] if "runs" in rec else rec["scores"]
@@ -103,19 +112,25 @@ class Counter:
 
     def __init__(self, land):
         self.land, self.seen, self.optimum, self.within1 = land, set(), 0, 0
+        self.bins, self.optimum_binaries, self.within1_binaries = set(), 0, 0
 
     def visit(self, point):
         if point in self.seen:
             return
         self.seen.add(point)
         rec = self.land.points[point]
+        self.bins.add(Landscape.binary(rec))
         if rec["status"] != "OK":
             return
         s, n = self.land.true(rec), len(self.seen)
         if not self.optimum and s <= self.land.best:
-            self.optimum = n
+            self.optimum, self.optimum_binaries = n, len(self.bins)
         if not self.within1 and s <= self.land.best + 0.01 * abs(self.land.best):
-            self.within1 = n
+            self.within1, self.within1_binaries = n, len(self.bins)
+
+    def counts(self):
+        return {"optimum": self.optimum, "within1": self.within1,
+                "optimum_binaries": self.optimum_binaries, "within1_binaries": self.within1_binaries}
 
     def done(self):
         return bool(self.optimum) or len(self.seen) >= self.land.budget
@@ -208,12 +223,18 @@ def run_kt(land, strategy, seed, cachefile):
     # had. It gets the function it meant, so every peer runs on every landscape.
     if not hasattr(numpy, "shuffle"):
         numpy.shuffle = numpy.random.shuffle
+    # Kernel Tuner 1.5 rewrites a lambda restriction from its source text,
+    # which takes only p['name'] subscripts (a generator over the keys became
+    # a function of no parameters); a plain function gets the dict as is.
+    def feasible(p):
+        return tuple(p[k] for k in keys) in land.points
+
     results, _env = kernel_tuner.tune_kernel(
         land.name, "__global__ void %s() {}" % land.name, [1], [], {k: s for k, s in zip(keys, land.states)},
         strategy=strategy, strategy_options={"max_fevals": land.budget}, cache=cachefile, simulation_mode=True,
         # A constrained landscape records only the points its constraints
         # allow: Kernel Tuner's restrictions keep it inside them.
-        restrictions=[lambda p: tuple(p[k] for k in keys) in land.points],
+        restrictions=[feasible],
         verbose=False, quiet=True)
     c = Counter(land)
     for r in results:
@@ -254,7 +275,7 @@ with tempfile.TemporaryDirectory(prefix="ciq-search-eff-") as tmp:
     for l in lands:
         if not args.no_optuna:
             runs = [run_optuna(l, s) for s in seeds]
-            counts[l.name]["optuna tpe"] = {"optimum": [c.optimum for c in runs], "within1": [c.within1 for c in runs]}
+            counts[l.name]["optuna tpe"] = {k: [c.counts()[k] for c in runs] for k in runs[0].counts()}
         kts = [s for s in args.kt_strategies.split(",") if s]
         if kts:
             cachefile = os.path.join(tmp, l.name + ".json")
@@ -265,7 +286,7 @@ with tempfile.TemporaryDirectory(prefix="ciq-search-eff-") as tmp:
                 except Exception as e:   # a strategy this Kernel Tuner lacks: say so, go on
                     peers_note.append("kernel tuner %s on %s: %s" % (s, l.name, str(e).splitlines()[0] if str(e) else type(e).__name__))
                     continue
-                counts[l.name]["kt " + s] = {"optimum": [c.optimum for c in runs], "within1": [c.within1 for c in runs]}
+                counts[l.name]["kt " + s] = {k: [c.counts()[k] for c in runs] for k in runs[0].counts()}
 
 pool = ("pool_size %d" % args.pool_size if args.pool_size else
         "ciq's default pool_size for one worker (tpe 1: one point at a time; genetic, random, exhaustive 8)")
@@ -290,6 +311,21 @@ for l in lands:
         summary.setdefault(l.name, {})[name] = {"optimum_median": mo, "within1_median": mw}
         print("%-24s %8s %8s %7.2f | %8s %8s %7.2f" % (name, fmt(mo, l.budget), fmt(po, l.budget), mo / rnd_o,
                                                       fmt(mw, l.budget), fmt(pw, l.budget), mw / rnd_w))
+    if l.binaries == l.budget:
+        print("(no device-code identity recorded: every point counts as its own binary)")
+        continue
+    # What a GPU minute buys: the same searches in binaries measured.
+    print("binaries measured (%d distinct among the %d points):" % (l.binaries, l.budget))
+    bo, _ = stats(c["ciq random"].get("optimum_binaries", []) or [0], l.binaries)
+    bw, _ = stats(c["ciq random"].get("within1_binaries", []) or [0], l.binaries)
+    for name, v in c.items():
+        if "optimum_binaries" not in v:   # counts from an older --peers-from file
+            continue
+        mo, po = stats(v["optimum_binaries"], l.binaries)
+        mw, pw = stats(v["within1_binaries"], l.binaries)
+        summary[l.name][name].update({"optimum_binaries_median": mo, "within1_binaries_median": mw})
+        print("%-24s %8s %8s %7.2f | %8s %8s %7.2f" % (name, fmt(mo, l.binaries), fmt(po, l.binaries), mo / bo,
+                                                      fmt(mw, l.binaries), fmt(pw, l.binaries), mw / bw))
 # The goals of issue 19 for ciq's default strategy.
 default = "ciq " + json.loads(subprocess.run([args.replayer, "--print-default"], stdout=subprocess.PIPE, text=True).stdout or '"tpe"')
 half, beat = 0, 0
@@ -304,6 +340,23 @@ print("  at most half of random's on every landscape: %d of %d landscapes -> %s"
       (half, len(lands), "met" if half == len(lands) else "NOT met"))
 print("  no more than the best peer on >= 2/3 of the landscapes: %d of %d -> %s" %
       (beat, len(lands), "met" if 3 * beat >= 2 * len(lands) else "NOT met"))
+# The same goals in binaries measured (what a GPU minute buys, issue 30),
+# on the landscapes that record device-code identity.
+withbin = [l for l in lands if "optimum_binaries_median" in summary[l.name].get(default, {})]
+if withbin:
+    half, beat = 0, 0
+    for l in withbin:
+        s = summary[l.name]
+        d = s[default]["optimum_binaries_median"]
+        half += d <= 0.5 * s["ciq random"]["optimum_binaries_median"]
+        peers = [v["optimum_binaries_median"] for k, v in s.items()
+                 if not k.startswith("ciq ") and "optimum_binaries_median" in v]
+        beat += (not peers) or d <= min(peers)
+    print("the same, median binaries measured to the optimum (%d landscapes with device-code identity):" % len(withbin))
+    print("  at most half of random's: %d of %d landscapes -> %s" %
+          (half, len(withbin), "met" if half == len(withbin) else "NOT met"))
+    print("  no more than the best peer on >= 2/3 of the landscapes: %d of %d -> %s" %
+          (beat, len(withbin), "met" if 3 * beat >= 2 * len(withbin) else "NOT met"))
 for n in peers_note:
     print("note:", n)
 if args.json:

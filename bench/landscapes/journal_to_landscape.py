@@ -23,6 +23,10 @@ for e in evals.values():
     rec = {"point": e["point"], "status": e["status"]}
     if e["status"] == "OK":
         rec["scores"] = [src["scores"][o["metric"]] for o in start["objectives"]]
+        # The device code measured: a twin's is its first's (issue 30: the
+        # search benchmark counts binaries measured, not configurations).
+        if src.get("device_code_sha256"):
+            rec["binary"] = src["device_code_sha256"][:16]
         runs = src.get("runs") or e.get("runs")
         if runs:
             rec["runs"] = runs
