@@ -74,6 +74,9 @@ search:
   pool_size: 2
   generations: {budget}
   max_evaluations: {budget}
+  # "N of BUDGET evaluations" counts the journal's candidates: every
+  # configuration is one step of the budget (twins included).
+  budget_counts: configurations
   seed: 7
   canary: false
 space:

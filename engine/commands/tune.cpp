@@ -46,8 +46,8 @@ cl::opt<std::string> Config("config", cl::desc("ciq.yaml to read (default: ./ciq
 cl::opt<bool> Fresh("fresh", cl::desc("Discard an unfinished earlier search in the run directory"), cl::sub(TuneCmd));
 cl::opt<bool> NoCanary("no-canary", cl::desc("Skip the canary build that proves controls reach the compiler"),
                        cl::sub(TuneCmd));
-cl::opt<int> MaxEvals("max-evaluations", cl::desc("Stop after this many evaluations, the baseline included (distinct "
-                                                  "binaries with search.budget_counts: binaries) "
+cl::opt<int> MaxEvals("max-evaluations", cl::desc("Stop after this many distinct binaries, the baseline included "
+                                                  "(configurations with search.budget_counts: configurations) "
                                                   "(default: $CIQ_MAX_EVALUATIONS, else search.max_evaluations)"),
                       cl::init(0), cl::sub(TuneCmd), cl::sub(ResumeCmd));
 cl::opt<bool> Quiet("quiet", cl::desc("No line per evaluation"), cl::sub(TuneCmd), cl::sub(ResumeCmd));

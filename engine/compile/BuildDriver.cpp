@@ -165,11 +165,13 @@ bool CMakeBuild::discover(std::string &error) {
 // Which build tool runs the candidate builds, and under make the files it
 // remakes from the tuned objects (dated in clean()).
 void CMakeBuild::findGenerator(const std::vector<std::string> &targets) {
-  std::string generator = cacheValue(readCMakeCache(cfg_.buildDir), "CMAKE_GENERATOR", "");
+  auto cache = readCMakeCache(cfg_.buildDir);
+  std::string generator = cacheValue(cache, "CMAKE_GENERATOR", "");
   makeDependants_.clear();
   datesOnReceipt_ = generator.find("Ninja") != std::string::npos;
-  if (generator.find("Makefiles") == std::string::npos ||
-      !llvm::sys::fs::exists(cfg_.buildDir + "/CMakeFiles/Makefile2"))
+  makeTree_ = generator == "Unix Makefiles" && llvm::sys::fs::exists(cfg_.buildDir + "/CMakeFiles/Makefile2");
+  makeProgram_ = cacheValue(cache, "CMAKE_MAKE_PROGRAM", "make");
+  if (!makeTree_)
     return;
   std::vector<std::string> objects;
   for (const auto &o : objects_)
@@ -207,19 +209,15 @@ void CMakeBuild::clean() {
     setFileDate(d, kLinkedFromObjectsDate);
 }
 
-// The tuned objects as Ninja names them (paths relative to the build tree),
-// or nothing when the tree is not Ninja's or an object lies outside it: then
-// the whole target is built.
-std::vector<std::string> CMakeBuild::objectTargets() const {
-  std::string ninjaFile = cfg_.buildDir + (cfg_.config.empty() ? "/build.ninja" : "/build-" + cfg_.config + ".ninja");
-  if (!llvm::sys::fs::exists(ninjaFile) && !llvm::sys::fs::exists(cfg_.buildDir + "/build.ninja"))
-    return {};
+// The tuned objects' paths relative to the build tree, or nothing when one
+// lies outside it.
+static std::vector<std::string> relativeObjects(const std::string &buildDir, const std::vector<CudaObject> &objects) {
   llvm::SmallString<256> real;
-  std::vector<std::string> prefixes = {cfg_.buildDir + "/"};
-  if (!llvm::sys::fs::real_path(cfg_.buildDir, real))
+  std::vector<std::string> prefixes = {buildDir + "/"};
+  if (!llvm::sys::fs::real_path(buildDir, real))
     prefixes.push_back(real.str().str() + "/");
   std::vector<std::string> out;
-  for (const auto &o : objects_) {
+  for (const auto &o : objects) {
     auto p = std::find_if(prefixes.begin(), prefixes.end(),
                           [&](const std::string &pre) { return o.object.compare(0, pre.size(), pre) == 0; });
     if (p == prefixes.end())
@@ -229,7 +227,45 @@ std::vector<std::string> CMakeBuild::objectTargets() const {
   return out;
 }
 
+// The tuned objects as Ninja names them (paths relative to the build tree),
+// or nothing when the tree is not Ninja's or an object lies outside it: then
+// the whole target is built.
+std::vector<std::string> CMakeBuild::objectTargets() const {
+  std::string ninjaFile = cfg_.buildDir + (cfg_.config.empty() ? "/build.ninja" : "/build-" + cfg_.config + ".ninja");
+  if (!llvm::sys::fs::exists(ninjaFile) && !llvm::sys::fs::exists(cfg_.buildDir + "/build.ninja"))
+    return {};
+  return relativeObjects(cfg_.buildDir, objects_);
+}
+
+// Under "Unix Makefiles" the objects alone: make on the target's own
+// build.make, from the top of the tree, as the directory Makefiles' per-object
+// rules (`make kern.cu.o`) run it: the compile rules of that target, no link,
+// no other target. Empty (build the whole target) where the tree is not a
+// Makefile one or the objects belong to several targets (one build.make each).
+std::vector<std::string> CMakeBuild::makeObjectsCommand(unsigned jobs) const {
+  if (!makeTree_ || objects_.empty() || objects_.front().findCuda)
+    return {};
+  const std::string &target = objects_.front().target;
+  std::string rules = "CMakeFiles/" + target + ".dir/build.make";
+  if (!llvm::sys::fs::exists(cfg_.buildDir + "/" + rules))
+    return {};
+  for (const auto &o : objects_)
+    if (o.target != target)
+      return {};
+  std::vector<std::string> objects = relativeObjects(cfg_.buildDir, objects_);
+  if (objects.empty())
+    return {};
+  std::vector<std::string> cmd = {makeProgram_, "-C", cfg_.buildDir, "-f", rules};
+  cmd.insert(cmd.end(), objects.begin(), objects.end());
+  cmd.push_back("-j" + std::to_string(jobs));
+  return cmd;
+}
+
 std::vector<std::string> CMakeBuild::buildCommand() const {
+  unsigned jobs = cfg_.jobs > 0 ? cfg_.jobs : std::max(1u, std::thread::hardware_concurrency());
+  if (objectsOnly_)
+    if (auto make = makeObjectsCommand(jobs); !make.empty())
+      return make;
   std::vector<std::string> cmd = {"cmake", "--build", cfg_.buildDir, "--target"};
   std::vector<std::string> objects = objectsOnly_ ? objectTargets() : std::vector<std::string>{};
   if (objects.empty())
@@ -239,7 +275,6 @@ std::vector<std::string> CMakeBuild::buildCommand() const {
     cmd.push_back("--config");
     cmd.push_back(cfg_.config);
   }
-  unsigned jobs = cfg_.jobs > 0 ? cfg_.jobs : std::max(1u, std::thread::hardware_concurrency());
   cmd.push_back("-j");
   cmd.push_back(std::to_string(jobs));
   return cmd;

@@ -89,9 +89,12 @@ public:
 
 private:
   std::vector<std::string> objectTargets() const;
+  std::vector<std::string> makeObjectsCommand(unsigned jobs) const;
   void findGenerator(const std::vector<std::string> &targets);
   bool objectsOnly_ = false;
   bool datesOnReceipt_ = false; // Ninja, or make with every tuned object's consumers found
+  bool makeTree_ = false;        // "Unix Makefiles"
+  std::string makeProgram_ = "make";
   std::vector<std::string> makeDependants_; // Makefile trees: linked outputs of the objects
 };
 

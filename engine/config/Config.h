@@ -57,15 +57,14 @@ struct SearchConfig {
   int elitism = 1;        // best candidates copied unchanged into the next generation
   uint64_t seed = 1;
   int maxEvaluations = 0; // 0: pool_size x generations (+ baseline)
-  // budget_counts: binaries: the budget counts distinct binaries (a candidate
-  // whose device code, or configuration, an earlier one had is its twin and
-  // costs nothing; engine/search/Budget.h), proposals predicted to repeat a binary
+  // budget_counts: binaries (the default): the budget counts distinct binaries
+  // (distinct device codes for compile-only objectives; a candidate whose
+  // device code, or configuration, an earlier one had is its twin and costs
+  // nothing; engine/search/Budget.h), proposals predicted to repeat a binary
   // are not compiled (TwinPredictor.h), and the search ends after at most
-  // maxConfigurationsPerBinary x budget configurations. Default
-  // (budget_counts: configurations): every evaluated configuration counts;
-  // binaries becomes the default once the engine lit tests that count
-  // configurations are rewritten for it.
-  bool budgetCountsBinaries = false;
+  // maxConfigurationsPerBinary x budget configurations.
+  // budget_counts: configurations: every evaluated configuration counts.
+  bool budgetCountsBinaries = true;
   int maxConfigurationsPerBinary = 8;
   bool exitOnFailure = true;
   long exhaustiveLimit = 5000;

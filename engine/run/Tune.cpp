@@ -287,7 +287,7 @@ bool TuneRun::runSearch() {
     progress_.note("ciq: canary for " + cfg_.target + ": the default compile, then a deliberately degrading one");
   else
     progress_.note("ciq: tuning " + cfg_.target + " (" + workloadSummary() + "), space of " + cfg_.space.sizeSummary() + ", " +
-                 strategy_->name() + " search, budget " + std::to_string(budget_) + " evaluations" + generationsCap());
+                 strategy_->name() + " search, budget " + budgetText() + generationsCap());
   if (!cfg_.buildNumericsNote.empty() && !opts_.canaryOnly)
     progress_.note(cfg_.buildNumericsNote);
   if (cfg_.numericsLeftOut && !cfg_.buildHasFastMath && !opts_.canaryOnly)   // where a runtime gain often lies

@@ -224,7 +224,8 @@ bool TuneRun::searchLoop() {
   // reads earlier generations.
   // Without generations of the user's own, the search proposes until the
   // budget of distinct binaries is spent: generations of twins add more.
-  bool openEnded = binaries() && (!cfg_.search.generationsSet || cfg_.search.poolFollowsWorkers());
+  // So does the extension of a finished search (ciq resume --max-evaluations).
+  bool openEnded = binaries() && (!cfg_.search.generationsSet || cfg_.search.poolFollowsWorkers() || extending_);
   int last = cfg_.search.generations, nothingInARow = 0;
   for (int g = 1;; ++g) {
     if (!budgetLeft()) {

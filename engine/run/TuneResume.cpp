@@ -107,6 +107,9 @@ bool TuneRun::openJournal() {
     // to spend, and ciq.yaml (generations included) cannot change on a
     // resume. Its own search.generations ended it: without more of them the
     // extension evaluated nothing and only wrote the lock again.
+    // Under the binaries rule no number of generations is known to spend a
+    // budget (twins cost nothing): the extension proposes until it is met.
+    extending_ = prior.done;
     if (prior.done && 1 + cfg_.search.poolSize * cfg_.search.generations < budget_)
       fitGenerationsToBudget();
     evals_ = prior.evaluations;

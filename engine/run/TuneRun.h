@@ -114,6 +114,16 @@ private:
   // The budget counts distinct binaries (Budget.h); twins cost nothing, and
   // the configuration cap ends a search of a flat landscape.
   bool binaries() const { return cfg_.search.budgetCountsBinaries; }
+  // What the budget counts, for the header line: "30 distinct binaries" (a
+  // compile-only objective's are its device codes) or "30 configurations".
+  std::string budgetText() const {
+    if (!binaries())
+      return std::to_string(budget_) + " configuration" + (budget_ == 1 ? "" : "s");
+    bool one = budget_ == 1;
+    if (runtimeObjective())
+      return std::to_string(budget_) + (one ? " distinct binary" : " distinct binaries");
+    return std::to_string(budget_) + (one ? " distinct device code" : " distinct device codes");
+  }
   int counted() const { return binaries() ? countBudget(evals_).distinct : (int)evals_.size(); }
   int configurationCap() const {
     return binaries() ? cfg_.search.maxConfigurationsPerBinary * budget_ : std::numeric_limits<int>::max();
@@ -132,7 +142,7 @@ private:
     if (most >= budget_ || mostEvaluations(cfg_.search.strategy, cfg_.space))
       return "";
     return " (search.generations " + std::to_string(cfg_.search.generations) + " x pool_size " +
-           std::to_string(cfg_.search.poolSize) + " ends it after at most " + std::to_string(most) + ")";
+           std::to_string(cfg_.search.poolSize) + " ends it after at most " + std::to_string(most) + " configurations)";
   }
   std::string workloadSummary() const {
     if (cfg_.build.kind == "none")
@@ -230,6 +240,7 @@ private:
   std::string interrupted_;  // why the search stops: a build killed twice, a disk that refused a build's write
   bool recordingFailed_ = false;   // a journal line or results.csv could not be written: the search stops
   size_t resumedCount_ = 0;  // evaluations read from the journal
+  bool extending_ = false;   // a finished search resumed with a raised budget
   // Ids continue after every id the journal used, damaged lines included.
   std::string nextName(size_t k) const { return candidateName(firstNewId_ + (evals_.size() - resumedCount_) + k); }
   bool stopInterrupted() {

@@ -138,9 +138,10 @@ static void printCounts(const TuneConfig &cfg, const std::vector<Evaluation> &ev
   const BudgetCount &c = v.counts.configurations ? v.counts : countBudget(evals);
   std::string measured = cfg.benchmark.enabled ? ", " + std::to_string(c.measured) + " run by the benchmark" : "";
   std::string budget = v.budget > 0 ? " of a budget of " + std::to_string(v.budget) : "";
-  fprintf(out, "evaluations: %d configurations (%s), %d compiled, %d distinct binaries%s%s, %d reused an earlier result "
+  fprintf(out, "evaluations: %d configurations (%s), %d compiled, %d distinct %s%s%s, %d reused an earlier result "
                "(same configuration or device code), results: %s/results.csv\n",
-          c.configurations, invalid.c_str(), c.compiled, c.distinct, budget.c_str(), measured.c_str(), dups,
+          c.configurations, invalid.c_str(), c.compiled, c.distinct, c.distinct == 1 ? "binary" : "binaries",
+          budget.c_str(), measured.c_str(), dups,
           cfg.runDir.c_str());
   if (v.searchEnd)
     fprintf(out, "%s%s\n", searchEndText(*v.searchEnd, v.budget, v.configurationCap, c).c_str(),
