@@ -132,7 +132,7 @@ TEST(CaseConfig, OneLineErrorsWithFileAndLine) {
   EXPECT_THAT(p.loadError("target: app\nbenchmark:\n  command: [./app]\n  max_regression_percent: 2\n"),
               HasSubstr(at + "4: benchmark.max_regression_percent: applies to benchmark.cases only"));
   EXPECT_THAT(p.loadError(std::string(kCases) + "objectives: [registers]\n"),
-              HasSubstr(at + "4: benchmark.cases: needs a runtime objective"));
+              HasSubstr(at + "5: benchmark.cases: needs a runtime objective"));
   std::string e = p.loadError(std::string(kCases) + "  max_regression_percent: -1\n");
   EXPECT_THAT(e, HasSubstr(at + "10: benchmark.max_regression_percent"));
   EXPECT_EQ(e.find('\n'), std::string::npos);
