@@ -44,6 +44,9 @@ inline const char *WrongAnswer = "wrong_answer";
 inline const char *ParseError = "parse_error";
 inline const char *InvalidValue = "invalid_value";
 inline const char *NoFreshResult = "no_fresh_result";
+// benchmark.cases: one case slower than the baseline by more than
+// benchmark.max_regression_percent, whatever the geometric mean.
+inline const char *CaseRegression = "case_regression";
 // executor: slurm (docs/cluster.md): the node failed the job twice (it was
 // requeued once on another node), or the worker could not run at all.
 inline const char *NodeFailure = "node_failure";

@@ -314,6 +314,37 @@ std::string summaryTable(const RunData &run) {
   return o.str();
 }
 
+// benchmark.cases: each case's figures, the baseline and the best candidate
+// side by side (the score is the geometric mean of the ratios).
+std::string casesHtml(const RunData &run) {
+  const RecordedEval *b = run.baseline(), *best = bestByWinnerOrder(run);
+  if (!b || !b->journal || b->journal->cases.empty())
+    return "";
+  std::ostringstream o;
+  o << "<h2>Cases</h2>\n<p>The score is the geometric mean over the cases of the ratio median / baseline median.</p>\n"
+       "<table class='summary'>\n<tr><th>case</th><th>baseline median</th><th>runs</th><th>noise</th>"
+       "<th>best median</th><th>runs</th><th>noise</th><th>ratio</th><th>p-value</th></tr>\n";
+  for (const auto &bc : b->journal->cases) {
+    const CaseResult *w = nullptr;
+    if (best && best->journal)
+      for (const auto &c : best->journal->cases)
+        w = c.name == bc.name ? &c : w;
+    auto td = [&](const std::string &v) { o << "<td>" << htmlEscape(v) << "</td>"; };
+    o << "<tr>";
+    td(bc.name);
+    td(fmt::value(bc.median));
+    td(std::to_string(bc.runs.size()));
+    td(fmt::percent(bc.noisePercent, bc.runs.size()));
+    td(w ? fmt::value(w->median) : "-");
+    td(w ? std::to_string(w->runs.size()) : "-");
+    td(w ? fmt::percent(w->noisePercent, w->runs.size()) : "-");
+    td(w && w->ratio > 0 ? fmt::ratio(w->ratio) : "-");
+    td(w && w->pValue >= 0 && best != b ? fmt::pValue(w->pValue) : "-");
+    o << "</tr>\n";
+  }
+  return o.str() + "</table>\n";
+}
+
 // Which controls cause the gain: each group alone and together, against the
 // baseline (measured interleaved after the search), and what minimization dropped.
 std::string attributionHtml(const RunData &run) {
@@ -361,7 +392,7 @@ std::string pageHtml(const RunData &run, const std::vector<std::string> &svgs) {
        "960px}table.summary th{text-align:left;padding-right:1em}img.plot{display:block;"
        "margin:1em 0;border:1px solid #ddd}</style>\n</head>\n<body data-plots-loaded='0'>\n"
        "<h1>ciq report</h1>\n"
-    << summaryTable(run) << attributionHtml(run) << findingsHtml(run) << "<h2>Plots</h2>\n";
+    << summaryTable(run) << casesHtml(run) << attributionHtml(run) << findingsHtml(run) << "<h2>Plots</h2>\n";
   for (const auto &svg : svgs) {
     std::string name = llvm::sys::path::filename(svg).str();
     o << "<img class='plot' id='" << htmlEscape(llvm::sys::path::stem(svg).str()) << "' src='"

@@ -154,7 +154,8 @@ bool loadResults(const std::string &path, RunData &run, std::string &error) {
     logCol = std::max(logCol, table->column(fixed));
   if (logCol >= 0)
     for (size_t c = size_t(logCol) + 1; c < table->header.size(); ++c)
-      run.objectiveNames.push_back(table->header[c]);
+      if (table->header[c].rfind("case:", 0) != 0) // benchmark.cases' figures (the journal has them)
+        run.objectiveNames.push_back(table->header[c]);
   for (size_t r = 0; r < table->rows.size(); ++r) {
     std::string where = path + ":" + std::to_string(r + 2);
     auto cell = [&](CsvCol c) -> const std::string & { return table->cell(r, resultsCsvColumn(c)); };

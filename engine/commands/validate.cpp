@@ -17,6 +17,7 @@
 #include "common/NumberFormat.h"
 #include "engine/measure/MeasuredPhase.h"
 #include "engine/measure/Stats.h"
+#include "engine/winner/CaseScore.h"
 
 #include <llvm/Support/FileSystem.h>
 
@@ -88,6 +89,94 @@ ciq::MeasureOptions::ServeRuntime runtimeSides(const ciq::TuneConfig &cfg, const
   };
 }
 
+// benchmark.cases: every case tested on its own (its variants interleaved,
+// its args and env selected), then the aggregate: the geometric mean of the
+// winner's per-case ratios, within max_regression_percent in every case.
+// Significant: no case over the limit, the mean better than 1, and at least
+// one case significantly better (Welch, --alpha).
+int validateCases(const ciq::TuneConfig &cfg, ciq::Lockfile &lock, const std::vector<ciq::Variant> &variants,
+                  ciq::CandidateBuilder &builder, ciq::BenchmarkRunner &runner, ciq::MeasuredPhase &phase,
+                  ciq::MeasureOptions mo) {
+  std::string err;
+  std::map<std::string, std::vector<std::string>> snapshots;   // each variant built once, for every case
+  mo.snapshots = &snapshots;
+  bool minimize = cfg.objectives.front().direction == "minimize";
+  const std::string unit = cfg.benchmark.metric.unit;
+  std::vector<ciq::CaseResult> base, win;
+  nlohmann::json cases = nlohmann::json::array();
+  printf("validate %s: %zu case(s), each %d warm-up and %d measured runs of each build, interleaved in balanced order "
+         "(A B B A ...)\n", cfg.target.c_str(), cfg.benchmark.cases.size(), (int)Warmup, (int)Runs);
+  for (const auto &c : cfg.benchmark.cases) {
+    runner.selectCase(&c);
+    auto rows = ciq::measureVariants(builder, &runner, cfg, variants, Runs, "validate-" + c.name, err, mo);
+    runner.selectCase(nullptr);
+    if (!rows) {
+      builder.restore();
+      return ciq::reportError("validate: case '" + c.name + "': " + err + " (logs: " + cfg.runDir + "/logs/)");
+    }
+    const auto &b = rows->front().values, &w = rows->back().values;
+    base.push_back({c.name, b, ciq::median(b), ciq::summarize(b).cvPercent, ciq::medianCiHalfWidthPercent(b)});
+    win.push_back({c.name, w, ciq::median(w), ciq::summarize(w).cvPercent, ciq::medianCiHalfWidthPercent(w)});
+    for (const auto &r : *rows)
+      printf("  case %s: %s\n", c.name.c_str(), ciq::formatVariant(r, unit).c_str());
+  }
+  builder.restore();
+  std::string why;
+  double mean = ciq::compareCases(win, base, why);
+  std::string regression = mean > 0 ? ciq::caseRegression(win, minimize, cfg.benchmark.maxRegressionPercent) : why;
+  double bestP = -1;
+  for (size_t k = 0; k < win.size(); ++k) {
+    const auto &w = win[k];
+    printf("  case %-12s baseline median %s %s, winner median %s %s, runs %zu/%zu, noise %s/%s, ratio %s, %s\n",
+           w.name.c_str(), ciq::fmt::value(base[k].median).c_str(), unit.c_str(), ciq::fmt::value(w.median).c_str(),
+           unit.c_str(), base[k].runs.size(), w.runs.size(),
+           ciq::fmt::percent(base[k].noisePercent, base[k].runs.size()).c_str(),
+           ciq::fmt::percent(w.noisePercent, w.runs.size()).c_str(), ciq::fmt::ratio(w.ratio).c_str(),
+           ciq::fmt::pValue(w.pValue).c_str());
+    if ((minimize ? w.ratio < 1 : w.ratio > 1) && (bestP < 0 || w.pValue < bestP))
+      bestP = w.pValue;
+    cases.push_back({{"name", w.name}, {"baseline_median", base[k].median}, {"winner_median", w.median},
+                     {"baseline_runs", base[k].runs.size()}, {"winner_runs", w.runs.size()},
+                     {"baseline_noise_percent", base[k].noisePercent}, {"winner_noise_percent", w.noisePercent},
+                     {"ratio", w.ratio}, {"p_value", w.pValue}});
+  }
+  std::vector<std::string> problems = mo.problems ? *mo.problems : std::vector<std::string>{};
+  bool better = mean > 0 && (minimize ? mean < 1 : mean > 1);
+  bool significant = regression.empty() && better && bestP >= 0 && bestP < Alpha && problems.empty();
+  std::string verdict = significant        ? "significant"
+                        : !problems.empty() ? problems.front() + " during the runs: run again on an idle, cool GPU"
+                        : !regression.empty() ? regression
+                        : !better ? "the geometric mean of the case ratios is not better than the baseline's"
+                                  : "no case is significantly faster (" + ciq::fmt::pValue(bestP) + ")";
+  double speedup = mean > 0 ? (minimize ? 1 / mean : mean) : 0;
+  printf("  aggregate: geometric mean of the case ratios %s (speedup %s), limit per case %s%%\n",
+         ciq::fmt::value(mean).c_str(), ciq::fmt::ratio(speedup).c_str(),
+         ciq::fmt::value(cfg.benchmark.maxRegressionPercent).c_str());
+  for (const auto &p : problems)
+    printf("  GPU: %s\n", p.c_str());
+  printf("  verdict: %s\n", significant ? "the winner is significantly faster" : ("no winner called: " + verdict).c_str());
+  nlohmann::json measurement = phase.record();
+  lock.score["validation"] = {{"runs", (int)Runs},
+                              {"warmup_runs", (int)Warmup},
+                              {"order", "balanced (A B B A ...), case by case"},
+                              {"unit", unit},
+                              {"aggregate", mean},
+                              {"speedup", speedup > 0 ? nlohmann::json(speedup) : nlohmann::json()},
+                              {"p_value", bestP},
+                              {"cases", cases},
+                              {"significant", significant},
+                              {"verdict", verdict},
+                              {"measurement", measurement},
+                              {"validated_at", ciq::nowIso8601()}};
+  lock.score["speedup"] = speedup > 0 ? nlohmann::json(speedup) : nlohmann::json();
+  lock.score["p_value"] = bestP;
+  lock.gpu = measurement["gpu_before"];
+  if (!ciq::writeLockfile(cfg.lockfile, lock, err))
+    return ciq::reportError(err);
+  printf("  recorded in %s\n", cfg.lockfile.c_str());
+  return significant ? 0 : 2;
+}
+
 int run() {
   std::string err;
   auto cfg = ciq::openConfig(Config, err);
@@ -117,6 +206,8 @@ int run() {
   mo.problems = &problems;
   if (compilesAtRunTime(*cfg))
     mo.serveRuntime = runtimeSides(*cfg, *lock, variants.back().rendered.hash(), builder, runner);
+  if (!cfg->benchmark.cases.empty())
+    return validateCases(*cfg, *lock, variants, builder, runner, phase, mo);
   auto rows = ciq::measureVariants(builder, &runner, *cfg, variants, Runs, "validate", err, mo);
   builder.restore();
   if (!rows)

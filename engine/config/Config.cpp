@@ -1,6 +1,7 @@
 #include "engine/config/Config.h"
 
 #include <cctype>
+#include <regex>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 #include "engine/config/CMakeCache.h"
@@ -149,11 +150,46 @@ void requireComparison(const TuneConfig &c, const YAML::Node &where, const YamlR
            "compared with the baseline's), or exclude them");
 }
 
+// benchmark.cases: [{name, args, env}], names unique, simple and non-empty
+// (they name log files, results.csv columns and the lock's figures).
+std::vector<BenchmarkCase> parseCases(const YAML::Node &n, const YamlReader &r) {
+  if (!n.IsSequence() || n.size() == 0)
+    r.fail(n, "benchmark.cases", "expected a non-empty list of {name, args, env}");
+  std::vector<BenchmarkCase> cases;
+  for (size_t i = 0; i < n.size(); ++i) {
+    const YAML::Node &c = n[i];
+    std::string key = "benchmark.cases[" + std::to_string(i) + "]";
+    r.needMap(c, key);
+    r.onlyKeys(c, key, {"name", "args", "env"});
+    if (!c["name"])
+      r.fail(c, key, "missing 'name' (the case's name, e.g. small)");
+    BenchmarkCase bc;
+    bc.name = r.str(c["name"], key + ".name");
+    bc.loc = {r.file(), c.Mark().line + 1, key};
+    static const std::regex simple("[A-Za-z0-9_.+-]+");
+    if (!std::regex_match(bc.name, simple))
+      r.fail(c["name"], key + ".name", "expected a non-empty name of letters, digits, '_', '.', '+' or '-', got '" +
+                                           bc.name + "'");
+    for (const auto &o : cases)
+      if (o.name == bc.name)
+        r.fail(c["name"], key + ".name", "'" + bc.name + "' is the name of an earlier case; case names are unique");
+    if (c["args"]) bc.args = r.strings(c["args"], key + ".args");
+    if (c["env"]) {
+      r.needMap(c["env"], key + ".env");
+      for (const auto &kv : c["env"])
+        bc.env[kv.first.as<std::string>()] = r.str(kv.second, key + ".env." + kv.first.as<std::string>());
+    }
+    cases.push_back(std::move(bc));
+  }
+  return cases;
+}
+
 BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const std::string &base) {
   BenchmarkConfig b;
   r.onlyKeys(n, "benchmark", {"command", "working_dir", "env", "warmup", "repeats", "timeout_s",
                               "adaptive_factor", "metric", "correctness", "finalists", "target_noise_percent",
-                              "min_repeats", "max_repeats", "max_measure_s", "racing", "race_alpha"});
+                              "min_repeats", "max_repeats", "max_measure_s", "racing", "race_alpha", "cases",
+                              "max_regression_percent"});
   if (!n["command"])
     r.fail(n, "benchmark", "missing 'command' (the benchmark's argv)");
   b.enabled = true;
@@ -208,6 +244,14 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
     parseCorrectness(n["correctness"], r, b);
   else if (n["correctness"])
     b.correctness = r.strings(n["correctness"], "benchmark.correctness");
+  if (n["cases"])
+    b.cases = parseCases(n["cases"], r);
+  if (n["max_regression_percent"]) {
+    if (!n["cases"])
+      r.fail(n["max_regression_percent"], "benchmark.max_regression_percent",
+             "applies to benchmark.cases only (the limit a candidate may slow one case by); add cases or remove it");
+    b.maxRegressionPercent = r.number(n["max_regression_percent"], "benchmark.max_regression_percent", 0, 1e6);
+  }
   return b;
 }
 
@@ -405,6 +449,8 @@ TuneConfig parse(const std::string &path) {
   if (root["narrow_architectures"])
     c.narrowArchitectures = r.boolean(root["narrow_architectures"], "narrow_architectures");
   if (root["benchmark"]) c.benchmark = parseBenchmark(root["benchmark"], r, base);
+  if (!c.benchmark.cases.empty() && c.executor.kind == "slurm") // its finalists job measures one command
+    r.fail(root["benchmark"]["cases"], "benchmark.cases", "is not supported with executor: slurm yet; use executor: local");
   if (root["search"]) c.search = parseSearch(root["search"], r);
   if (root["timeouts"]) c.timeouts = parseTimeouts(root["timeouts"], r);
   if (root["pareto"]) c.pareto = r.boolean(root["pareto"], "pareto");
@@ -430,6 +476,10 @@ TuneConfig parse(const std::string &path) {
   // objective's benchmark is its correctness gate, run the fixed count.
   if (c.benchmark.enabled && isCompileMetric(c.objectives.front().metric)) {
     const YAML::Node bench = root["benchmark"];
+    if (bench["cases"]) // the cases' ratios score a runtime objective; a compile metric has no cases
+      r.fail(bench["cases"], "benchmark.cases",
+             "needs a runtime objective (the first objective is the compile metric '" + c.objectives.front().metric +
+                 "', which does not depend on the benchmark's input); tune time_ms or remove cases");
     bool adaptiveKeys = false;
     for (const char *k : {"repeats", "target_noise_percent", "min_repeats", "max_repeats", "max_measure_s"})
       adaptiveKeys = adaptiveKeys || bench[k];

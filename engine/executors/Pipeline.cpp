@@ -48,6 +48,8 @@ void shareDeviceResult(Evaluation &e, const Evaluation &d, bool runtime) {
   e.reason = d.reason;
   e.scores = d.scores;
   e.runs = d.runs;
+  e.cases = d.cases;
+  e.message = d.message;
   e.cvPercent = d.cvPercent;
   e.noisePercent = d.noisePercent;
   e.stoppedBy = d.stoppedBy;
@@ -120,10 +122,12 @@ void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const s
   if (!scoreCompileMetrics(w.cfg, e)) // again: with the run-time kernels' statistics
     return;
   e.runs = m.values;
-  e.cvPercent = m.cvPercent;
+  e.cvPercent = m.cases.empty() ? m.cvPercent : -1;
   e.noisePercent = m.noisePercent;
   e.stoppedBy = m.stoppedBy;
   e.runsSaved = m.runsSaved;
+  for (const auto &c : m.cases) // scored against the baseline's cases when recorded (CaseScore.h)
+    e.cases.push_back({c.name, c.values, c.median, c.cvPercent, c.noisePercent, c.stoppedBy, c.runsSaved});
   for (const auto &o : w.cfg.objectives)
     if (!isCompileMetric(o.metric))
       e.scores[o.metric] = m.median;

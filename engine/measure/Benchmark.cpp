@@ -21,6 +21,32 @@ BenchmarkRunner::BenchmarkRunner(const BenchmarkConfig &b, std::string workDir, 
     env_[kv.first] = kv.second;
 }
 
+void BenchmarkRunner::selectCase(const BenchmarkCase *c) { case_ = c; }
+
+std::vector<std::string> BenchmarkRunner::caseCommand(const std::vector<std::string> &base) const {
+  std::vector<std::string> cmd = base;
+  if (case_)
+    cmd.insert(cmd.end(), case_->args.begin(), case_->args.end());
+  return cmd;
+}
+
+std::map<std::string, std::string> BenchmarkRunner::runEnv() const {
+  std::map<std::string, std::string> env = env_;
+  if (case_)
+    for (const auto &kv : case_->env)
+      env[kv.first] = kv.second;
+  return env;
+}
+
+// Each case's output has its own reference: the baseline's output of that case.
+std::string BenchmarkRunner::referencePath() const {
+  if (!case_ || referenceFile_.empty())
+    return referenceFile_;
+  llvm::StringRef f = referenceFile_;
+  f.consume_back(".json");
+  return f.str() + "." + case_->name + ".json";
+}
+
 double BenchmarkRunner::runTimeoutSeconds() const {
   double limit = b_.timeoutSeconds;
   if (bestWallMs_ > 0) // never below 2 s: process start and CUDA context creation
@@ -126,6 +152,7 @@ RunOutcome BenchmarkRunner::compareOutput(const std::string &stdoutText, const s
                 "computes, or compare the file it writes";
     return o;
   }
+  const std::string referenceFile_ = referencePath();
   if (referenceFile_.empty() || !llvm::sys::fs::exists(referenceFile_)) {
     // The baseline: its output is the reference. Written whole or not at
     // all (a kill mid-write must not leave half a reference for the resumed
@@ -168,10 +195,10 @@ RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
     return o;
   }
   // Without a check command, the comparison reads one extra benchmark run.
-  const auto &cmd = b.correctness.empty() ? b.command : b.correctness;
+  const auto cmd = caseCommand(b.correctness.empty() ? b.command : b.correctness);
   SubprocessOptions so;
   so.cwd = workDir_;
-  so.setEnv = env_;
+  so.setEnv = runEnv();
   so.timeoutSeconds = b.timeoutSeconds;
   if (b.compare != "stdout" && !b.compare.empty()) { // a file left by an earlier check is not this one's
     std::string path = llvm::sys::path::is_absolute(b.compare) ? b.compare : so.cwd + "/" + b.compare;
@@ -202,11 +229,11 @@ RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
 }
 
 RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vector<std::string> &command) {
-  const auto &cmd = command.empty() ? b_.command : command;
+  const auto cmd = caseCommand(command.empty() ? b_.command : command);
   RunOutcome o;
   SubprocessOptions so;
   so.cwd = workDir_;
-  so.setEnv = env_;
+  so.setEnv = runEnv();
   so.timeoutSeconds = runTimeoutSeconds();
   // A result file left by an earlier run must never be read as this run's.
   std::string file = b_.metric.kind == "wall_time" ? "" : metricFilePath(b_.metric, so.cwd);
@@ -282,6 +309,8 @@ static bool countRun(MeasureOutcome &m, const RunOutcome &r) {
 }
 
 MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats, const RaceAgainst *race) {
+  if (!b_.cases.empty() && repeats < 0)
+    return measureCases(logPath, race);
   MeasureOutcome m;
   if (!countRun(m, checkCorrectness(logPath)))
     return m;

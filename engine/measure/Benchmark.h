@@ -20,6 +20,16 @@ struct RunOutcome {
   double wallMs = 0;      // process wall time, ms
 };
 
+// One case's runs (benchmark.cases): what MeasureOutcome says of the whole
+// for one command.
+struct CaseMeasure {
+  std::string name;
+  std::vector<double> values;
+  double median = 0, cvPercent = 0, noisePercent = -1;
+  std::string stoppedBy;
+  int runsSaved = 0;
+};
+
 struct MeasureOutcome {
   bool ok = false;
   std::string reason, message;
@@ -31,12 +41,16 @@ struct MeasureOutcome {
   // (adaptive budget spent), "racing" (significantly worse than the incumbent).
   std::string stoppedBy;
   int runsSaved = 0;            // racing: the runs the candidate's budget still had
+  // benchmark.cases: each case's runs (values, median and noise above stay
+  // empty: the cases' ratios to the baseline make the score, CaseScore.h).
+  std::vector<CaseMeasure> cases;
 };
 
 // The candidate racing compares against: the best one measured so far.
 struct RaceAgainst {
   std::vector<double> runs;
   bool minimize = true;
+  std::map<std::string, std::vector<double>> caseRuns;   // benchmark.cases: the incumbent's runs per case
 };
 
 // Whether `value` is a possible measurement in `unit` (finite; durations
@@ -52,7 +66,8 @@ public:
   // config's, fixed or adaptive), stopped early by racing against `race`
   // when benchmark.racing is on. Outputs are appended to logPath.
   MeasureOutcome measure(const std::string &logPath, int repeats = -1, const RaceAgainst *race = nullptr);
-  // One measured run of `command` (default: the configured benchmark).
+  // One measured run of `command` (default: the configured benchmark),
+  // with the selected case's args after it (selectCase).
   RunOutcome runOnce(const std::string &logPath, const std::vector<std::string> &command = {});
   // The correctness gate alone; with benchmark.correctness.compare, also
   // the output comparison against the reference (setReferenceFile).
@@ -64,6 +79,12 @@ public:
   // Tightens the per-run limit to adaptive_factor x the best median run time seen.
   void noteBestRunWallMs(double wallMs);
   double runTimeoutSeconds() const;
+  // The case later runs run (benchmark.cases): its args follow the command
+  // (and the correctness check), its env is added, and its output is
+  // compared with the baseline's output of the same case. Null: no case.
+  void selectCase(const BenchmarkCase *c);
+  // The configured benchmark's argv with the selected case's args.
+  std::vector<std::string> caseCommand(const std::vector<std::string> &base) const;
   // Adds (or replaces) variables of the runs' environment: the candidate's
   // socket, stand-ins and framework cache for programs that compile at run time.
   void setEnv(const std::map<std::string, std::string> &vars) {
@@ -77,6 +98,10 @@ private:
   std::map<std::string, std::string> env_;
   double bestWallMs_ = 0;
   std::string referenceFile_;
+  const BenchmarkCase *case_ = nullptr;
+  std::map<std::string, std::string> runEnv() const;
+  std::string referencePath() const;
+  MeasureOutcome measureCases(const std::string &logPath, const RaceAgainst *race);
   RunOutcome compareOutput(const std::string &stdoutText, const std::string &cwd);
 };
 

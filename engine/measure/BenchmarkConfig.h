@@ -22,6 +22,16 @@ struct MetricSource {
   double scale = 1.0;              // multiply the parsed value (e.g. 1e3 for s -> ms)
 };
 
+// One case of benchmark.cases (docs/config.md, "Cases"): the benchmark run
+// with `args` appended to its command and `env` added to its environment,
+// e.g. one problem size. Every candidate runs every case.
+struct BenchmarkCase {
+  std::string name;
+  std::vector<std::string> args;
+  std::map<std::string, std::string> env;
+  SourceLoc loc;
+};
+
 struct BenchmarkConfig {
   bool enabled = false;
   std::vector<std::string> command;   // argv; run in workingDir; [0] any program (see BenchmarkProgram.h)
@@ -55,6 +65,12 @@ struct BenchmarkConfig {
   std::string compare;
   double rtol = 1e-5, atol = 1e-8;
   int finalists = 4;                      // re-measured interleaved with the baseline
+  // Several cases in one objective: the score is the geometric mean of the
+  // per-case ratios to the baseline, and a candidate that slows any case by
+  // more than maxRegressionPercent is INVALID (case_regression). Empty: the
+  // one command, as before.
+  std::vector<BenchmarkCase> cases;
+  double maxRegressionPercent = 1.0;
 };
 
 } // namespace ciq

@@ -22,6 +22,18 @@ struct ObjectRecord {
   std::string ptxReuse;
 };
 
+// One case of benchmark.cases as one candidate ran it: its runs, and how it
+// compares with the baseline's runs of the same case (CaseScore.h).
+struct CaseResult {
+  std::string name;
+  std::vector<double> runs;
+  double median = 0, cvPercent = -1, noisePercent = -1;
+  std::string stoppedBy;
+  int runsSaved = 0;
+  double ratio = 0;     // median / the baseline's median; 0: not compared
+  double pValue = -1;   // Welch against the baseline's runs; <0: not computed
+};
+
 struct Evaluation {
   std::string candidateId;        // c0000 is the baseline
   int generation = 0;
@@ -42,7 +54,8 @@ struct Evaluation {
   std::vector<KernelStats> kernels;
   std::vector<ObjectRecord> objects;
   std::vector<std::string> runtimeKernels;  // kernels compiled while the benchmark ran (Triton)
-  std::vector<double> runs;       // benchmark values
+  std::vector<double> runs;       // benchmark values (empty with benchmark.cases: see cases)
+  std::vector<CaseResult> cases;  // benchmark.cases, in the config's order; the score is their ratios' geometric mean
   double cvPercent = -1;          // <0: not measured
   double noisePercent = -1;       // relative 95% CI half-width of the median, %; <0: unknown
   std::string stoppedBy;          // why measuring stopped (MeasureOutcome::stoppedBy); "" : not measured

@@ -30,6 +30,14 @@ json evaluationToJson(const Evaluation &e) {
     j["gpu"] = e.gpu;
   if (!e.slurm.is_null())
     j["slurm"] = e.slurm;
+  if (!e.cases.empty()) {
+    json cases = json::array();
+    for (const auto &c : e.cases)
+      cases.push_back({{"name", c.name}, {"runs", c.runs}, {"median", c.median}, {"cv_percent", c.cvPercent},
+                       {"noise_percent", c.noisePercent}, {"stopped_by", c.stoppedBy}, {"runs_saved", c.runsSaved},
+                       {"ratio", c.ratio}, {"p_value", c.pValue}});
+    j["cases"] = cases;
+  }
   return j;
 }
 
@@ -103,6 +111,18 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
   JsonFields r(*rendered, where + ": \"rendered\"");
   r.opt("ptxas", e.rendered.ptxas).opt("nvcc", e.rendered.nvcc).opt("defines", e.rendered.defines).opt("acfs", acfs);
   f.opt("objects", objects);
+  std::vector<json> cases;
+  f.opt("cases", cases);
+  for (size_t i = 0; i < cases.size() && f.ok(); ++i) {
+    CaseResult c;
+    JsonFields cf(cases[i], where + ": \"cases\"[" + std::to_string(i) + "]");
+    cf.need("name", c.name).opt("runs", c.runs).opt("median", c.median).opt("cv_percent", c.cvPercent)
+        .opt("noise_percent", c.noisePercent).opt("stopped_by", c.stoppedBy).opt("runs_saved", c.runsSaved)
+        .opt("ratio", c.ratio).opt("p_value", c.pValue);
+    if (!cf.ok())
+      return error = cf.error(), false;
+    e.cases.push_back(c);
+  }
   for (size_t i = 0; i < acfs.size() && r.ok(); ++i) {
     AcfRef a;
     JsonFields af(acfs[i], where + ": \"rendered\": \"acfs\"[" + std::to_string(i) + "]");

@@ -47,7 +47,21 @@ void Progress::drawBar(const std::string &activity) {
 void Progress::building(const std::string &id) { drawBar("building " + id); }
 void Progress::measuring(const std::string &id) { drawBar("measuring " + id); }
 
+// benchmark.cases: the geometric mean of the ratios, then each case's
+// median, ratio to the baseline and runs.
+static std::string casesText(const TuneConfig &cfg, const Evaluation &e) {
+  const Objective &o = cfg.objectives.front();
+  std::string s = o.metric + "=" + (e.scores.count(o.metric) ? fmt::value(e.scores.at(o.metric)) : "-") +
+                  " (geomean of case ratios)";
+  for (const auto &c : e.cases)
+    s += " " + c.name + "=" + fmt::value(c.median) + " " + o.unit + " (" + fmt::ratio(c.ratio) + ", runs=" +
+         std::to_string(c.runs.size()) + ")";
+  return s;
+}
+
 static std::string scoreText(const TuneConfig &cfg, const Evaluation &e) {
+  if (!e.cases.empty())
+    return casesText(cfg, e);
   std::string s;
   for (const auto &o : cfg.objectives) {
     auto it = e.scores.find(o.metric);

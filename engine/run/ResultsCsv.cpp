@@ -4,6 +4,7 @@
 #include "engine/record/RunSchema.h"
 
 #include <cstdio>
+#include <iterator>
 #include <sstream>
 
 namespace ciq {
@@ -11,7 +12,26 @@ std::vector<std::string> resultsCsvHeader(const TuneConfig &cfg) {
   std::vector<std::string> h = resultsCsvFixedColumns();
   for (const auto &o : cfg.objectives)
     h.push_back(o.metric);
+  // benchmark.cases: each case's figures after the objectives (none without
+  // cases, so such a file is as before), "case:<name>:<figure>".
+  for (const auto &c : cfg.benchmark.cases)
+    for (const char *f : kCaseFigures)
+      h.push_back("case:" + c.name + ":" + f);
   return h;
+}
+
+// One case's cells in kCaseFigures' order; empty when not measured.
+static void caseCells(const Evaluation &e, const std::string &name, std::vector<std::string> &row) {
+  for (const auto &c : e.cases)
+    if (c.name == name) {
+      row.push_back(resultsCsvNumber(c.median));
+      row.push_back(std::to_string(c.runs.size()));
+      row.push_back(c.noisePercent >= 0 ? resultsCsvNumber(c.noisePercent) : "");
+      row.push_back(c.ratio > 0 ? resultsCsvNumber(c.ratio) : "");
+      row.push_back(c.pValue >= 0 ? resultsCsvNumber(c.pValue) : "");
+      return;
+    }
+  row.insert(row.end(), std::size(kCaseFigures), "");
 }
 
 // The cells before the objective columns, as docs/results-csv.md describes them.
@@ -53,6 +73,8 @@ bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::
     std::vector<std::string> row = fixedCells(e, cfg).cells();
     for (const auto &o : cfg.objectives)
       row.push_back(e.ok && e.scores.count(o.metric) ? resultsCsvNumber(e.scores.at(o.metric)) : "");
+    for (const auto &c : cfg.benchmark.cases)
+      caseCells(e, c.name, row);
     out << resultsCsvRow(row);
   }
   std::string why;

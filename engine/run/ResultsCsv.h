@@ -9,6 +9,9 @@
 
 namespace ciq {
 
+// The figures of each case of benchmark.cases, columns "case:<name>:<figure>".
+inline constexpr const char *kCaseFigures[] = {"median", "runs", "noise_percent", "ratio", "p_value"};
+
 std::vector<std::string> resultsCsvHeader(const TuneConfig &cfg);
 // Rewrites the whole file atomically (the pareto column changes as the front moves).
 bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::vector<Evaluation> &evals,

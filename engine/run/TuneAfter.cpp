@@ -12,6 +12,10 @@ const Evaluation *TuneRun::knownBuild(const std::string &candidateHash) const {
 bool TuneRun::minimize(WinnerChoice &w) {
   if (!w.improved || w.index <= 0)
     return true;
+  if (runtimeObjective() && !cfg_.benchmark.cases.empty()) { // their re-measurements run one command
+    progress_.note("minimization and attribution are not run with benchmark.cases: the winner is locked as found");
+    return true;
+  }
   const Evaluation &win = evals_[w.index];
   const Objective &o = cfg_.objectives.front();
   int trial = 0;
@@ -106,7 +110,7 @@ bool TuneRun::minimize(WinnerChoice &w) {
 // (Attribution.h); for a runtime objective its "both" row, measured last, is
 // the verdict the lock is written on.
 bool TuneRun::attribute(WinnerChoice &w) {
-  if (!w.improved || w.index <= 0)
+  if (!w.improved || w.index <= 0 || (runtimeObjective() && !cfg_.benchmark.cases.empty()))
     return true;
   Evaluation &win = minimized_.candidateId.empty() ? evals_[w.index] : minimized_;
   bool runtime = runtimeObjective();

@@ -36,7 +36,9 @@ bool TuneRun::runFinalists(WinnerChoice &w) {
   nlohmann::json where;   // Slurm: the node, job and GPU state of the measurement (journaled)
   if (!(slurm_ ? measureFinalistsOnNode(w, order, values, where) : measureFinalistsHere(order, values)))
     return false;
-  if (!values.empty()) // empty: the Slurm job failed, no lock (w.why says why)
+  if (!values.empty() && !cfg_.benchmark.cases.empty())
+    judgeFinalistCases(w, order, values);
+  else if (!values.empty()) // empty: the Slurm job failed, no lock (w.why says why)
     judgeFinalists(w, order, values, where);
   return !recordingFailed_;
 }
@@ -59,7 +61,10 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
     auto cmd = snapshotBenchmark(cfg_, cfg_.runDir + "/finalists/" + evals_[i].candidateId, err, compilesAtRunTime());
     if (!cmd)
       return fail(err);
-    commands.push_back(*cmd);
+    // benchmark.cases: build i's command once per case k, at i x cases + k
+    // (the runner appends the case's args, selected before each run).
+    for (size_t k = 0; k < finalistCases(); ++k)
+      commands.push_back(*cmd);
     snapshots_[evals_[i].rendered.hash()] = *cmd;
   }
   if (!beginPhase(*workers_[0]))
@@ -69,26 +74,38 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
   // max_repeats rounds until the winner's verdict is made; a finalist
   // significantly worse than the best one stops early (racing).
   BeforeRun serve;
-  if (compilesAtRunTime())
-    serve = [&](size_t k) { serveRuntime(evals_[order[k]]); };
+  const size_t nc = finalistCases();
+  bool cases = !cfg_.benchmark.cases.empty();
+  if (compilesAtRunTime() || cases)
+    serve = [&](size_t k) {
+      if (cases) // the case's args and env
+        bench()->selectCase(&cfg_.benchmark.cases[k % nc]);
+      if (compilesAtRunTime())
+        serveRuntime(evals_[order[k / nc]]);
+    };
   auto res = runInterleaved(*bench(), commands, rounds(), logPath("finalists"), cfg_.benchmark.warmup, serve,
-                            enoughRounds(Judged::BestAgainstFirst), [this] { return stopRequested(); });
-  if (serve)
+                            cases ? caseEnoughRounds() : enoughRounds(Judged::BestAgainstFirst),
+                            [this] { return stopRequested(); });
+  bench()->selectCase(nullptr);
+  if (compilesAtRunTime())
     builder().daemon().clearCandidate();
   endPhase(*workers_[0]);
   if (res.stopped)
     return stoppedIn("finalists");
   if (!res.ok) // a run that failed here (intermittently: it passed in the search) is no result
     return fail("finalists: " + res.reason + ": " +
-                (res.failedBuild >= 0 ? evals_[order[res.failedBuild]].candidateId +
-                                            (res.failedBuild == 0 ? " (the baseline)" : "") + ", " + res.failedRun
+                (res.failedBuild >= 0 ? evals_[order[res.failedBuild / nc]].candidateId +
+                                            (res.failedBuild / nc == 0 ? " (the baseline)" : "") +
+                                            (cases ? ", case '" + cfg_.benchmark.cases[res.failedBuild % nc].name + "'"
+                                                   : "") + ", " + res.failedRun
                                       : res.message) +
                 "; no lock is written; the search is kept: fix the benchmark, then measure the "
                 "finalists again with `ciq resume --config " + shellQuote(cfg_.path) + "`");
   if (!res.raced.empty()) {
     std::string ids;
     for (size_t k : res.raced)
-      ids += (ids.empty() ? "" : ", ") + evals_[order[k]].candidateId;
+      ids += (ids.empty() ? "" : ", ") + evals_[order[k / nc]].candidateId +
+             (cases ? " (case " + cfg_.benchmark.cases[k % nc].name + ")" : "");
     progress_.note("finalists: racing stopped " + ids + " early as significantly worse than the best finalist, " +
                    std::to_string(res.runsSaved) + " run(s) saved");
   }

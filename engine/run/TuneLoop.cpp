@@ -25,6 +25,12 @@ void TuneRun::evaluate(Evaluation &e, Worker &w, const std::function<const Evalu
       race.minimize = cfg_.objectives.front().direction == "minimize";
       o.race = &race;
     }
+    if (best.index >= 0 && !evals_[best.index].cases.empty()) { // each case races the incumbent's same case
+      for (const auto &c : evals_[best.index].cases)
+        race.caseRuns[c.name] = c.runs;
+      race.minimize = cfg_.objectives.front().direction == "minimize";
+      o.race = &race;
+    }
   }
   evaluateCandidate(w, e, o);
 }
@@ -37,6 +43,10 @@ void TuneRun::record(Evaluation &e) {
       interrupted_ = e.message;
     return;
   }
+  // benchmark.cases: the score is the cases' ratios to the baseline (the
+  // first evaluation; the baseline itself scores 1), journaled with them.
+  if (e.duplicateKind != "config")
+    scoreCases(cfg_, e, evals_.empty() ? nullptr : &evals_.front());
   if (recordingFailed_ || !journal(evaluationToJson(e)))
     return; // not journaled: never scored, and the search stops
   evals_.push_back(e);

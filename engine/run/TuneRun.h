@@ -19,6 +19,7 @@
 #include "engine/winner/LockWriter.h"
 #include "engine/winner/Minimize.h"
 #include "engine/winner/Objectives.h"
+#include "engine/winner/CaseScore.h"
 #include "common/Paths.h"
 #include "engine/executors/Pipeline.h"
 #include "engine/compile/RunLock.h"
@@ -81,6 +82,12 @@ private:
                               std::vector<std::vector<double>> &values, nlohmann::json &where);
   void judgeFinalists(WinnerChoice &w, const std::vector<size_t> &order, const std::vector<std::vector<double>> &values,
                       const nlohmann::json &where);
+  // benchmark.cases: the finalists' commands are build x case, interleaved
+  // (TuneFinalistCases.cpp); judged on the geometric mean of the ratios.
+  size_t finalistCases() const { return std::max<size_t>(1, cfg_.benchmark.cases.size()); }
+  EnoughRounds caseEnoughRounds() const;
+  void judgeFinalistCases(WinnerChoice &w, const std::vector<size_t> &order,
+                          const std::vector<std::vector<double>> &values);
   bool minimize(WinnerChoice &w);
   bool attribute(WinnerChoice &w);
   bool runtimeObjective() const { return bench() && !isCompileMetric(cfg_.objectives.front().metric); }

@@ -13,6 +13,24 @@
 
 namespace ciq {
 
+// Each case's figures, baseline and winner: median, runs, noise, ratio, p.
+static nlohmann::json casesToJson(const Evaluation &base, const Evaluation &win) {
+  nlohmann::json cases = nlohmann::json::array();
+  for (const auto &w : win.cases) {
+    nlohmann::json c = {{"name", w.name}, {"winner_median", w.median}, {"winner_runs", w.runs.size()},
+                        {"winner_noise_percent", w.noisePercent}, {"ratio", w.ratio},
+                        {"p_value", w.pValue >= 0 ? nlohmann::json(w.pValue) : nlohmann::json()}};
+    for (const auto &b : base.cases)
+      if (b.name == w.name) {
+        c["baseline_median"] = b.median;
+        c["baseline_runs"] = b.runs.size();
+        c["baseline_noise_percent"] = b.noisePercent;
+      }
+    cases.push_back(c);
+  }
+  return cases;
+}
+
 
 std::string cudaCompilerOf(const std::string &buildDir) {
   std::string nvcc = cacheValue(readCMakeCache(buildDir), "CMAKE_CUDA_COMPILER");
@@ -100,6 +118,10 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
                       {"winner", win.scores.count(ob.metric) ? nlohmann::json(win.scores.at(ob.metric)) : nlohmann::json()},
                       {"unit", ob.unit}};
   score["objectives"] = all;
+  if (!win.cases.empty()) { // benchmark.cases: the score is the geometric mean of these ratios
+    score["aggregate"] = "geometric mean of the per-case ratios to the baseline";
+    score["cases"] = casesToJson(base, win);
+  }
   for (auto it = validation.begin(); it != validation.end(); ++it)
     score[it.key()] = it.value();
   score["baseline_device_code_sha256"] = base.deviceCodeSha256;

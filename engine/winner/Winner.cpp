@@ -98,6 +98,8 @@ static void printMeasurement(const TuneConfig &cfg, const std::vector<Evaluation
       continue;
     ++measured;
     runs += e.runs.size();
+    for (const auto &c : e.cases)
+      runs += c.runs.size();
     reached += e.stoppedBy == "target";
     (e.stoppedBy == "racing" ? racedRuns : fullRuns).push_back(e.runs.size());
     if (b.adaptive && (e.stoppedBy == "max_repeats" || e.stoppedBy == "max_measure_s"))
@@ -189,6 +191,32 @@ static void printWorseKernels(const Evaluation &base, const Evaluation &win, boo
     fprintf(out, "  %s\n", l.c_str());
 }
 
+// benchmark.cases: each case's median, runs and noise, baseline and best
+// side by side, with the best's ratio to the baseline and its p-value.
+static void printCases(const TuneConfig &cfg, const Evaluation &b, const Evaluation *best, FILE *out) {
+  if (b.cases.empty())
+    return;
+  const std::string &unit = cfg.objectives.front().unit;
+  fprintf(out, "cases (objective: geometric mean of the ratios to the baseline; a case slower by more than %s%% is "
+               "INVALID):\n", fmt::value(cfg.benchmark.maxRegressionPercent).c_str());
+  fprintf(out, "  %-16s | %12s %5s %7s | %12s %5s %7s | %7s %10s\n", "case", ("median " + unit).c_str(), "runs",
+          "noise", ("median " + unit).c_str(), "runs", "noise", "ratio", "p");
+  for (const auto &bc : b.cases) {
+    const CaseResult *w = nullptr;
+    if (best)
+      for (const auto &c : best->cases)
+        if (c.name == bc.name)
+          w = &c;
+    auto med = [](const CaseResult *c) { return c ? fmt::value(c->median) : std::string("-"); };
+    auto runs = [](const CaseResult *c) { return c ? std::to_string(c->runs.size()) : std::string("-"); };
+    auto noise = [](const CaseResult *c) { return c ? fmt::percent(c->noisePercent, c->runs.size()) : std::string("-"); };
+    fprintf(out, "  %-16s | %12s %5s %7s | %12s %5s %7s | %7s %10s\n", shorten(bc.name, 16).c_str(), med(&bc).c_str(),
+            runs(&bc).c_str(), noise(&bc).c_str(), med(w).c_str(), runs(w).c_str(), noise(w).c_str(),
+            w && w->ratio > 0 ? fmt::ratio(w->ratio).c_str() : "-",
+            w && w->pValue >= 0 && w != &bc ? fmt::pValue(w->pValue).c_str() : "-");
+  }
+}
+
 void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out,
                   const Verdicts &verdicts) {
   if (evals.empty())
@@ -233,10 +261,12 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
         return "-";
       return fmt::value(e->scores.at(o.metric));
     };
-    fprintf(out, "%-48s | %24s | %24s\n", ("objective " + o.metric + " (" + (o.unit.empty() || o.unit == o.metric ? "" : o.unit + ", ") +
-             o.direction + ")").c_str(),
+    bool cases = !cfg.benchmark.cases.empty() && &o == &cfg.objectives.front() && !isCompileMetric(o.metric);
+    std::string unit = cases ? "geomean of case ratios, " : o.unit.empty() || o.unit == o.metric ? "" : o.unit + ", ";
+    fprintf(out, "%-48s | %24s | %24s\n", ("objective " + o.metric + " (" + unit + o.direction + ")").c_str(),
             v(&b).c_str(), v(best).c_str());
   }
+  printCases(cfg, b, best, out);
   std::string invalidLine = invalidSummary(invalid);
   printCounts(cfg, evals, verdicts, invalidLine.empty() ? "0 INVALID" : invalidLine, dups, out);
   printMeasurement(cfg, evals, out);

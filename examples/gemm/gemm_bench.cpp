@@ -1,7 +1,11 @@
-// Benchmark of the register-blocked SGEMM: times a 4096^3 product with CUDA
-// events and checks C against a double-precision CPU reference.
+// Benchmark of the register-blocked SGEMM: times an M x N x K product
+// (4096^3 by default) with CUDA events and checks C against a
+// double-precision CPU reference.
 //
-//   gemm_bench [--iters N] [--warmup N]
+//   gemm_bench [--iters N] [--warmup N] [--size S | --m M --n N --k K]
+//
+// --size S sets M = N = K = S (the problem sizes of benchmark.cases,
+// bench/cases_gpu.py); --m, --n, --k set one dimension each.
 //
 // The reference covers two full rows, two full columns and 2048 scattered
 // entries of C, so every block tile and both ends of each axis are checked
@@ -20,7 +24,7 @@
 
 namespace {
 
-constexpr int M = 4096, N = 4096, K = 4096;
+int M = 4096, N = 4096, K = 4096;  // --size, --m, --n, --k
 
 uint64_t mix(uint64_t z) {  // splitmix64 finaliser
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
@@ -99,6 +103,18 @@ int main(int argc, char** argv) {
   for (int i = 1; i + 1 < argc; i += 2) {
     if (!std::strcmp(argv[i], "--iters")) iters = std::atoi(argv[i + 1]);
     else if (!std::strcmp(argv[i], "--warmup")) warmup = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--size")) M = N = K = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--m")) M = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--n")) N = std::atoi(argv[i + 1]);
+    else if (!std::strcmp(argv[i], "--k")) K = std::atoi(argv[i + 1]);
+    else {
+      std::fprintf(stderr, "gemm_bench: unknown option %s\n", argv[i]);
+      return 2;
+    }
+  }
+  if (M < 1 || N < 1 || K < 1 || (size_t)M * K > (size_t)1 << 31 || (size_t)K * N > (size_t)1 << 31) {
+    std::fprintf(stderr, "gemm_bench: sizes %d x %d x %d out of range (1 to 2^31 elements per matrix)\n", M, N, K);
+    return 2;
   }
   example::requireDevice("gemm_bench");
 

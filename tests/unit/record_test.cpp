@@ -106,6 +106,17 @@ Evaluation everyField() {
   e.node = "gpu-node-7";
   e.gpu = {{"sm_clock_mhz", 1980}};
   e.slurm = {{"job", "123"}};
+  CaseResult c;
+  c.name = "small";
+  c.runs = {1.0, 1.1};
+  c.median = 1.05;
+  c.cvPercent = 3;
+  c.noisePercent = 2;
+  c.stoppedBy = "target";
+  c.runsSaved = 1;
+  c.ratio = 0.9;
+  c.pValue = 0.004;
+  e.cases = {c};
   return e;
 }
 
@@ -161,6 +172,18 @@ void expectSame(const Evaluation &a, const Evaluation &b) {
   EXPECT_EQ(a.node, b.node);
   EXPECT_EQ(a.gpu, b.gpu);
   EXPECT_EQ(a.slurm, b.slurm);
+  ASSERT_EQ(a.cases.size(), b.cases.size());
+  for (size_t i = 0; i < a.cases.size(); ++i) {
+    EXPECT_EQ(a.cases[i].name, b.cases[i].name);
+    EXPECT_EQ(a.cases[i].runs, b.cases[i].runs);
+    EXPECT_EQ(a.cases[i].median, b.cases[i].median);
+    EXPECT_EQ(a.cases[i].cvPercent, b.cases[i].cvPercent);
+    EXPECT_EQ(a.cases[i].noisePercent, b.cases[i].noisePercent);
+    EXPECT_EQ(a.cases[i].stoppedBy, b.cases[i].stoppedBy);
+    EXPECT_EQ(a.cases[i].runsSaved, b.cases[i].runsSaved);
+    EXPECT_EQ(a.cases[i].ratio, b.cases[i].ratio);
+    EXPECT_EQ(a.cases[i].pValue, b.cases[i].pValue);
+  }
 }
 
 // A start line with every member set, as the writer makes it.

@@ -1,0 +1,120 @@
+// benchmark.cases: every case of one candidate measured interleaved, the
+// way the repeats of one build are (round r runs the cases in balancedOrder),
+// so that drift of the machine hits every case alike; each case stops on its
+// own (fixed count, adaptive noise target, racing against the incumbent's
+// runs of the same case).
+#include "engine/measure/Benchmark.h"
+#include "engine/measure/Interleave.h"
+#include "engine/measure/Stats.h"
+
+namespace ciq {
+
+namespace {
+
+struct CaseState {
+  CaseMeasure m;
+  std::vector<double> walls;
+  bool active = true;
+};
+
+// Whether case c's measurement is done after its latest run; sets stoppedBy.
+bool caseDone(CaseState &c, const BenchmarkConfig &b, const RaceAgainst *race, bool adaptive, int cap) {
+  int n = (int)c.m.values.size();
+  if (b.racing && race && n >= BenchmarkConfig::minRaceRuns && n < cap) {
+    auto it = race->caseRuns.find(c.m.name);
+    if (it != race->caseRuns.end() && it->second.size() >= 2 &&
+        racedOut(c.m.values, it->second, race->minimize, b.raceAlpha)) {
+      c.m.stoppedBy = "racing";
+      c.m.runsSaved = cap - n;
+      return true;
+    }
+  }
+  if (n >= cap) {
+    c.m.stoppedBy = adaptive ? "max_repeats" : "repeats";
+    return true;
+  }
+  if (!adaptive || n < b.minRepeats)
+    return false;
+  double noise = medianCiHalfWidthPercent(c.m.values);
+  if (noise >= 0 && noise <= b.targetNoisePercent) {
+    c.m.stoppedBy = "target";
+    return true;
+  }
+  return false;
+}
+
+} // namespace
+
+MeasureOutcome BenchmarkRunner::measureCases(const std::string &logPath, const RaceAgainst *race) {
+  MeasureOutcome m;
+  const BenchmarkConfig &b = b_;
+  auto failed = [&](const BenchmarkCase &c, const RunOutcome &r) {
+    m.wallMs += r.wallMs;
+    m.reason = r.reason;
+    m.message = "case '" + c.name + "': " + r.message;
+    selectCase(nullptr);
+    return m;
+  };
+  // A case whose output fails the check fails the candidate.
+  for (const auto &c : b.cases) {
+    selectCase(&c);
+    RunOutcome r = checkCorrectness(logPath);
+    if (!r.ok)
+      return failed(c, r);
+    m.wallMs += r.wallMs;
+  }
+  bool adaptive = b.adaptive;
+  int cap = adaptive ? b.maxRepeats : b.repeats;
+  std::vector<CaseState> st(b.cases.size());
+  for (size_t k = 0; k < st.size(); ++k)
+    st[k].m.name = b.cases[k].name;
+  double measuredMs = 0;
+  for (int round = 0;; ++round) {
+    bool any = false;
+    for (size_t k : balancedOrder(st.size(), round)) {
+      CaseState &c = st[k];
+      if (!c.active)
+        continue;
+      any = true;
+      selectCase(&b.cases[k]);
+      RunOutcome r = runOnce(logPath);
+      if (!r.ok)
+        return failed(b.cases[k], r);
+      m.wallMs += r.wallMs;
+      if (round < b.warmup)
+        continue;
+      c.m.values.push_back(r.value);
+      c.walls.push_back(r.wallMs);
+      measuredMs += r.wallMs;
+      c.active = !caseDone(c, b, race, adaptive, cap);
+    }
+    if (!any)
+      break;
+    if (adaptive && measuredMs / 1000 >= b.maxMeasureSeconds) // the candidate's budget, over all its cases
+      for (auto &c : st)
+        if (c.active) {
+          c.active = false;
+          c.m.stoppedBy = "max_measure_s";
+        }
+  }
+  selectCase(nullptr);
+  m.stoppedBy = "cases";   // each case's own reason is in its CaseMeasure
+  m.cvPercent = -1;         // per case only
+  double bestWall = 0;
+  for (auto &c : st) {
+    Summary s = summarize(c.m.values);
+    c.m.median = s.median;
+    c.m.cvPercent = s.cvPercent;
+    c.m.noisePercent = medianCiHalfWidthPercent(c.m.values);
+    m.runsSaved += c.m.runsSaved;
+    // The run-time limit follows the slowest case's median (a fast case's
+    // limit would kill the big one).
+    bestWall = std::max(bestWall, median(c.walls));
+    m.cases.push_back(c.m);
+  }
+  m.ok = true;
+  noteBestRunWallMs(bestWall);
+  return m;
+}
+
+} // namespace ciq
