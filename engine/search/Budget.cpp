@@ -11,7 +11,8 @@ bool countsAgainstBudget(const Evaluation &e) {
     return true;
   // INVALID after the binary existed: the GPU (or the benchmark's host) ran it.
   static const char *const afterBuild[] = {reason::RunCrash,   reason::RunTimeout,   reason::WrongAnswer,
-                                           reason::ParseError, reason::InvalidValue, reason::NoFreshResult};
+                                           reason::ParseError, reason::InvalidValue, reason::NoFreshResult,
+                                           reason::CaseRegression};
   return std::any_of(std::begin(afterBuild), std::end(afterBuild), [&](const char *r) { return e.reason == r; });
 }
 

@@ -38,6 +38,16 @@ TEST(Budget, TwinsAndCompileFailuresDoNotCount) {
   EXPECT_EQ(c.measured, 1);   // only c has runs
 }
 
+// A candidate that ran every case and was then refused for slowing one of
+// them (benchmark.cases) spent GPU time: it counts like a wrong answer.
+TEST(Budget, CaseRegressionCounts) {
+  std::vector<Evaluation> evals = {eval({0}, "a"), eval({1}, "b", false, reason::CaseRegression)};
+  evals[1].runs = {1.0, 1.1};
+  BudgetCount c = countBudget(evals);
+  EXPECT_EQ(c.distinct, 2);
+  EXPECT_EQ(c.measured, 1);
+}
+
 TEST(Budget, EndTextSaysWhy) {
   BudgetCount c;
   c.distinct = 3;
