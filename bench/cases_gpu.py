@@ -91,8 +91,9 @@ def main():
             c["name"], c["baseline_median"], c["winner_median"], c["baseline_runs"], c["winner_runs"],
             c["baseline_noise_percent"], c["winner_noise_percent"], c["ratio"], c["p_value"]))
     if v:
+        sp = v.get("speedup")
         print("aggregate (geometric mean of the ratios): %.4f, speedup %s, verdict: %s" % (
-            v.get("aggregate", float("nan")), v.get("speedup"), v.get("verdict")))
+            v.get("aggregate", float("nan")), "%.3fx" % sp if isinstance(sp, (int, float)) else sp, v.get("verdict")))
     return 0
 
 
