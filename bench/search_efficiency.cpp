@@ -63,7 +63,10 @@ struct Landscape {
 // The device-code identity of a recorded point: its `binary`, else the
 // point itself (every configuration its own binary).
 std::string binaryOf(const json &rec) {
-  return rec.contains("binary") ? rec["binary"].get<std::string>() : "point:" + rec["point"].dump();
+  // A `binary` that is not a string (a hand-edited file) is read as its JSON text, not a type error.
+  if (auto it = rec.find("binary"); it != rec.end())
+    return it->is_string() ? it->get<std::string>() : it->dump();
+  return "point:" + rec["point"].dump();
 }
 
 double scalar(const Landscape &l, const std::vector<double> &o) {

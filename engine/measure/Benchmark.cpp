@@ -297,6 +297,29 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   return o;
 }
 
+bool enoughRuns(const std::vector<double> &values, const BenchmarkConfig &b, const std::vector<double> *incumbent,
+                bool minimize, bool adaptive, int cap, std::string &stoppedBy, int &runsSaved) {
+  int n = (int)values.size();
+  if (b.racing && incumbent && incumbent->size() >= 2 && n >= BenchmarkConfig::minRaceRuns && n < cap &&
+      racedOut(values, *incumbent, minimize, b.raceAlpha)) {
+    stoppedBy = "racing";
+    runsSaved = cap - n;
+    return true;
+  }
+  if (n >= cap) {
+    stoppedBy = adaptive ? "max_repeats" : "repeats";
+    return true;
+  }
+  if (!adaptive || n < b.minRepeats)
+    return false;
+  double noise = medianCiHalfWidthPercent(values);
+  if (noise >= 0 && noise <= b.targetNoisePercent) {
+    stoppedBy = "target";
+    return true;
+  }
+  return false;
+}
+
 // Adds a run's time to m; a failed run (the gate or a measured one) ends
 // the measurement with its reason.
 static bool countRun(MeasureOutcome &m, const RunOutcome &r) {
@@ -329,23 +352,10 @@ MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats,
     m.values.push_back(r.value);
     walls.push_back(r.wallMs);
     measuredMs += r.wallMs;
-    int n = (int)m.values.size();
-    // Racing first, from 2 runs (before min_repeats): a clearly worse
-    // candidate needs no precise figure.
-    if (b.racing && race && n >= BenchmarkConfig::minRaceRuns && n < cap &&
-        racedOut(m.values, race->runs, race->minimize, b.raceAlpha)) {
-      m.stoppedBy = "racing";
-      m.runsSaved = cap - n;
+    if (enoughRuns(m.values, b, race ? &race->runs : nullptr, race && race->minimize, adaptive, cap, m.stoppedBy,
+                   m.runsSaved))
       break;
-    }
-    if (!adaptive || n < b.minRepeats || n >= cap)
-      continue;
-    double noise = medianCiHalfWidthPercent(m.values);
-    if (noise >= 0 && noise <= b.targetNoisePercent) {
-      m.stoppedBy = "target";
-      break;
-    }
-    if (measuredMs / 1000 >= b.maxMeasureSeconds) {
+    if (adaptive && (int)m.values.size() >= b.minRepeats && measuredMs / 1000 >= b.maxMeasureSeconds) {
       m.stoppedBy = "max_measure_s";
       break;
     }

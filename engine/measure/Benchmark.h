@@ -53,6 +53,14 @@ struct RaceAgainst {
   std::map<std::string, std::vector<double>> caseRuns;   // benchmark.cases: the incumbent's runs per case
 };
 
+// After a measured run of one build (or one case of it): whether its runs
+// so far are enough. Racing first, from 2 runs (a clearly worse candidate
+// needs no precise figure) against `incumbent` (null: no race); then the
+// cap; then, adaptive, the noise target from min_repeats on. Sets stoppedBy
+// ("racing", "repeats"/"max_repeats", "target") and, raced, runsSaved.
+bool enoughRuns(const std::vector<double> &values, const BenchmarkConfig &b, const std::vector<double> *incumbent,
+                bool minimize, bool adaptive, int cap, std::string &stoppedBy, int &runsSaved);
+
 // Whether `value` is a possible measurement in `unit` (finite; durations
 // above 0, other units 0 or more); else `why` says what is wrong.
 bool unitAllows(const std::string &unit, double value, std::string &why);

@@ -17,32 +17,6 @@ struct CaseState {
   bool active = true;
 };
 
-// Whether case c's measurement is done after its latest run; sets stoppedBy.
-bool caseDone(CaseState &c, const BenchmarkConfig &b, const RaceAgainst *race, bool adaptive, int cap) {
-  int n = (int)c.m.values.size();
-  if (b.racing && race && n >= BenchmarkConfig::minRaceRuns && n < cap) {
-    auto it = race->caseRuns.find(c.m.name);
-    if (it != race->caseRuns.end() && it->second.size() >= 2 &&
-        racedOut(c.m.values, it->second, race->minimize, b.raceAlpha)) {
-      c.m.stoppedBy = "racing";
-      c.m.runsSaved = cap - n;
-      return true;
-    }
-  }
-  if (n >= cap) {
-    c.m.stoppedBy = adaptive ? "max_repeats" : "repeats";
-    return true;
-  }
-  if (!adaptive || n < b.minRepeats)
-    return false;
-  double noise = medianCiHalfWidthPercent(c.m.values);
-  if (noise >= 0 && noise <= b.targetNoisePercent) {
-    c.m.stoppedBy = "target";
-    return true;
-  }
-  return false;
-}
-
 } // namespace
 
 MeasureOutcome BenchmarkRunner::measureCases(const std::string &logPath, const RaceAgainst *race) {
@@ -86,7 +60,12 @@ MeasureOutcome BenchmarkRunner::measureCases(const std::string &logPath, const R
       c.m.values.push_back(r.value);
       c.walls.push_back(r.wallMs);
       measuredMs += r.wallMs;
-      c.active = !caseDone(c, b, race, adaptive, cap);
+      const std::vector<double> *incumbent = nullptr;
+      if (race)
+        if (auto it = race->caseRuns.find(c.m.name); it != race->caseRuns.end())
+          incumbent = &it->second;
+      c.active = !enoughRuns(c.m.values, b, incumbent, race && race->minimize, adaptive, cap, c.m.stoppedBy,
+                             c.m.runsSaved);
     }
     if (!any)
       break;
