@@ -3,20 +3,25 @@
 
     bench/pipeline_gpu.py <ciq build or prefix> <results dir> [example ...] [--budget N]
 
-For each example of examples/ (default: stencil), copied to <results>/<ex>,
+For each example of examples/ (default: stencil), or `heavy` (bench/heavy:
+a heavy translation unit, compiles of about 10 s), copied to <results>/<ex>,
 configured and built once, two searches of the same budget run on the same
 GPU, one after the other, each in its own run directory:
 
   before: one worker, the budget counts configurations (ciq before issue 30:
           `workers: 1`, `search.budget_counts: configurations`)
-  after:  the pipeline (default workers: a quarter of the cores per GPU, at
-          nice +10 beside a measurement; `search.budget_counts: binaries`)
+  after:  the pipeline, ciq's defaults (workers: a quarter of the cores per
+          GPU, at nice +10 beside a measurement; the budget counts distinct
+          binaries; search.propose_ahead 1: the next generation is built
+          while the last one is measured)
 
 From each journal it prints: configurations evaluated, configurations built,
 distinct binaries measured, the search phase's wall time (baseline recorded
 to last search evaluation), the GPU's busy share of it (sum of measure_ms
 over that time), distinct binaries measured per minute of the search phase,
 and the winner with its validated speedup (the tune's finalists' verdict).
+`--modes before,after,ahead2` adds `ahead2`: the pipeline with
+search.propose_ahead 2 (two generations built while one is measured).
 The ratio after/before of binaries per minute is the figure. Needs a GPU,
 CUDA 13.0, cmake; no network.
 """
@@ -42,12 +47,16 @@ def when(s):
 
 
 def figures(journal):
-    evals, winner = [], None
+    evals, winner, setup = [], None, {"workers": 1, "propose_ahead": 0}
     for line in open(journal):
         try:
             j = json.loads(line)
         except ValueError:
             continue
+        if j.get("op") == "start":
+            setup["propose_ahead"] = j.get("search", {}).get("propose_ahead", 0)
+        if j.get("op") == "workers":
+            setup["workers"] = j.get("workers", 1)
         if j.get("op") == "evaluation":
             evals.append(j)
         if j.get("op") == "winner":
@@ -70,6 +79,7 @@ def figures(journal):
         "binaries_per_min": len(measured_search) / (wall / 60) if wall == wall and wall > 0 else float("nan"),
         "configs_per_binary": len(evals) / max(1, len(measured)),
         "winner": winner,
+        "setup": setup,
     }
 
 
@@ -79,6 +89,7 @@ def main():
     ap.add_argument("results")
     ap.add_argument("examples", nargs="*", default=["stencil"])
     ap.add_argument("--budget", type=int, default=30)
+    ap.add_argument("--modes", default="before,after")
     a = ap.parse_args()
     here = os.path.dirname(os.path.abspath(__file__))
     ciq_dir = os.path.abspath(a.ciq)
@@ -90,21 +101,25 @@ def main():
     for ex in a.examples:
         out = os.path.join(os.path.abspath(a.results), ex)
         shutil.rmtree(out, ignore_errors=True)
-        shutil.copytree(os.path.join(here, "..", "examples", ex), out + "/src")
+        src = os.path.join(here, "heavy") if ex == "heavy" else os.path.join(here, "..", "examples", ex)
+        target = ex + "_bench"
+        shutil.copytree(src, out + "/src")
         if os.path.exists(out + "/src/ciq.lock"):
             os.remove(out + "/src/ciq.lock")
         b = out + "/build"
         rc, _ = run(["cmake", "-S", out + "/src", "-B", b, "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release",
                      "-DCMAKE_CUDA_ARCHITECTURES=90", "-DCompileIQ_DIR=" + module], out + "/configure.log", env)
-        rc = rc or run(["cmake", "--build", b, "--target", ex + "_bench"], out + "/build.log", env)[0]
+        rc = rc or run(["cmake", "--build", b, "--target", target], out + "/build.log", env)[0]
         if rc:
             print("%s: configure/build failed (%s)" % (ex, out))
             continue
-        cfg = open(os.path.join(b, "ciq", ex + "_bench", "ciq.yaml")).read()
+        cfg = open(os.path.join(b, "ciq", target, "ciq.yaml")).read()
         rows = {}
-        for mode in ("before", "after"):
+        for mode in a.modes.split(","):
             text = cfg.replace("search:\n", "search:\n  budget_counts: %s\n" % (
                 "configurations" if mode == "before" else "binaries"), 1)
+            if mode == "ahead2":
+                text = text.replace("search:\n", "search:\n  propose_ahead: 2\n", 1)
             text = "run_dir: %s/run-%s\n" % (out, mode) + "\n".join(
                 l for l in text.split("\n") if not l.startswith("run_dir:"))
             if mode == "before":
@@ -120,12 +135,15 @@ def main():
         print("  %-7s %6s %6s %9s %9s %9s %11s %10s" % ("", "configs", "built", "binaries", "search s",
                                                          "GPU busy", "binaries/min", "configs/bin"))
         for mode, f in rows.items():
-            print("  %-7s %6d %6d %9d %9.1f %8.0f%% %11.2f %10.1f   (tune exit %d, %.0f s in all)" % (
-                mode, f["configurations"], f["built"], f["binaries_measured"], f["search_wall_s"],
-                100 * f["gpu_busy"], f["binaries_per_min"], f["configs_per_binary"], f["rc"], f["wall"]))
-        if rows["before"]["binaries_per_min"] > 0:
-            print("  ratio after/before, distinct binaries measured per minute of search: %.2fx" %
-                  (rows["after"]["binaries_per_min"] / rows["before"]["binaries_per_min"]))
+            print("  %-7s %6d %6d %9d %9.1f %8.0f%% %11.2f %10.1f   (tune exit %d, %.0f s in all; workers %d, "
+                  "propose_ahead %d)" % (
+                      mode, f["configurations"], f["built"], f["binaries_measured"], f["search_wall_s"],
+                      100 * f["gpu_busy"], f["binaries_per_min"], f["configs_per_binary"], f["rc"], f["wall"],
+                      f["setup"]["workers"], f["setup"]["propose_ahead"]))
+        for mode in rows:
+            if mode != "before" and "before" in rows and rows["before"]["binaries_per_min"] > 0:
+                print("  ratio %s/before, distinct binaries measured per minute of search: %.2fx" %
+                      (mode, rows[mode]["binaries_per_min"] / rows["before"]["binaries_per_min"]))
         for mode, f in rows.items():
             w = f["winner"] or {}
             print("  %s winner: %s (improved: %s)" % (mode, w.get("candidate_id"), w.get("improved")))

@@ -323,7 +323,7 @@ SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
   SearchConfig s;
   r.onlyKeys(n, "search", {"strategy", "pool_size", "generations", "mutate_rate", "cull_size",
                            "elitism", "seed", "max_evaluations", "budget_counts", "max_configurations_per_binary",
-                           "exit_on_failure", "exhaustive_limit", "canary"});
+                           "propose_ahead", "exit_on_failure", "exhaustive_limit", "canary"});
   if (n["strategy"]) {
     s.strategy = r.str(n["strategy"], "search.strategy");
     if (!isStrategy(s.strategy))
@@ -351,6 +351,7 @@ SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
   if (n["max_configurations_per_binary"])
     s.maxConfigurationsPerBinary =
         (int)r.integer(n["max_configurations_per_binary"], "search.max_configurations_per_binary", 1, 10000);
+  if (n["propose_ahead"]) s.proposeAhead = (int)r.integer(n["propose_ahead"], "search.propose_ahead", 0, 4);
   if (n["exit_on_failure"]) s.exitOnFailure = r.boolean(n["exit_on_failure"], "search.exit_on_failure");
   if (n["exhaustive_limit"]) s.exhaustiveLimit = r.integer(n["exhaustive_limit"], "search.exhaustive_limit", 1, LONG_MAX);
   if (n["canary"]) s.canary = r.boolean(n["canary"], "search.canary");

@@ -66,6 +66,13 @@ struct SearchConfig {
   // budget_counts: configurations: every evaluated configuration counts.
   bool budgetCountsBinaries = true;
   int maxConfigurationsPerBinary = 8;
+  // propose_ahead: generations proposed before the last one's results are
+  // all recorded, so the workers build the next candidates while the GPU
+  // measures (generation g learns from generations before g - ahead; a
+  // resumed search derives the same pools). -1 (not given): 1 when several
+  // local workers evaluate a runtime objective, else 0 (every generation
+  // learns from all the ones before it).
+  int proposeAhead = -1;
   bool exitOnFailure = true;
   long exhaustiveLimit = 5000;
   bool canary = true;     // run `ciq canary` before the search

@@ -6,6 +6,7 @@
 // identified by its code before any GPU time is spent (BatchTwins.h): one
 // that repeats a measured binary is not measured.
 #pragma once
+#include "engine/executors/BatchTwins.h"
 #include "engine/executors/Executor.h"
 #include "engine/executors/Workers.h"
 
@@ -29,8 +30,18 @@ public:
   // them streaming and bound what a kill -9 costs.
   size_t batchLimit() const override { return 2 * workers_.size(); }
   size_t evaluate(std::vector<Evaluation> &batch, const KnownResults &known) override;
+  // Several workers: each takes the next candidate of the stream when its
+  // last one is done, and the feed is asked for more whenever fewer
+  // candidates wait than there are workers, so a worker builds the next
+  // candidates (the next generation's too, with search.propose_ahead) while
+  // the GPU measures; results are recorded in stream order as they complete.
+  // One worker: batches (Executor::stream).
+  void stream(SearchFeed &feed, const KnownResults &known) override;
 
 private:
+  // Candidate k of the stream in worker w: its configuration twin's result,
+  // or built, identified and (unless a device twin) measured.
+  void evaluateOne(BatchTwins &twins, size_t k, Evaluation &e, Worker &w);
   std::vector<std::unique_ptr<Worker>> &workers_;
   EvaluateOne evaluateOne_;
   std::function<bool()> stop_;

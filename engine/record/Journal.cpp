@@ -151,7 +151,7 @@ json startToJson(const RecordedStart &s) {
   for (const auto &o : s.objectives)
     objectives.push_back({{"metric", o.metric}, {"direction", o.direction}, {"unit", o.unit}});
   const RecordedStart::Search &q = s.search;
-  return {{"op", "start"}, {"version", s.version}, {"engine_version", s.engineVersion}, {"config_path", s.configPath},
+  json line = {{"op", "start"}, {"version", s.version}, {"engine_version", s.engineVersion}, {"config_path", s.configPath},
           {"space_identity", s.spaceIdentity}, {"space_size", s.spaceSize}, {"seed", s.seed},
           {"strategy", s.strategy},
           {"search", {{"strategy", q.strategy}, {"pool_size", q.poolSize}, {"generations", q.generations},
@@ -159,6 +159,11 @@ json startToJson(const RecordedStart &s) {
                       {"seed", q.seed}}},
           {"target", s.target}, {"objectives", objectives}, {"pareto", s.pareto}, {"started_at", s.startedAt},
           {"measurement", s.measurement}};
+  // Written when set, so a search with a barrier between generations
+  // journals the start line it always did.
+  if (q.proposeAhead > 0)
+    line["search"]["propose_ahead"] = q.proposeAhead;
+  return line;
 }
 
 bool startFromJson(const json &j, RecordedStart &s, std::string &error, const std::string &where) {
@@ -174,7 +179,8 @@ bool startFromJson(const json &j, RecordedStart &s, std::string &error, const st
   RecordedStart::Search &q = s.search;
   JsonFields sf(*search, where + ": \"search\"");
   sf.opt("strategy", q.strategy).opt("pool_size", q.poolSize).opt("generations", q.generations)
-      .opt("mutate_rate", q.mutateRate).opt("cull_size", q.cullSize).opt("elitism", q.elitism).opt("seed", q.seed);
+      .opt("mutate_rate", q.mutateRate).opt("cull_size", q.cullSize).opt("elitism", q.elitism).opt("seed", q.seed)
+      .opt("propose_ahead", q.proposeAhead);
   if (!sf.ok())
     return error = sf.error(), false;
   for (size_t i = 0; i < objectives.size(); ++i) {

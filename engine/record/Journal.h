@@ -57,6 +57,7 @@ struct RecordedStart {
     int poolSize = 0, generations = 0, cullSize = 0, elitism = 0;
     double mutateRate = 0;
     unsigned long long seed = 0;
+    int proposeAhead = 0;   // search.propose_ahead as resolved (0 in journals from before it)
   } search;
   std::vector<RecordedObjective> objectives;   // the first is the primary
   bool pareto = false;   // ranked by non-dominated sorting (pareto: true), else lexicographic

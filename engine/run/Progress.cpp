@@ -6,14 +6,17 @@
 
 namespace ciq {
 
-void Progress::begin(int budget, bool verbose) {
+void Progress::begin(int budget, bool verbose, const std::string &counts) {
+  std::lock_guard<std::mutex> lock(m_);
   budget_ = budget;
+  counts_ = counts;
   verbose_ = verbose;
   tty_ = verbose && isatty(STDOUT_FILENO) && getenv("CI") == nullptr;
   start_ = std::chrono::steady_clock::now();
 }
 
 void Progress::generation(int g, int total) {
+  std::lock_guard<std::mutex> lock(m_);
   generation_ = g;
   generations_ = total;
 }
@@ -38,14 +41,21 @@ void Progress::drawBar(const std::string &activity) {
     snprintf(buf, sizeof buf, "%dm%02ds", s / 60, s % 60);
     eta = buf;
   }
-  printf("\r\033[K[%s] gen %d/%d  %d/%d evaluations  best %s  invalid %d%%  ETA %s  %s", bar.c_str(), generation_,
-         generations_, done_, budget_, best_.empty() ? "-" : best_.c_str(), configurations_ ? invalid_ * 100 / configurations_ : 0,
+  printf("\r\033[K[%s] gen %d/%d  %d/%d %s  best %s  invalid %d%%  ETA %s  %s", bar.c_str(), generation_,
+         generations_, done_, budget_, counts_.c_str(), best_.empty() ? "-" : best_.c_str(), configurations_ ? invalid_ * 100 / configurations_ : 0,
          eta.c_str(), activity.c_str());
   fflush(stdout);
 }
 
-void Progress::building(const std::string &id) { drawBar("building " + id); }
-void Progress::measuring(const std::string &id) { drawBar("measuring " + id); }
+void Progress::building(const std::string &id) {
+  std::lock_guard<std::mutex> lock(m_);
+  drawBar("building " + id);
+}
+
+void Progress::measuring(const std::string &id) {
+  std::lock_guard<std::mutex> lock(m_);
+  drawBar("measuring " + id);
+}
 
 // benchmark.cases: the geometric mean of the ratios, then each case's
 // median, ratio to the baseline and runs.
@@ -91,6 +101,7 @@ static std::string scoreText(const TuneConfig &cfg, const Evaluation &e) {
 
 void Progress::evaluated(const TuneConfig &cfg, const Evaluation &e, const std::vector<Evaluation> &all,
                          const Evaluation *best, int counted) {
+  std::lock_guard<std::mutex> lock(m_);
   done_ = counted;
   configurations_ = (int)all.size();
   ++doneThisRun_;
@@ -114,6 +125,7 @@ void Progress::evaluated(const TuneConfig &cfg, const Evaluation &e, const std::
 }
 
 void Progress::note(const std::string &line) {
+  std::lock_guard<std::mutex> lock(m_);
   if (!verbose_)
     return;
   clearBar();
@@ -122,9 +134,13 @@ void Progress::note(const std::string &line) {
   fflush(stdout);
 }
 
-void Progress::end() { clearBar(); }
+void Progress::end() {
+  std::lock_guard<std::mutex> lock(m_);
+  clearBar();
+}
 
 nlohmann::json Progress::status(const TuneConfig &cfg, const std::vector<Evaluation> &all) const {
+  std::lock_guard<std::mutex> lock(m_);
   return {{"target", cfg.target}, {"run_dir", cfg.runDir}, {"evaluations", configurations_}, {"distinct_binaries", done_}, {"budget", budget_},
           {"generation", generation_}, {"generations", generations_}, {"invalid", invalid_}, {"best", best_},
           {"last", all.empty() ? "" : all.back().candidateId}};

@@ -1,11 +1,12 @@
 // What `ciq tune` shows while it works: one plain line per evaluation, and on
-// a terminal a live status line (generation, evaluations done and total,
+// a terminal a live status line (generation, what the budget counts done and total,
 // best so far, invalid rate, ETA) redrawn in place.
 #pragma once
 #include "engine/config/Config.h"
 #include "engine/record/Evaluation.h"
 
 #include <chrono>
+#include <mutex>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -14,7 +15,9 @@ namespace ciq {
 
 class Progress {
 public:
-  void begin(int budget, bool verbose);
+  // counts: what the budget counts, for the status line ("binaries",
+  // "device codes", "configurations").
+  void begin(int budget, bool verbose, const std::string &counts);
   void generation(int g, int total);
   void building(const std::string &id);
   void measuring(const std::string &id);
@@ -32,8 +35,10 @@ private:
 
   bool tty_ = false, verbose_ = true;
   int budget_ = 0, generation_ = 0, generations_ = 0, done_ = 0, configurations_ = 0, invalid_ = 0, doneThisRun_ = 0;
-  std::string best_;
+  std::string best_, counts_;
   std::chrono::steady_clock::time_point start_;
+  // Workers note (a retried compile, GPU problems) while the search records.
+  mutable std::mutex m_;
 };
 
 } // namespace ciq

@@ -37,6 +37,7 @@ RecordedStart startOf(const TuneConfig &cfg) {
   s.strategy = cfg.search.strategy;
   s.search = {cfg.search.strategy, cfg.search.poolSize, cfg.search.generations, cfg.search.cullSize,
               cfg.search.elitism, cfg.search.mutateRate, cfg.search.seed};
+  s.search.proposeAhead = std::max(0, cfg.search.proposeAhead);
   s.target = cfg.target;
   for (const auto &o : cfg.objectives)
     s.objectives.push_back({o.metric, o.direction, o.unit});
@@ -66,6 +67,14 @@ bool TuneRun::prepare() {
   if (cfg_.search.poolFollowsWorkers())
     cfg_.search.poolSize =
         std::max(1, cfg_.executor.kind == "slurm" ? cfg_.executor.slurm.maxJobs : workerCount(cfg_));
+  // Several local workers: the next generation is proposed while the last
+  // one is measured (search.propose_ahead), so no worker waits for a
+  // generation's last result before it builds again.
+  if (cfg_.search.proposeAhead < 0)
+    cfg_.search.proposeAhead = cfg_.executor.kind != "slurm" && cfg_.benchmark.enabled &&
+                                       !isCompileMetric(cfg_.objectives.front().metric) && workerCount(cfg_) > 1
+                                   ? 1
+                                   : 0;
   budget_ = opts_.maxEvaluations > 0        ? opts_.maxEvaluations
             : cfg_.search.maxEvaluations > 0 ? cfg_.search.maxEvaluations
             : cfg_.search.poolFollowsWorkers() ? 1 + SearchConfig::kDefaultPoolSize * cfg_.search.generations
@@ -97,7 +106,8 @@ bool TuneRun::prepare() {
   if (!startWorkers())
     return false;
   expectLikeBaseline();
-  progress_.begin(budget_, !opts_.quiet);
+  progress_.begin(budget_, !opts_.quiet,
+                  !binaries() ? "configurations" : runtimeObjective() ? "binaries" : "device codes");
   return true;
 }
 

@@ -19,6 +19,7 @@ void TuneRun::evaluate(Evaluation &e, Worker &w, const std::function<const Evalu
   // Racing (benchmark.racing): against the best candidate measured so far.
   RaceAgainst race;
   if (runtimeObjective() && cfg_.benchmark.racing && e.generation > 0) {
+    std::shared_lock<std::shared_mutex> lock(evalsMutex_);   // the search records meanwhile
     WinnerChoice best = chooseWinner(cfg_, evals_);
     if (best.index >= 0 && evals_[best.index].runs.size() >= 2) {
       race.runs = evals_[best.index].runs;
@@ -33,6 +34,18 @@ void TuneRun::evaluate(Evaluation &e, Worker &w, const std::function<const Evalu
     }
   }
   evaluateCandidate(w, e, o);
+  // benchmark.cases: scored here, before a later candidate can copy it as
+  // its twin (record() scores again: the same result), so twins do not
+  // depend on when this one is recorded.
+  if (!cfg_.benchmark.cases.empty() && e.duplicateKind != "config") {
+    std::optional<Evaluation> baseline;
+    {
+      std::shared_lock<std::shared_mutex> lock(evalsMutex_);
+      if (!evals_.empty())
+        baseline = evals_.front();
+    }
+    scoreCases(cfg_, e, baseline ? &*baseline : nullptr);
+  }
 }
 
 void TuneRun::record(Evaluation &e) {
@@ -49,14 +62,17 @@ void TuneRun::record(Evaluation &e) {
     scoreCases(cfg_, e, evals_.empty() ? nullptr : &evals_.front());
   if (recordingFailed_ || !journal(evaluationToJson(e)))
     return; // not journaled: never scored, and the search stops
-  evals_.push_back(e);
+  {
+    std::unique_lock<std::shared_mutex> lock(evalsMutex_);
+    evals_.push_back(e);
+    size_t i = evals_.size() - 1;
+    byHash_.emplace(e.candidateHash, i);
+    if (e.ok && !reuseKey(e).empty())
+      byDevice_.emplace(reuseKey(e), i);
+    markFront(cfg_, evals_);
+  }
   if (inSearch_)
     verdicts_.gpuBusySeconds += e.measureMs / 1000;
-  size_t i = evals_.size() - 1;
-  byHash_.emplace(e.candidateHash, i);
-  if (e.ok && !reuseKey(e).empty())
-    byDevice_.emplace(reuseKey(e), i);
-  markFront(cfg_, evals_);
   if (!writeResults())
     return;
   WinnerChoice w = chooseWinner(cfg_, evals_);
@@ -135,19 +151,28 @@ void TuneRun::evaluateBatch(const std::vector<Point> &points, int generation) {
     batch.push_back(newEvaluation(cfg_.space, p, generation, nextName(batch.size())));
     batch.back().replay = "ciq replay " + batch.back().candidateId + " --config " + shellQuote(cfg_.path);
   }
-  KnownResults known;
-  known.byConfiguration = [this](const std::string &hash) -> const Evaluation * {
-    auto it = byHash_.find(hash);
-    return it == byHash_.end() ? nullptr : &evals_[it->second];
-  };
-  known.reuseKey = [this](const Evaluation &e) { return compilesAtRunTime() ? std::string() : reuseKey(e); };
-  known.byDeviceCode = [this](const Evaluation &built) -> const Evaluation * {
-    auto it = byDevice_.find(reuseKey(built));
-    return it == byDevice_.end() ? nullptr : &evals_[it->second];
-  };
-  size_t complete = executor().evaluate(batch, known);
+  size_t complete = executor().evaluate(batch, knownResults());
   for (size_t k = 0; k < complete; ++k)
     record(batch[k]);
+}
+
+KnownResults TuneRun::knownResults() {
+  KnownResults known;
+  known.byConfiguration = [this](const std::string &hash) -> std::optional<Evaluation> {
+    std::shared_lock<std::shared_mutex> lock(evalsMutex_);
+    auto it = byHash_.find(hash);
+    return it == byHash_.end() ? std::nullopt : std::optional<Evaluation>(evals_[it->second]);
+  };
+  known.reuseKey = [this](const Evaluation &e) {
+    std::shared_lock<std::shared_mutex> lock(evalsMutex_);
+    return compilesAtRunTime() ? std::string() : reuseKey(e);
+  };
+  known.byDeviceCode = [this](const Evaluation &built) -> std::optional<Evaluation> {
+    std::shared_lock<std::shared_mutex> lock(evalsMutex_);
+    auto it = byDevice_.find(reuseKey(built));
+    return it == byDevice_.end() ? std::nullopt : std::optional<Evaluation>(evals_[it->second]);
+  };
+  return known;
 }
 
 bool TuneRun::failFirstGeneration() {
@@ -174,8 +199,9 @@ bool TuneRun::failFirstGeneration() {
 // The pool with inert controls left unset (InertControls.h), minus the points
 // that then repeat an earlier evaluation or each other: no evaluation is
 // spent on a control that cannot change the code.
-std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
-  auto inert = findInertControls(cfg_.space, evals_, generation);
+std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation, int before,
+                                    const std::set<Point> &inFlight) {
+  auto inert = findInertControls(cfg_.space, evals_, before);
   for (const auto &i : inert)
     if (inertAnnounced_.insert(i.control).second) {
       progress_.note(i.why);
@@ -188,14 +214,14 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
   // Built only where it is used: it pairs every evaluation with every other.
   std::optional<TwinPredictor> twins;
   if (predict)
-    twins.emplace(cfg_.space.controls.size(), evals_, generation, [this](const Evaluation &e) { return reuseKey(e); });
+    twins.emplace(cfg_.space.controls.size(), evals_, before, [this](const Evaluation &e) { return reuseKey(e); });
   std::vector<Point> out;
   std::set<Point> seen;
   for (const auto &p : pool) {
     Point q = withoutInert(p, inert);
     bool earlier = std::any_of(evals_.begin(), evals_.end(),
-                               [&](const Evaluation &e) { return e.generation < generation && e.point == q; });
-    if (earlier || !seen.insert(q).second) {
+                               [&](const Evaluation &e) { return e.generation < before && e.point == q; });
+    if (earlier || inFlight.count(q) || !seen.insert(q).second) {
       if (q != p)
         skipped_.push_back({p, false, {}, generation});
       continue;
@@ -214,96 +240,6 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation) {
     out.push_back(q);
   }
   return out;
-}
-
-bool TuneRun::searchGenerations() {
-  auto started = std::chrono::steady_clock::now();
-  inSearch_ = true;
-  bool done = searchLoop();
-  inSearch_ = false;
-  verdicts_.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  return done;
-}
-
-bool TuneRun::searchLoop() {
-  JournalContents j = readJournal(journal_.path());
-  // A pool whose every point, its inert controls dropped, was evaluated
-  // before spends nothing: it does not count against search.generations
-  // (common with tpe's pool of 1 once a control is found inert), at most
-  // kSpentNothing of them in a row. The same on a resume: unspent() only
-  // reads earlier generations.
-  // Without generations of the user's own, the search proposes until the
-  // budget of distinct binaries is spent: generations of twins add more.
-  // So does the extension of a finished search (ciq resume --max-evaluations).
-  bool openEnded = binaries() && (!cfg_.search.generationsSet || cfg_.search.poolFollowsWorkers() || extending_);
-  int last = cfg_.search.generations, nothingInARow = 0;
-  for (int g = 1;; ++g) {
-    if (!budgetLeft()) {
-      verdicts_.searchEnd = counted() >= budget_ ? SearchEnd::Budget : SearchEnd::ConfigurationCap;
-      break;
-    }
-    if (g > last && !openEnded) {
-      verdicts_.searchEnd = SearchEnd::Generations;
-      break;
-    }
-    std::vector<Point> pool = strategy_->pool(g, history(g));
-    if (pool.empty()) {
-      verdicts_.searchEnd = SearchEnd::SpaceExhausted;
-      break;
-    }
-    progress_.generation(g, std::max(g, cfg_.search.generations));
-    std::vector<Point> fresh = unspent(pool, g);
-    if (recordingFailed_)
-      return false;
-    if (!fresh.empty())
-      nothingInARow = 0;
-    else if (++nothingInARow <= kSpentNothing)
-      ++last;
-    else if (openEnded) { // every proposal repeats an evaluated point or a known binary
-      verdicts_.searchEnd = SearchEnd::NothingNew;
-      break;
-    }
-    std::vector<Point> todo;
-    for (const auto &p : fresh) {
-      bool done = std::any_of(evals_.begin(), evals_.end(),
-                              [&](const Evaluation &e) { return e.generation == g && e.point == p; });
-      if (!done) // else evaluated before the engine was killed
-        todo.push_back(p);
-    }
-    // One batch per worker count: every worker builds and measures its own
-    // candidate; results are recorded in pool order, so the journal (and a
-    // resume) does not depend on which worker finished first.
-    for (size_t i = 0; i < todo.size() && budgetLeft();) {
-      size_t n = std::min({executor().batchLimit(), todo.size() - i, room()});
-      std::vector<Point> batch(todo.begin() + i, todo.begin() + i + n);
-      i += n;
-      size_t before = evals_.size();
-      evaluateBatch(batch, g);
-      if (!interrupted_.empty())
-        return stopInterrupted();
-      if (recordingFailed_)
-        return false;
-      for (size_t k = before; k < evals_.size(); ++k)
-        if (evals_[k].reason == reason::StaleBuild)
-          return fail(evals_[k].message);
-      if (builder().daemon().stopRequested()) {
-        if (slurm_)
-          slurm_->cancelAll();
-        progress_.note("stopped after " + evals_.back().candidateId + "; continue with `ciq resume --config " +
-                       shellQuote(cfg_.path) + "`");
-        outcome_.status = TuneOutcome::Status::Stopped;
-        return false;
-      }
-    }
-    if (std::find(j.completedGenerations.begin(), j.completedGenerations.end(), g) == j.completedGenerations.end() &&
-        !journal({{"op", "generation"}, {"generation", g}}))
-      return false;
-    bool anyOk = std::any_of(evals_.begin(), evals_.end(), [&](const Evaluation &e) { return e.generation == 1 && e.ok; });
-    bool anyGen1 = std::any_of(evals_.begin(), evals_.end(), [&](const Evaluation &e) { return e.generation == 1; });
-    if (g == 1 && anyGen1 && !anyOk && cfg_.search.exitOnFailure)
-      return failFirstGeneration();
-  }
-  return true;
 }
 
 } // namespace ciq

@@ -68,9 +68,10 @@ bool TuneRun::openJournal() {
                                    "with `ciq tune --fresh --config " + shellQuote(cfg_.path) + "`");
     for (const auto &d : prior.damaged)
       warn(d + "; that line is skipped (its evaluation, if it was one, is measured again under a new id)");
-    // A pool that follows the workers keeps the size it started with: the
-    // same seed and history must give the same pools after a resume, on a
-    // host with more or fewer GPUs too.
+    // A pool that follows the workers keeps the size it started with, and
+    // the search its propose_ahead: the same seed and history must give the
+    // same pools after a resume, on a host with more or fewer GPUs too.
+    cfg_.search.proposeAhead = start.search.proposeAhead;
     if (cfg_.search.poolFollowsWorkers() && start.search.poolSize > 0) {
       cfg_.search.poolSize = start.search.poolSize;
       fitGenerationsToBudget();

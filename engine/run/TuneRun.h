@@ -46,6 +46,8 @@
 #include <map>
 #include <optional>
 #include <set>
+#include <mutex>
+#include <shared_mutex>
 #include <thread>
 
 namespace ciq {
@@ -55,7 +57,11 @@ std::string candidateName(size_t index);
 // The journal's start line (engine/record/Journal.h: startToJson).
 RecordedStart startOf(const TuneConfig &cfg);
 
+class TuneFeed;
+
 class TuneRun {
+  friend class TuneFeed;   // the search as a stream of candidates (TuneSearch.cpp)
+
 public:
   TuneRun(TuneConfig cfg, TuneOptions opts) : cfg_(std::move(cfg)), opts_(opts) {}
   TuneOutcome run();
@@ -73,6 +79,9 @@ private:
   bool checkArchitectures();
   void evaluate(Evaluation &e, Worker &w, const std::function<const Evaluation *(const Evaluation &)> &deviceTwin);
   void evaluateBatch(const std::vector<Point> &points, int generation);
+  // What is recorded, as the executor's threads may ask while the search
+  // records (copies, under evalsMutex_).
+  KnownResults knownResults();
   Executor &executor() { return slurm_ ? (Executor &)*slurm_ : (Executor &)*local_; }
   void record(Evaluation &e);
   bool runCanary();
@@ -210,6 +219,7 @@ private:
     return "free space (or make it writable), then continue with `ciq resume --config " + shellQuote(cfg_.path) + "`";
   }
   void warn(const std::string &warning) {
+    std::lock_guard<std::mutex> lock(warnMutex_);   // workers' builds warn at once
     outcome_.warnings.push_back(warning);
     if (opts_.onWarning)
       opts_.onWarning(warning);
@@ -228,6 +238,10 @@ private:
   std::unique_ptr<SlurmExecutor> slurm_;           // executor: slurm (docs/cluster.md)
   std::unique_ptr<LocalExecutor> local_;           // else: the workers
   std::vector<Evaluation> evals_;
+  // Held to change evals_ (and its indexes), shared to read them from a
+  // worker's thread: the search records while workers build and measure.
+  mutable std::shared_mutex evalsMutex_;
+  std::mutex warnMutex_;
   std::map<std::string, size_t> byHash_, byDevice_;
   std::set<int> inertAnnounced_;
   std::set<Point> predictedTwins_;
@@ -254,7 +268,10 @@ private:
     return fail(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + shellQuote(cfg_.path) +
                        "`");
   }
-  std::vector<Point> unspent(std::vector<Point> pool, int generation);
+  // The pool minus what cannot give a new binary, learnt from the
+  // generations before `before` (generation - search.propose_ahead); inFlight:
+  // points of the generations since, not to be proposed again.
+  std::vector<Point> unspent(std::vector<Point> pool, int generation, int before, const std::set<Point> &inFlight);
   // `ciq stop` during a re-measurement after the search (finalists,
   // minimization, attribution): its rounds end at once, no lock is written,
   // and `ciq resume` measures these phases again (the search is kept).

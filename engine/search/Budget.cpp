@@ -29,8 +29,14 @@ BudgetCount countBudget(const std::vector<Evaluation> &evals) {
   return c;
 }
 
-std::string searchEndText(SearchEnd end, int budget, int configurationCap, const BudgetCount &c) {
-  std::string binaries = std::to_string(c.distinct) + " distinct binar" + (c.distinct == 1 ? "y" : "ies");
+std::string distinctText(int n, bool deviceCodes) {
+  if (deviceCodes)
+    return std::to_string(n) + " distinct device code" + (n == 1 ? "" : "s");
+  return std::to_string(n) + " distinct binar" + (n == 1 ? "y" : "ies");
+}
+
+std::string searchEndText(SearchEnd end, int budget, int configurationCap, const BudgetCount &c, bool deviceCodes) {
+  std::string binaries = distinctText(c.distinct, deviceCodes);
   switch (end) {
   case SearchEnd::Budget:
     return "search ended: budget met (" + binaries + " of " + std::to_string(budget) + ")";
@@ -38,12 +44,13 @@ std::string searchEndText(SearchEnd end, int budget, int configurationCap, const
     return "search ended: the strategy has no new point to propose (space exhausted) after " + binaries + " of a budget of " +
            std::to_string(budget);
   case SearchEnd::NothingNew:
-    return "search ended: the strategy's last " + std::to_string(kSpentNothing) + " proposals all repeated an evaluated point or a known binary, after " +
+    return "search ended: the strategy's last " + std::to_string(kSpentNothing) + " proposals all repeated an evaluated point or a known " +
+           (deviceCodes ? "device code" : "binary") + ", after " +
            binaries + " of a budget of " + std::to_string(budget);
   case SearchEnd::ConfigurationCap:
     return "search ended: " + std::to_string(c.configurations) + " configurations gave only " + binaries +
            " (cap: search.max_configurations_per_binary x budget = " + std::to_string(configurationCap) +
-           "); the space holds few distinct binaries";
+           "); the space holds few distinct " + (deviceCodes ? "device codes" : "binaries");
   case SearchEnd::Generations:
     return "search ended: search.generations reached after " + binaries + " of a budget of " + std::to_string(budget);
   }

@@ -33,6 +33,11 @@ enum class SearchEnd { Budget, SpaceExhausted, NothingNew, ConfigurationCap, Gen
 constexpr int kSpentNothing = 100;
 
 // One line: "search ended: budget met (8 distinct binaries)" and the like.
-std::string searchEndText(SearchEnd end, int budget, int configurationCap, const BudgetCount &c);
+// deviceCodes: a compile-only objective, whose budget counts distinct device
+// codes ("3 distinct device codes").
+std::string searchEndText(SearchEnd end, int budget, int configurationCap, const BudgetCount &c,
+                          bool deviceCodes = false);
+// "1 distinct binary", "3 distinct device codes".
+std::string distinctText(int n, bool deviceCodes);
 
 } // namespace ciq

@@ -140,13 +140,15 @@ static void printCounts(const TuneConfig &cfg, const std::vector<Evaluation> &ev
   const BudgetCount &c = v.counts.configurations ? v.counts : countBudget(evals);
   std::string measured = cfg.benchmark.enabled ? ", " + std::to_string(c.measured) + " run by the benchmark" : "";
   std::string budget = v.budget > 0 ? " of a budget of " + std::to_string(v.budget) : "";
-  fprintf(out, "evaluations: %d configurations (%s), %d compiled, %d distinct %s%s%s, %d reused an earlier result "
+  // A compile-only objective's budget counts device codes (the header says so too).
+  bool deviceCodes = !cfg.benchmark.enabled || isCompileMetric(cfg.objectives.front().metric);
+  fprintf(out, "evaluations: %d configurations (%s), %d compiled, %s%s%s, %d reused an earlier result "
                "(same configuration or device code), results: %s/results.csv\n",
-          c.configurations, invalid.c_str(), c.compiled, c.distinct, c.distinct == 1 ? "binary" : "binaries",
+          c.configurations, invalid.c_str(), c.compiled, distinctText(c.distinct, deviceCodes).c_str(),
           budget.c_str(), measured.c_str(), dups,
           cfg.runDir.c_str());
   if (v.searchEnd)
-    fprintf(out, "%s%s\n", searchEndText(*v.searchEnd, v.budget, v.configurationCap, c).c_str(),
+    fprintf(out, "%s%s\n", searchEndText(*v.searchEnd, v.budget, v.configurationCap, c, deviceCodes).c_str(),
             v.predictedTwins ? ("; " + std::to_string(v.predictedTwins) +
                                 " more configuration(s) predicted to repeat a binary were not compiled").c_str()
                              : "");

@@ -23,8 +23,8 @@ Evaluation header(const std::string &id, const std::string &hash) {
 
 KnownResults nothingKnown() {
   KnownResults k;
-  k.byConfiguration = [](const std::string &) { return nullptr; };
-  k.byDeviceCode = [](const Evaluation &) { return nullptr; };
+  k.byConfiguration = [](const std::string &) { return std::optional<Evaluation>(); };
+  k.byDeviceCode = [](const Evaluation &) { return std::optional<Evaluation>(); };
   k.reuseKey = [](const Evaluation &e) { return e.deviceCodeSha256; };
   return k;
 }
@@ -33,12 +33,13 @@ KnownResults nothingKnown() {
 // for the earlier ones, so that later candidates are identified first.
 struct FakeBuilds {
   std::map<std::string, std::string> code;
-  std::atomic<int> measured{0};
+  std::atomic<int> measured{0}, started{0};
   std::mutex m;
   std::vector<std::string> measuredIds;
   LocalExecutor::EvaluateOne one() {
     return [this](Evaluation &e, Worker &, const std::function<const Evaluation *(const Evaluation &)> &twin) {
       int k = std::stoi(e.candidateId.substr(1));
+      ++started;
       std::this_thread::sleep_for(std::chrono::milliseconds(40 - 10 * (k % 4)));
       e.deviceCodeSha256 = code[e.candidateId];
       e.ok = true;
@@ -101,7 +102,9 @@ TEST(LocalExecutor, RecordedBinaryIsNotMeasuredAgain) {
   recorded.deviceCodeSha256 = "Z";
   recorded.ok = true;
   KnownResults known = nothingKnown();
-  known.byDeviceCode = [&](const Evaluation &e) { return e.deviceCodeSha256 == "Z" ? &recorded : nullptr; };
+  known.byDeviceCode = [&](const Evaluation &e) {
+    return e.deviceCodeSha256 == "Z" ? std::optional<Evaluation>(recorded) : std::nullopt;
+  };
   auto w = workers(2);
   LocalExecutor ex(w, b.one(), [] { return false; });
   std::vector<Evaluation> batch = {header("c0", "h0"), header("c1", "h1")};
@@ -125,6 +128,76 @@ TEST(LocalExecutor, StopEndsTheBatchAtACompletePrefix) {
   EXPECT_LT(complete, 8u);
   for (size_t k = 0; k < complete; ++k)
     EXPECT_TRUE(batch[k].ok) << k;
+}
+
+// A search as the executor sees it: `total` candidates c0, c1, ... handed
+// out as asked; records what it got back and when it was asked.
+struct FakeFeed : SearchFeed {
+  int total = 0, given = 0;
+  size_t haltAfter = 0;   // 0: never halts
+  const std::atomic<int> *started = nullptr;
+  int startedAtHalt = -1;
+  std::vector<std::string> recorded;
+  std::vector<std::pair<int, size_t>> takes;   // (given before, recorded before) of each non-empty take
+  std::atomic<bool> halt{false};
+  std::vector<Evaluation> take(size_t most) override {
+    std::vector<Evaluation> out;
+    for (; given < total && out.size() < most; ++given)
+      out.push_back(header("c" + std::to_string(given), "h" + std::to_string(given)));
+    if (!out.empty())
+      takes.push_back({given - (int)out.size(), recorded.size()});
+    return out;
+  }
+  bool more() const override { return given < total; }
+  bool halted() const override { return halt; }
+  void record(Evaluation &e) override {
+    recorded.push_back(e.candidateId);
+    if (haltAfter && recorded.size() >= haltAfter && !halt) {
+      halt = true;
+      startedAtHalt = started ? started->load() : -1;
+    }
+  }
+};
+
+TEST(LocalExecutor, StreamTakesMoreBeforeEarlierResultsAndRecordsInOrder) {
+  FakeBuilds b;
+  for (int k = 0; k < 9; ++k)
+    b.code["c" + std::to_string(k)] = std::to_string(k % 5);   // c5..c8 repeat c0..c3's code
+  auto w = workers(3);
+  LocalExecutor ex(w, b.one(), [] { return false; });
+  FakeFeed feed;
+  feed.total = 9;
+  ex.stream(feed, nothingKnown());
+  ASSERT_EQ(feed.recorded.size(), 9u);
+  for (int k = 0; k < 9; ++k)
+    EXPECT_EQ(feed.recorded[k], "c" + std::to_string(k));
+  // The second take came before any result: workers build the next
+  // candidates while earlier ones are measured.
+  ASSERT_GE(feed.takes.size(), 2u);
+  EXPECT_EQ(feed.takes[1].second, 0u);
+  // One binary is measured once across takes.
+  EXPECT_EQ(b.measured, 5);
+}
+
+TEST(LocalExecutor, HaltedStreamRecordsACompletePrefixAndStartsNoMore) {
+  FakeBuilds b;
+  for (int k = 0; k < 40; ++k)
+    b.code["c" + std::to_string(k)] = std::to_string(k);
+  auto w = workers(2);
+  LocalExecutor ex(w, b.one(), [] { return false; });
+  FakeFeed feed;
+  feed.total = 40;
+  feed.haltAfter = 3;
+  feed.started = &b.started;
+  ex.stream(feed, nothingKnown());
+  // The candidates started before the halt end and are recorded, in order;
+  // none is started after it (a worker may have taken one as it came).
+  ASSERT_GE(feed.recorded.size(), 3u);
+  EXPECT_LT(feed.recorded.size(), 40u);
+  EXPECT_LE(b.started, feed.startedAtHalt + 2);
+  for (size_t k = 0; k < feed.recorded.size(); ++k)
+    EXPECT_EQ(feed.recorded[k], "c" + std::to_string(k));
+  EXPECT_EQ(b.started, (int)feed.recorded.size());
 }
 
 TEST(BatchTwins, AnInvalidEarlierCandidateIsNoTwin) {

@@ -196,7 +196,7 @@ RecordedStart everyStart() {
   s.spaceSize = 5000;
   s.seed = 7;
   s.strategy = "tpe";
-  s.search = {"tpe", 4, 6, 2, 1, 0.25, 7};
+  s.search = {"tpe", 4, 6, 2, 1, 0.25, 7, 1};
   s.target = "app";
   s.objectives = {{"time_ms", "maximize", "GB/s"}, {"registers", "minimize", "registers"}};
   s.pareto = true;   // not the default, so the round trip proves it is read
@@ -245,6 +245,7 @@ TEST_F(RecordDir, EveryEvaluationFieldRoundTrips) {
   EXPECT_EQ(a.search.elitism, b.search.elitism);
   EXPECT_EQ(a.search.mutateRate, b.search.mutateRate);
   EXPECT_EQ(a.search.seed, b.search.seed);
+  EXPECT_EQ(a.search.proposeAhead, b.search.proposeAhead);
   EXPECT_EQ(a.target, b.target);
   ASSERT_EQ(b.objectives.size(), 2u);
   for (size_t i = 0; i < 2; ++i) {

@@ -1,0 +1,209 @@
+// The search as a stream of candidates (Executor.h: SearchFeed): generations
+// proposed by the strategy, handed to the executor as it can take them,
+// recorded in the order taken. With search.propose_ahead = a, generation g is
+// proposed from the generations before g - a, so it can be proposed while
+// the a generations before it are still built and measured: the workers build
+// while the GPU measures, and the pools (a function of seed, generation and
+// that history) are the same after `ciq resume`.
+#include "engine/run/TuneRun.h"
+
+#include <atomic>
+
+namespace ciq {
+
+class TuneFeed : public SearchFeed {
+public:
+  explicit TuneFeed(TuneRun &r)
+      : r_(r), ahead_(std::max(0, r.cfg_.search.proposeAhead)), j_(readJournal(r.journal_.path())),
+        last_(r.cfg_.search.generations),
+        // A pool whose every point, its inert controls dropped, was evaluated
+        // before spends nothing: it does not count against
+        // search.generations, at most kSpentNothing of them in a row. Without
+        // generations of the user's own (or extending a finished search with
+        // `ciq resume --max-evaluations`) the search proposes until the
+        // budget of distinct binaries is spent.
+        openEnded_(r.binaries() &&
+                   (!r.cfg_.search.generationsSet || r.cfg_.search.poolFollowsWorkers() || r.extending_)) {}
+
+  std::vector<Evaluation> take(size_t most) override;
+  bool more() const override { return !ended_ && !halted_; }
+  bool halted() const override { return halted_; }
+  void record(Evaluation &e) override;
+
+private:
+  bool propose();
+  void closeGenerations();
+  void end(SearchEnd why) {
+    if (!ended_)
+      r_.verdicts_.searchEnd = why;
+    ended_ = true;
+  }
+  // The budget is met (or the configuration cap reached) by what is recorded.
+  bool budgetEnded() {
+    if (r_.budgetLeft())
+      return false;
+    end(r_.counted() >= r_.budget_ ? SearchEnd::Budget : SearchEnd::ConfigurationCap);
+    return true;
+  }
+
+  TuneRun &r_;
+  const int ahead_;
+  const JournalContents j_;
+  int last_;                       // search.generations, raised by pools that spent nothing
+  const bool openEnded_;
+  int nothingInARow_ = 0;
+  int g_ = 0;                      // the last generation proposed
+  std::vector<Point> todo_;        // its points not evaluated yet (a resume evaluated some)
+  size_t nextTodo_ = 0;
+  int closed_ = 0;                 // generations 1..closed_ are recorded whole
+  std::map<int, int> outstanding_; // per generation: taken, not recorded
+  std::map<int, std::vector<Point>> proposed_;   // each generation's points
+  int inFlight_ = 0;
+  bool ended_ = false;
+  std::atomic<bool> halted_{false};
+};
+
+std::vector<Evaluation> TuneFeed::take(size_t most) {
+  std::vector<Evaluation> out;
+  if (r_.stopRequested())
+    halted_ = true;
+  while (!halted_ && !ended_ && out.size() < most) {
+    if (budgetEnded())
+      break;
+    if (nextTodo_ < todo_.size()) {
+      // The candidates in flight may spend what is left of the budget.
+      if ((int)r_.room() <= inFlight_)
+        break;
+      Evaluation e = newEvaluation(r_.cfg_.space, todo_[nextTodo_++], g_,
+                                   r_.nextName((size_t)inFlight_));
+      e.replay = "ciq replay " + e.candidateId + " --config " + shellQuote(r_.cfg_.path);
+      out.push_back(std::move(e));
+      ++inFlight_;
+      ++outstanding_[g_];
+      continue;
+    }
+    closeGenerations();
+    if (halted_ || !propose())
+      break;
+  }
+  if (ended_ && !halted_)
+    closeGenerations();
+  return out;
+}
+
+// The next generation's pool, once the generations it learns from are
+// recorded: false when it must wait for them (or the search ended).
+bool TuneFeed::propose() {
+  int next = g_ + 1;
+  if (next > last_ && !openEnded_) {
+    end(SearchEnd::Generations);
+    return false;
+  }
+  int before = std::max(1, next - ahead_);   // the baseline is always known
+  if (closed_ < before - 1 || (int)r_.room() <= inFlight_)
+    return false;
+  TuneRun &r = r_;
+  std::vector<Point> pool = r.strategy_->pool(next, r.history(before));
+  if (pool.empty()) {
+    end(SearchEnd::SpaceExhausted);
+    return false;
+  }
+  r.progress_.generation(next, std::max(next, r.cfg_.search.generations));
+  std::set<Point> inFlight;
+  for (int h = std::max(1, before); h < next; ++h)
+    inFlight.insert(proposed_[h].begin(), proposed_[h].end());
+  std::vector<Point> fresh = r.unspent(pool, next, before, inFlight);
+  if (r.recordingFailed_) {
+    halted_ = true;
+    return false;
+  }
+  if (!fresh.empty())
+    nothingInARow_ = 0;
+  else if (++nothingInARow_ <= kSpentNothing)
+    ++last_;
+  else if (openEnded_) { // every proposal repeats an evaluated point or a known binary
+    end(SearchEnd::NothingNew);
+    return false;
+  }
+  g_ = next;
+  proposed_[g_] = fresh;
+  todo_.clear();
+  nextTodo_ = 0;
+  std::shared_lock<std::shared_mutex> lock(r.evalsMutex_);
+  for (const auto &p : fresh)
+    if (std::none_of(r.evals_.begin(), r.evals_.end(),
+                     [&](const Evaluation &e) { return e.generation == g_ && e.point == p; }))
+      todo_.push_back(p); // else evaluated before the engine was killed
+  return true;
+}
+
+void TuneFeed::record(Evaluation &e) {
+  --inFlight_;
+  --outstanding_[e.generation];
+  r_.record(e);
+  if (!r_.interrupted_.empty() || r_.recordingFailed_)
+    halted_ = true;
+  else if (e.reason == reason::StaleBuild) {
+    r_.fail(e.message);
+    halted_ = true;
+  } else if (r_.stopRequested())
+    halted_ = true;
+  else if (!halted_) // else the candidates still running when it halted: no generation line
+    closeGenerations();
+}
+
+// Generations are closed in order, once every point is taken and recorded:
+// the journal's "generation" line, and the first generation's verdict.
+void TuneFeed::closeGenerations() {
+  auto &evals = r_.evals_;
+  // A search ended by its budget closes the generation it ended in, as one
+  // whose points were all evaluated.
+  while (closed_ < g_ && (closed_ + 1 < g_ || nextTodo_ == todo_.size() || ended_) && outstanding_[closed_ + 1] == 0) {
+    int h = ++closed_;
+    const auto &done = j_.completedGenerations;
+    if (std::find(done.begin(), done.end(), h) == done.end() && !r_.journal({{"op", "generation"}, {"generation", h}})) {
+      halted_ = true;
+      return;
+    }
+    bool anyOk = std::any_of(evals.begin(), evals.end(), [](const Evaluation &e) { return e.generation == 1 && e.ok; });
+    bool any = std::any_of(evals.begin(), evals.end(), [](const Evaluation &e) { return e.generation == 1; });
+    if (h == 1 && any && !anyOk && r_.cfg_.search.exitOnFailure) {
+      r_.failFirstGeneration();
+      halted_ = true;
+      return;
+    }
+  }
+}
+
+bool TuneRun::searchGenerations() {
+  auto started = std::chrono::steady_clock::now();
+  inSearch_ = true;
+  bool done = searchLoop();
+  inSearch_ = false;
+  verdicts_.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  return done;
+}
+
+bool TuneRun::searchLoop() {
+  TuneFeed feed(*this);
+  executor().stream(feed, knownResults());
+  // The strategy may end (generations, nothing new) while candidates that
+  // then meet the budget are still in flight: the budget is the reason.
+  if (verdicts_.searchEnd && !budgetLeft())
+    verdicts_.searchEnd = counted() >= budget_ ? SearchEnd::Budget : SearchEnd::ConfigurationCap;
+  if (!interrupted_.empty())
+    return stopInterrupted();
+  if (recordingFailed_ || outcome_.status == TuneOutcome::Status::Failed)
+    return false;
+  if (stopRequested()) {
+    if (slurm_)
+      slurm_->cancelAll();
+    progress_.note("stopped after " + evals_.back().candidateId + "; continue with `ciq resume --config " +
+                   shellQuote(cfg_.path) + "`");
+    outcome_.status = TuneOutcome::Status::Stopped;
+    return false;
+  }
+  return true;
+}
+
+} // namespace ciq
