@@ -7,6 +7,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <thread>
@@ -36,10 +37,13 @@ struct FakeBuilds {
   std::atomic<int> measured{0}, started{0};
   std::mutex m;
   std::vector<std::string> measuredIds;
+  std::function<void()> beforeBuild;   // e.g. hold the builds until the executor did something
   LocalExecutor::EvaluateOne one() {
     return [this](Evaluation &e, Worker &, const std::function<const Evaluation *(const Evaluation &)> &twin) {
       int k = std::stoi(e.candidateId.substr(1));
       ++started;
+      if (beforeBuild)
+        beforeBuild();
       std::this_thread::sleep_for(std::chrono::milliseconds(40 - 10 * (k % 4)));
       e.deviceCodeSha256 = code[e.candidateId];
       e.ok = true;
@@ -140,12 +144,15 @@ struct FakeFeed : SearchFeed {
   std::vector<std::string> recorded;
   std::vector<std::pair<int, size_t>> takes;   // (given before, recorded before) of each non-empty take
   std::atomic<bool> halt{false};
+  std::atomic<int> nonEmptyTakes{0};
   std::vector<Evaluation> take(size_t most) override {
     std::vector<Evaluation> out;
     for (; given < total && out.size() < most; ++given)
       out.push_back(header("c" + std::to_string(given), "h" + std::to_string(given)));
-    if (!out.empty())
+    if (!out.empty()) {
       takes.push_back({given - (int)out.size(), recorded.size()});
+      ++nonEmptyTakes;
+    }
     return out;
   }
   bool more() const override { return given < total; }
@@ -164,9 +171,15 @@ TEST(LocalExecutor, StreamTakesMoreBeforeEarlierResultsAndRecordsInOrder) {
   for (int k = 0; k < 9; ++k)
     b.code["c" + std::to_string(k)] = std::to_string(k % 5);   // c5..c8 repeat c0..c3's code
   auto w = workers(3);
-  LocalExecutor ex(w, b.one(), [] { return false; });
   FakeFeed feed;
   feed.total = 9;
+  // No build ends before the executor asked for more (or 10 s passed): the
+  // second take must not wait for a result, however loaded the machine is.
+  b.beforeBuild = [&] {
+    for (int i = 0; i < 1000 && feed.nonEmptyTakes < 2; ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  };
+  LocalExecutor ex(w, b.one(), [] { return false; });
   ex.stream(feed, nothingKnown());
   ASSERT_EQ(feed.recorded.size(), 9u);
   for (int k = 0; k < 9; ++k)
