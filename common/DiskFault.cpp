@@ -90,6 +90,25 @@ std::string errnoText(int err) {
 
 std::string DiskFault::describe() const { return path + ": " + errnoText(err); }
 
+std::string DiskFault::remedy() const { return remedyFor(err); }
+
+std::string remedyFor(int err) {
+  switch (err) {
+  case ENOSPC:
+  case EDQUOT:
+    return "free space";
+  case EROFS:
+    return "remount it read-write";
+  case EIO:
+    return "check the disk (an I/O error: dmesg, then fsck once it is unmounted)";
+  case EPERM:
+  case EACCES:
+    return "make it writable (its permissions; `chattr -i` for an immutable file)";
+  default:
+    return "free space (or make it writable)";
+  }
+}
+
 int diskFaultInOutput(const std::string &text) {
   // strerror() in this process is the C locale's text; a tool that called
   // setlocale() printed the environment's.

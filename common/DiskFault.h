@@ -23,7 +23,18 @@ struct DiskFault {
   std::string path;   // the file or folder the write went to
   // "<path>: No space left on device (ENOSPC)"
   std::string describe() const;
+  // What to do about it: remedyFor(err).
+  std::string remedy() const;
 };
+
+// What a user does about a disk fault, as the clause before "then `ciq
+// resume`": "free space" (ENOSPC, EDQUOT), "remount it read-write" (EROFS),
+// "check the disk (an I/O error: dmesg, then fsck once it is unmounted)"
+// (EIO; a file system that failed may say EIO to an fsync and EROFS to the
+// next write, whichever comes first), "make it writable (...)" (EPERM,
+// EACCES: permissions, an immutable file), "free space (or make it
+// writable)" for 0 (not known) or another errno.
+std::string remedyFor(int err);
 
 // Less free space than this (to this user) counts as a full file system: a
 // compile that failed writing a large object has removed it again by the

@@ -225,7 +225,7 @@ void CandidateBuilder::endRuntime(Evaluation &e) {
       e.reason = reason::DiskFault;
       e.message = "a compile while the benchmark of " + e.candidateId + " ran could not write " +
                   DiskFault{rc.ioErrno, rc.ioPath}.describe() + " (compiling " + rc.source +
-                  "), not the candidate's doing; free space (or remount it read-write)";
+                  "), not the candidate's doing; " + remedyFor(rc.ioErrno);
       return;
     }
   bool required = cfg_.build.kind == "none";
@@ -302,7 +302,7 @@ bool CandidateBuilder::diskFault(const SubprocessResult &r, const std::vector<Re
     return false;
   e.reason = reason::DiskFault;
   e.message = "the build of " + e.candidateId + " could not write " + fault->describe() + compiling +
-              ", not the candidate's doing; free space (or remount it read-write); log: " + e.log;
+              ", not the candidate's doing; " + fault->remedy() + "; log: " + e.log;
   e.kernels.clear();
   return true;
 }

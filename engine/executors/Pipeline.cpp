@@ -111,7 +111,7 @@ void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const s
     if (auto f = diskFaultOfFailedTool(m.message, {llvm::sys::path::parent_path(e.log).str(), temporaryFolder()})) {
       e.reason = reason::DiskFault;
       e.message = "the benchmark of " + e.candidateId + " could not write " + f->describe() +
-                  ", not the candidate's doing; free space (or remount it read-write); log: " + e.log;
+                  ", not the candidate's doing; " + f->remedy() + "; log: " + e.log;
     }
     return;
   }

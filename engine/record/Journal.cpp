@@ -256,6 +256,7 @@ bool Journal::append(const json &line) {
 bool Journal::refuse(const char *what, int err, long long sizeBefore) {
   if (sizeBefore >= 0 && ftruncate(fd_, (off_t)sizeBefore) == 0)
     fsync(fd_);
+  errno_ = err;
   error_ = std::string("cannot ") + what + " the journal " + path_ + ": " + errnoText(err);
   return false;
 }

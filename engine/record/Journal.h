@@ -29,6 +29,8 @@ public:
   // "" until an append failed: "cannot append to the journal <path>: No
   // space left on device (ENOSPC)".
   const std::string &error() const { return error_; }
+  // The errno behind error(), 0 before a failure.
+  int errorNumber() const { return errno_; }
   const std::string &path() const { return path_; }
 
 private:
@@ -37,6 +39,7 @@ private:
   int fd_ = -1;
   std::string path_;
   std::string error_;
+  int errno_ = 0;
 };
 
 // One objective of the start line, as the search's ciq.yaml had it.

@@ -16,6 +16,7 @@
 #include "engine/measure/Interleave.h"
 #include "common/JsonRead.h"
 #include "engine/record/Journal.h"
+#include "common/DiskFault.h"
 #include "engine/winner/LockWriter.h"
 #include "engine/winner/Minimize.h"
 #include "engine/winner/Objectives.h"
@@ -204,7 +205,7 @@ private:
     if (journal_.append(line))
       return true;
     recordingFailed_ = true;
-    return fail(journal_.error() + "; " + diskHint());
+    return fail(journal_.error() + "; " + diskHint(journal_.errorNumber()));
   }
   // results.csv again, from the evaluations journaled; a failure stops the
   // search like the journal's (the journal holds them all: resumable).
@@ -213,10 +214,11 @@ private:
     if (writeResultsCsv(cfg_.runDir + "/results.csv", cfg_, evals_, err))
       return true;
     recordingFailed_ = true;
-    return fail(err + "; the journal holds every evaluation so far: " + diskHint());
+    return fail(err + "; the journal holds every evaluation so far: " + diskHint(0));
   }
-  std::string diskHint() const {
-    return "free space (or make it writable), then continue with `ciq resume --config " + shellQuote(cfg_.path) + "`";
+  // err: the errno of the write that failed (0: unknown): DiskFault.h's remedy.
+  std::string diskHint(int err) const {
+    return remedyFor(err) + ", then continue with `ciq resume --config " + shellQuote(cfg_.path) + "`";
   }
   void warn(const std::string &warning) {
     std::lock_guard<std::mutex> lock(warnMutex_);   // workers' builds warn at once

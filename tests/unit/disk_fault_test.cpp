@@ -22,6 +22,19 @@ TEST(DiskFault, ErrnoIsNamed) {
   EXPECT_EQ((DiskFault{EROFS, "/mnt/run"}).describe(), "/mnt/run: Read-only file system (EROFS)");
 }
 
+// What to do follows the errno: an ext4 that failed answers an fsync with
+// EIO and the next write with EROFS, and "free space" helps with neither
+// (the CI's read-only search said "free space" for an EIO).
+TEST(DiskFault, RemedyFollowsTheErrno) {
+  EXPECT_EQ(remedyFor(ENOSPC), "free space");
+  EXPECT_EQ(remedyFor(EDQUOT), "free space");
+  EXPECT_EQ(remedyFor(EROFS), "remount it read-write");
+  EXPECT_EQ(remedyFor(EIO).rfind("check the disk", 0), 0u);
+  EXPECT_EQ(remedyFor(EPERM).rfind("make it writable", 0), 0u);
+  EXPECT_EQ(remedyFor(0), "free space (or make it writable)");
+  EXPECT_EQ((DiskFault{EIO, "/mnt/run"}).remedy(), remedyFor(EIO));
+}
+
 // What the compilers print when the disk is full or read-only (nvcc's
 // assembler, cicc with --keep), and what they print for their own errors.
 TEST(DiskFault, ToolOutputNamesIt) {
@@ -57,6 +70,7 @@ TEST(DiskFault, JournalSaysWhyAndStops) {
   ASSERT_TRUE(j.open("/dev/full", err)) << err;
   EXPECT_FALSE(j.append({{"op", "start"}}));
   EXPECT_EQ(j.error(), "cannot append to the journal /dev/full: No space left on device (ENOSPC)");
+  EXPECT_EQ(j.errorNumber(), ENOSPC);
   EXPECT_FALSE(j.append({{"op", "done"}}));
 }
 
