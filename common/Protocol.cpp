@@ -54,22 +54,6 @@ json bytesListToJson(const std::vector<std::string> &list) {
   return a;
 }
 
-void getBytes(const json &j, const char *key, std::string &out) {
-  auto it = j.find(key);
-  out = it == j.end() || it->is_null() ? std::string() : bytesFromJson(*it);
-}
-
-void getBytes(const json &j, const char *key, std::vector<std::string> &out) {
-  out.clear();
-  auto it = j.find(key);
-  if (it == j.end() || it->is_null())
-    return;
-  if (!it->is_array())
-    throw json::type_error::create(302, std::string("expected a list for '") + key + "'", &*it);
-  for (const auto &e : *it)
-    out.push_back(bytesFromJson(e));
-}
-
 // Byte fields arrive as strings or {"base64": ...}: decode them in place (a
 // json string holds any bytes) so the typed readers below see plain strings.
 bool decodeBytes(json &j, std::initializer_list<const char *> keys, std::string &why) {

@@ -146,6 +146,8 @@ private:
     return binaries() ? cfg_.search.maxConfigurationsPerBinary * budget_ : std::numeric_limits<int>::max();
   }
   bool budgetLeft() const { return counted() < budget_ && (int)evals_.size() < configurationCap(); }
+  // Why a search with no budget left ended: the budget, else the configuration cap.
+  SearchEnd budgetEnd() const { return counted() >= budget_ ? SearchEnd::Budget : SearchEnd::ConfigurationCap; }
   // How many more candidates one batch may start without passing the budget or the cap.
   size_t room() const {
     return (size_t)std::max(0, std::min(budget_ - counted(), configurationCap() - (int)evals_.size()));

@@ -42,7 +42,7 @@ private:
   bool budgetEnded() {
     if (r_.budgetLeft())
       return false;
-    end(r_.counted() >= r_.budget_ ? SearchEnd::Budget : SearchEnd::ConfigurationCap);
+    end(r_.budgetEnd());
     return true;
   }
 
@@ -56,9 +56,16 @@ private:
   std::vector<Point> todo_;        // its points not evaluated yet (a resume evaluated some)
   size_t nextTodo_ = 0;
   int closed_ = 0;                 // generations 1..closed_ are recorded whole
-  std::map<int, int> outstanding_; // per generation: taken, not recorded
-  std::map<int, std::vector<Point>> proposed_;   // each generation's points
-  int inFlight_ = 0;
+  std::map<int, int> outstanding_; // per generation not closed: taken, not recorded
+  // The points of generations [g_ - ahead_, g_]: in flight for the next
+  // proposal, which learns from the generations before them.
+  std::map<int, std::vector<Point>> proposed_;
+  int inFlight() const {
+    int n = 0;
+    for (const auto &[g, taken] : outstanding_)
+      n += taken;
+    return n;
+  }
   bool ended_ = false;
   std::atomic<bool> halted_{false};
 };
@@ -72,13 +79,12 @@ std::vector<Evaluation> TuneFeed::take(size_t most) {
       break;
     if (nextTodo_ < todo_.size()) {
       // The candidates in flight may spend what is left of the budget.
-      if ((int)r_.room() <= inFlight_)
+      int inFlight = this->inFlight();
+      if ((int)r_.room() <= inFlight)
         break;
-      Evaluation e = newEvaluation(r_.cfg_.space, todo_[nextTodo_++], g_,
-                                   r_.nextName((size_t)inFlight_));
+      Evaluation e = newEvaluation(r_.cfg_.space, todo_[nextTodo_++], g_, r_.nextName((size_t)inFlight));
       e.replay = "ciq replay " + e.candidateId + " --config " + shellQuote(r_.cfg_.path);
       out.push_back(std::move(e));
-      ++inFlight_;
       ++outstanding_[g_];
       continue;
     }
@@ -100,7 +106,7 @@ bool TuneFeed::propose() {
     return false;
   }
   int before = std::max(1, next - ahead_);   // the baseline is always known
-  if (closed_ < before - 1 || (int)r_.room() <= inFlight_)
+  if (closed_ < before - 1 || (int)r_.room() <= inFlight())
     return false;
   TuneRun &r = r_;
   std::vector<Point> pool = r.strategy_->pool(next, r.history(before));
@@ -109,9 +115,10 @@ bool TuneFeed::propose() {
     return false;
   }
   r.progress_.generation(next, std::max(next, r.cfg_.search.generations));
+  proposed_.erase(proposed_.begin(), proposed_.lower_bound(before));   // recorded: in the history
   std::set<Point> inFlight;
-  for (int h = std::max(1, before); h < next; ++h)
-    inFlight.insert(proposed_[h].begin(), proposed_[h].end());
+  for (const auto &[h, points] : proposed_)
+    inFlight.insert(points.begin(), points.end());
   std::vector<Point> fresh = r.unspent(pool, next, before, inFlight);
   if (r.recordingFailed_) {
     halted_ = true;
@@ -138,7 +145,6 @@ bool TuneFeed::propose() {
 }
 
 void TuneFeed::record(Evaluation &e) {
-  --inFlight_;
   --outstanding_[e.generation];
   r_.record(e);
   if (!r_.interrupted_.empty() || r_.recordingFailed_)
@@ -160,6 +166,7 @@ void TuneFeed::closeGenerations() {
   // whose points were all evaluated.
   while (closed_ < g_ && (closed_ + 1 < g_ || nextTodo_ == todo_.size() || ended_) && outstanding_[closed_ + 1] == 0) {
     int h = ++closed_;
+    outstanding_.erase(h);
     const auto &done = j_.completedGenerations;
     if (std::find(done.begin(), done.end(), h) == done.end() && !r_.journal({{"op", "generation"}, {"generation", h}})) {
       halted_ = true;
@@ -190,7 +197,7 @@ bool TuneRun::searchLoop() {
   // The strategy may end (generations, nothing new) while candidates that
   // then meet the budget are still in flight: the budget is the reason.
   if (verdicts_.searchEnd && !budgetLeft())
-    verdicts_.searchEnd = counted() >= budget_ ? SearchEnd::Budget : SearchEnd::ConfigurationCap;
+    verdicts_.searchEnd = budgetEnd();
   if (!interrupted_.empty())
     return stopInterrupted();
   if (recordingFailed_ || outcome_.status == TuneOutcome::Status::Failed)
