@@ -20,9 +20,21 @@ using nlohmann::json;
 
 namespace {
 
+// Removed again when the test program exits (the tests keep paths into it
+// in the environment: XDG_CACHE_HOME, CIQ_SEARCH_SPACES_DIR).
+struct TempDirs {
+  std::vector<std::string> made;
+  ~TempDirs() {
+    for (const auto &d : made)
+      llvm::sys::fs::remove_directories(d);
+  }
+};
+
 std::string tempDir() {
+  static TempDirs dirs;
   llvm::SmallString<128> dir;
   llvm::sys::fs::createUniqueDirectory("ciq-assets-test", dir);
+  dirs.made.push_back(dir.str().str());
   return dir.str().str();
 }
 
