@@ -89,6 +89,17 @@ ciq::MeasureOptions::ServeRuntime runtimeSides(const ciq::TuneConfig &cfg, const
   };
 }
 
+// One case's runs of one build, summarized (median, CV %, noise %).
+ciq::CaseResult caseRuns(const std::string &name, const std::vector<double> &runs) {
+  ciq::CaseResult c;
+  c.name = name;
+  c.runs = runs;
+  c.median = ciq::median(runs);
+  c.cvPercent = ciq::summarize(runs).cvPercent;
+  c.noisePercent = ciq::medianCiHalfWidthPercent(runs);
+  return c;
+}
+
 // benchmark.cases: every case tested on its own (its variants interleaved,
 // its args and env selected), then the aggregate: the geometric mean of the
 // winner's per-case ratios, within max_regression_percent in every case.
@@ -115,8 +126,8 @@ int validateCases(const ciq::TuneConfig &cfg, ciq::Lockfile &lock, const std::ve
       return ciq::reportError("validate: case '" + c.name + "': " + err + " (logs: " + cfg.runDir + "/logs/)");
     }
     const auto &b = rows->front().values, &w = rows->back().values;
-    base.push_back({c.name, b, ciq::median(b), ciq::summarize(b).cvPercent, ciq::medianCiHalfWidthPercent(b)});
-    win.push_back({c.name, w, ciq::median(w), ciq::summarize(w).cvPercent, ciq::medianCiHalfWidthPercent(w)});
+    base.push_back(caseRuns(c.name, b));
+    win.push_back(caseRuns(c.name, w));
     for (const auto &r : *rows)
       printf("  case %s: %s\n", c.name.c_str(), ciq::formatVariant(r, unit).c_str());
   }

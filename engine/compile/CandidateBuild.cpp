@@ -34,6 +34,14 @@ static bool needsObject(const TuneConfig &cfg) {
   return false;
 }
 
+// An object of a command build (no target, no compile command of its own).
+static CudaObject commandBuildObject(const std::string &source, const std::string &object) {
+  CudaObject o;
+  o.source = source;
+  o.object = object;
+  return o;
+}
+
 // Only ptxas sees the candidate (no -D parameter, nvcc option or nvcc-stage
 // ACF): the host code, and with it the link, is the baseline's.
 static bool ptxasOnly(const Rendered &r) {
@@ -242,7 +250,7 @@ void CandidateBuilder::expectLike(const Evaluation &baseline) {
   if (driver_->learnsObjects()) {
     std::vector<CudaObject> objs;
     for (const auto &o : baseline.objects)
-      objs.push_back({o.source, o.output, ""});
+      objs.push_back(commandBuildObject(o.source, o.output));
     driver_->learnObjects(objs);
     guardObjects();
   }
@@ -256,7 +264,7 @@ bool CandidateBuilder::learnObjects(const std::vector<Receipt> &receipts, Evalua
   std::vector<CudaObject> objs;
   for (const auto &rc : receipts)
     if (rc.ptxasRan && rc.exitStatus == 0)
-      objs.push_back({rc.source, rc.output, ""});
+      objs.push_back(commandBuildObject(rc.source, rc.output));
   if (objs.empty()) {
     e.reason = reason::StaleBuild;
     e.message = "the configuration did not reach the compiler: build.command (" + shellJoin(cfg_.build.command) +

@@ -185,14 +185,14 @@ TEST(Benchmark, RacingStopsAClearlyWorseCandidate) {
   auto cfg = shellBenchmark(kCounter + "echo time_ms=$(( n % 7 + 200 ))");
   cfg.benchmark.repeats = 10;
   cfg.benchmark.racing = true;
-  RaceAgainst faster{{100, 101, 102, 103, 104, 105}, true};
+  RaceAgainst faster{{100, 101, 102, 103, 104, 105}, true, {}};
   auto m = BenchmarkRunner(cfg.benchmark, benchmarkWorkDir(cfg)).measure(kLog, -1, &faster);
   ASSERT_TRUE(m.ok) << m.message;
   EXPECT_EQ(m.stoppedBy, "racing");
   EXPECT_EQ(m.values.size(), (size_t)BenchmarkConfig::minRaceRuns);
   EXPECT_EQ(m.runsSaved, 10 - BenchmarkConfig::minRaceRuns);
   // Against a slower incumbent it is not worse: all 10 runs.
-  RaceAgainst slower{{300, 301, 302, 303, 304}, true};
+  RaceAgainst slower{{300, 301, 302, 303, 304}, true, {}};
   auto s = BenchmarkRunner(cfg.benchmark, benchmarkWorkDir(cfg)).measure(kLog, -1, &slower);
   EXPECT_EQ(s.values.size(), 10u);
   EXPECT_EQ(s.stoppedBy, "repeats");

@@ -174,7 +174,16 @@ TEST(Subprocess, InheritedDescriptorsStayWithThisProcessButMakesJobserver) {
 TEST(Protocol, ReceiptRoundTrip) {
   Receipt r;
   r.candidateId = "c0001";
-  r.kernels.push_back({"_Z1kv", "k()", "sm_90", 64, 0, 8, 12, 40, 0, 0, 1.5});
+  KernelStats k;
+  k.name = "_Z1kv";
+  k.demangled = "k()";
+  k.arch = "sm_90";
+  k.registers = 64;
+  k.spillStores = 8;
+  k.spillLoads = 12;
+  k.stackFrame = 40;
+  k.compileMs = 1.5;
+  r.kernels.push_back(k);
   nlohmann::json j = r;
   Receipt back;
   std::string why;

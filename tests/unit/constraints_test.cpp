@@ -150,8 +150,9 @@ TEST(Constraints, EveryStrategyProposesOnlyFeasiblePoints) {
         history.push_back({p, true, {score}, g});
       }
     }
-    if (std::string(name) == "exhaustive")
+    if (std::string(name) == "exhaustive") {
       EXPECT_EQ((double)seen.size() + 1, *mostEvaluations(name, s)) << "exhaustive visits every feasible point";
+    }
   }
 }
 

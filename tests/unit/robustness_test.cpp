@@ -413,7 +413,11 @@ TEST(InputIdentity, NamesTheChangedInput) {
   std::string src = p.write("kern.cu", "__global__ void k() {}\n");
   TuneConfig cfg = p.loadOk("target: app\nobjectives: [registers]\nspace:\n  controls:\n"
                             "    - name: o\n      ptxas: \"--opt-level={}\"\n      choice: [1, 2]\n");
-  json inputs = captureInputs(cfg, {{src, p.dir() + "/kern.o", "app"}});
+  CudaObject o;
+  o.source = src;
+  o.object = p.dir() + "/kern.o";
+  o.target = "app";
+  json inputs = captureInputs(cfg, {o});
   EXPECT_EQ(inputs["files"][src], sha256Hex("__global__ void k() {}\n"));
   EXPECT_EQ(changedInput(inputs, cfg), "");
   p.write("kern.cu", "__global__ void k() { /* edited */ }\n");
