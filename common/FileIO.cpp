@@ -56,22 +56,28 @@ std::optional<std::string> readWholeFile(const std::string &path, std::string *e
   return (*buf)->getBuffer().str();
 }
 
-bool writeFileAtomically(const std::string &path, const std::string &bytes, std::string &error, bool durable) {
+bool writeFileAtomically(const std::string &path, const std::string &bytes, std::string &error, bool durable,
+                         int *errNo) {
+  int unused;
+  int &err = errNo ? *errNo : unused;
+  err = 0;
   std::string dir = llvm::sys::path::parent_path(path).str();
   if (!dir.empty())
     if (auto ec = llvm::sys::fs::create_directories(dir)) {
+      err = ec.value();
       error = "cannot create the folder of " + path + ": " + ec.message();
       return false;
     }
   std::string tmp = path + ".tmp." + std::to_string(getpid());
   // Every write, the fsync and the close are checked: a full or read-only
   // disk is said with its errno (the caller may have to stop on it).
-  if (int err = writeFile(tmp, bytes, durable)) {
+  if ((err = writeFile(tmp, bytes, durable))) {
     error = "cannot write " + tmp + ": " + errnoText(err);
     llvm::sys::fs::remove(tmp);
     return false;
   }
   if (auto ec = llvm::sys::fs::rename(tmp, path)) {
+    err = ec.value();
     error = "cannot rename " + tmp + " to " + path + ": " + ec.message();
     llvm::sys::fs::remove(tmp);
     return false;

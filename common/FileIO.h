@@ -14,7 +14,9 @@ std::optional<std::string> readWholeFile(const std::string &path, std::string *e
 // concurrent reader sees the old file or the new one, never half of one.
 // Creates the parent folders. `durable`: fsync the file and its folder, so
 // the new content survives a crash of the machine, not only of the process.
+// On failure `error` names the file and the errno, and `errNo` (when given)
+// holds the errno, for the caller to say what to do (remedyFor, DiskFault.h).
 bool writeFileAtomically(const std::string &path, const std::string &bytes, std::string &error,
-                         bool durable = false);
+                         bool durable = false, int *errNo = nullptr);
 
 } // namespace ciq

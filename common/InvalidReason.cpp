@@ -26,7 +26,8 @@ const std::vector<InvalidReason> &invalidReasons() {
        "nothing is recorded for it; find what killed the build, then `ciq resume`"},
       {reason::DiskFault, "a write of the candidate's build failed because the disk is full, read-only or failing (ENOSPC, EDQUOT, EROFS, EIO)",
        "the file system of the build tree, the run directory or the temporary folder, not the candidate",
-       "nothing is recorded for it and the search stops; free space (or remount it read-write), then `ciq resume`"},
+       "nothing is recorded for it and the search stops; do what its line says for the errno (free space, remount "
+       "it read-write, check the disk), then `ciq resume`"},
       {reason::NotMeasurable, "the compile metric cannot be measured here",
        "ptxas did not run at compile time (-dlto, PTX only) or printed no statistics for a kernel",
        "compile SASS at compile time (drop -dlto for tuning), or use a runtime metric"},

@@ -206,7 +206,8 @@ Journal::~Journal() {
 bool Journal::open(const std::string &path, std::string &error) {
   fd_ = ::open(path.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
   if (fd_ < 0) {
-    error = "cannot open the journal " + path + " for appending: " + errnoText(errno);
+    errno_ = errno;
+    error = "cannot open the journal " + path + " for appending: " + errnoText(errno_);
     return false;
   }
   path_ = path;

@@ -29,7 +29,7 @@ public:
   // "" until an append failed: "cannot append to the journal <path>: No
   // space left on device (ENOSPC)".
   const std::string &error() const { return error_; }
-  // The errno behind error(), 0 before a failure.
+  // The errno behind error() or open()'s error, 0 before a failure.
   int errorNumber() const { return errno_; }
   const std::string &path() const { return path_; }
 

@@ -65,7 +65,7 @@ static ResultsCsvCells fixedCells(const Evaluation &e, const TuneConfig &cfg) {
 }
 
 bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::vector<Evaluation> &evals,
-                     std::string &error) {
+                     std::string &error, int *errNo) {
   std::ostringstream out;
   auto header = resultsCsvHeader(cfg);
   out << resultsCsvRow(header);
@@ -78,7 +78,7 @@ bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::
     out << resultsCsvRow(row);
   }
   std::string why;
-  if (!writeFileAtomically(path, out.str(), why)) {
+  if (!writeFileAtomically(path, out.str(), why, /*durable=*/false, errNo)) {
     error = why; // names the file beside `path` that could not be written, and the errno
     return false;
   }

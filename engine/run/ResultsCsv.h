@@ -14,7 +14,8 @@ inline constexpr const char *kCaseFigures[] = {"median", "runs", "noise_percent"
 
 std::vector<std::string> resultsCsvHeader(const TuneConfig &cfg);
 // Rewrites the whole file atomically (the pareto column changes as the front moves).
+// On failure `error` names the file and the errno, and `errNo` (when given) holds it.
 bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::vector<Evaluation> &evals,
-                     std::string &error);
+                     std::string &error, int *errNo = nullptr);
 
 } // namespace ciq

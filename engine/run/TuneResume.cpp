@@ -147,7 +147,7 @@ bool TuneRun::openJournal() {
     llvm::sys::fs::remove(cfg_.runDir + "/reference-output.json");
   std::string err;
   if (!journal_.open(jpath, err))
-    return fail(err + (opts_.resume ? "; " + diskHint(0) : std::string()));
+    return fail(err + (opts_.resume ? "; " + diskHint(journal_.errorNumber()) : std::string()));
   // Nothing is recorded without it: a search that cannot write it starts again.
   if (!opts_.resume && !journal_.append(startToJson(startOf(cfg_))))
     return fail(journal_.error() + "; " + remedyFor(journal_.errorNumber()) + ", then start the search again with `ciq tune "

@@ -213,10 +213,11 @@ private:
   // search like the journal's (the journal holds them all: resumable).
   bool writeResults() {
     std::string err;
-    if (writeResultsCsv(cfg_.runDir + "/results.csv", cfg_, evals_, err))
+    int errNo = 0;
+    if (writeResultsCsv(cfg_.runDir + "/results.csv", cfg_, evals_, err, &errNo))
       return true;
     recordingFailed_ = true;
-    return fail(err + "; the journal holds every evaluation so far: " + diskHint(0));
+    return fail(err + "; the journal holds every evaluation so far: " + diskHint(errNo));
   }
   // err: the errno of the write that failed (0: unknown): DiskFault.h's remedy.
   std::string diskHint(int err) const {

@@ -72,6 +72,11 @@ TEST(DiskFault, JournalSaysWhyAndStops) {
   EXPECT_EQ(j.error(), "cannot append to the journal /dev/full: No space left on device (ENOSPC)");
   EXPECT_EQ(j.errorNumber(), ENOSPC);
   EXPECT_FALSE(j.append({{"op", "done"}}));
+  // A journal that cannot be opened says why with its errno too (a resume
+  // of an immutable or read-only journal says what to do for it).
+  Journal k;
+  EXPECT_FALSE(k.open("/nonexistent-ciq-folder/journal.jsonl", err));
+  EXPECT_EQ(k.errorNumber(), ENOENT) << err;
 }
 
 // results.csv, the lock and the other whole-file writes check every write
@@ -87,7 +92,9 @@ TEST(DiskFault, AtomicWriteSaysTheErrno) {
     GTEST_SKIP() << "cannot mount a tmpfs here: " << strerror(errno);
   std::string err;
   EXPECT_TRUE(writeFileAtomically(d + "/fill", std::string(60 * 1024, 'x'), err)) << err;
-  EXPECT_FALSE(writeFileAtomically(d + "/results.csv", std::string(16 * 1024, 'y'), err));
+  int errNo = 0;
+  EXPECT_FALSE(writeFileAtomically(d + "/results.csv", std::string(16 * 1024, 'y'), err, false, &errNo));
+  EXPECT_EQ(errNo, ENOSPC); // the caller's advice follows it (remedyFor)
   EXPECT_NE(err.find("cannot write " + d + "/results.csv.tmp."), std::string::npos) << err;
   EXPECT_NE(err.find(": No space left on device (ENOSPC)"), std::string::npos) << err;
   EXPECT_FALSE(llvm::sys::fs::exists(d + "/results.csv"));

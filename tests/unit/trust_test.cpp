@@ -410,7 +410,7 @@ TEST(CompileMetrics, DeviceFunctionsCountAndUnknownIsNotMeasurable) {
   f.spillStores = 1024;
   f.spillLoads = 1152;
   e.kernels = {k, f};
-  e.objects.push_back({"k.cu", "k.o", "abc", "ok", 100, 1, true, "full"});
+  e.objects.push_back({"k.cu", "k.o", "abc", "ok", 100, 1, true, ""});
   ASSERT_TRUE(scoreCompileMetrics(cfg, e));
   EXPECT_EQ(e.scores["spill_bytes"], 2180);
   cfg.objectives[0].metric = "registers";
