@@ -1,3 +1,4 @@
+#include "sample_kernel.h"
 #include "common/ForeignJson.h"
 #include "common/NumberFormat.h"
 #include "common/Protocol.h"
@@ -174,16 +175,7 @@ TEST(Subprocess, InheritedDescriptorsStayWithThisProcessButMakesJobserver) {
 TEST(Protocol, ReceiptRoundTrip) {
   Receipt r;
   r.candidateId = "c0001";
-  KernelStats k;
-  k.name = "_Z1kv";
-  k.demangled = "k()";
-  k.arch = "sm_90";
-  k.registers = 64;
-  k.spillStores = 8;
-  k.spillLoads = 12;
-  k.stackFrame = 40;
-  k.compileMs = 1.5;
-  r.kernels.push_back(k);
+  r.kernels.push_back(ciq::test::sampleKernel(64, 8, 12, 40));
   nlohmann::json j = r;
   Receipt back;
   std::string why;

@@ -4,6 +4,7 @@
 // flips, NULs, cuts) and runs the reader on each in a forked child. A child
 // that dies of a signal or an uncaught exception is a crash; the goal is 0.
 // Clean rejections (one error line) and acceptances are both fine.
+#include "sample_kernel.h"
 #include "engine/assets/BoosterCatalog.h"
 #include "engine/config/Config.h"
 #include "engine/compile/Daemon.h"
@@ -192,15 +193,7 @@ TEST(Fuzz, JournalAndResultsCsv) {
   e.point = {1, 2};
   e.ok = true;
   e.scores = {{"registers", 40}};
-  KernelStats k;
-  k.name = "_Z1kv";
-  k.demangled = "k()";
-  k.arch = "sm_90";
-  k.registers = 40;
-  k.spillStores = k.spillLoads = 8;
-  k.stackFrame = 16;
-  k.compileMs = 1.5;
-  e.kernels = {k};
+  e.kernels = {ciq::test::sampleKernel(40, 8, 8, 16)};
   ObjectRecord o;
   o.source = "a.cu";
   o.output = "a.o";

@@ -3,6 +3,7 @@
 // readJournal), which the engine (resume, replay) and the analysis commands
 // (loadRun) both read through; and results.csv's writer and reader, which
 // meet in its column table.
+#include "sample_kernel.h"
 #include "engine/config/Config.h"
 #include "engine/run/ResultsCsv.h"
 #include "engine/analysis/RunData.h"
@@ -62,18 +63,10 @@ Evaluation everyField() {
   e.objectsSha256 = "obj42";
   e.duplicateOf = "c0007";
   e.duplicateKind = "device_code";
-  KernelStats k;
-  k.name = "_Z1kv";
-  k.demangled = "k()";
-  k.arch = "sm_90";
-  k.registers = 40;
+  KernelStats k = ciq::test::sampleKernel(40, 8, 4, 16);
   k.barriers = 1;
-  k.spillStores = 8;
-  k.spillLoads = 4;
-  k.stackFrame = 16;
   k.sharedBytes = 4096;
   k.constantBytes = 380;
-  k.compileMs = 1.5;
   k.entry = false;
   k.frameKnown = true;
   k.usageKnown = true;
