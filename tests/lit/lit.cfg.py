@@ -8,7 +8,12 @@ if site:
     lit_config.load_config(config, site)
 
 config.name = "ciq"
-config.test_format = lit.formats.ShTest(execute_external=True)
+# Each test its own GPU lock folder: tests of one lit run share its TMPDIR,
+# and a search waiting for another test's search (on the host lock, there is
+# no GPU here) prints "waiting for GPU host" into output a test checks line by
+# line. A test may still name its own folder (env CIQ_GPU_LOCK_DIR=...).
+config.test_format = lit.formats.ShTest(
+    execute_external=True, preamble_commands=["export CIQ_GPU_LOCK_DIR=%t.gpu-locks"])
 config.suffixes = [".test", ".sh"]
 config.excludes = ["Inputs", "inputs"]
 config.test_source_root = os.path.dirname(__file__)
