@@ -14,15 +14,27 @@ PIPS  := triton
 BENCH_PIP := kernel_tuner optuna
 .PHONY: deps configure build demo check clean bench-deps
 
+# Two `make check` at once (or beside another apt) must both install:
+# apt-get install waits for dpkg's lock (DPkg::Lock::Timeout), apt-get update
+# does not wait for the lists' lock, so it is tried again while that lock is
+# why it failed (10 min at most); a pip install that failed is forgiven when
+# the package imports after all (the other run installed it).
 deps:
 	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "ciq: installing $$missing"; \
-	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); \
-	  $$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq --no-install-recommends $$missing; \
+	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); n=0; \
+	  until err=$$($$SUDO apt-get update -qq 2>&1); do \
+	    case "$$err" in *"Could not get lock"*|*"Unable to lock"*) \
+	      n=$$((n + 1)); if [ $$n -lt 120 ]; then sleep 5; continue; fi;; esac; \
+	    echo "$$err" >&2; exit 1; \
+	  done; \
+	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq -o DPkg::Lock::Timeout=900 \
+	    --no-install-recommends $$missing; \
 	fi
 	@for p in $(PIPS); do python3 -c "import $$p" 2>/dev/null || { echo "ciq: installing $$p (pip)"; \
 	  python3 -m pip install -q $$p 2>/dev/null || python3 -m pip install -q --user --break-system-packages $$p || \
+	  python3 -c "import $$p" 2>/dev/null || \
 	  echo "ciq: could not install $$p; the tests that need it are skipped (lit REQUIRES)"; }; done
 
 configure: deps
