@@ -1,5 +1,6 @@
 // The benchmark protocol's CPU side: each run its own process with a hard
 // limit, outcomes named, and the validation verdict's thresholds.
+#include "scratch.h"
 #include "engine/measure/Benchmark.h"
 #include "engine/compile/BenchmarkProgram.h"
 #include "engine/measure/Interleave.h"
@@ -26,7 +27,9 @@ TuneConfig shellBenchmark(const std::string &script, double timeout = 5) {
   return cfg;
 }
 
-const std::string kLog = "/tmp/ciq-benchmark-test.log";
+// The benchmark log of the tests that do not read it: this process's own.
+const ciq::test::ScratchFile kLogFile("ciq-benchmark-test", "log");
+const std::string &kLog = kLogFile.path();
 
 } // namespace
 
@@ -149,9 +152,9 @@ TEST(Benchmark, StaleResultFileIsNoFreshResult) {
   llvm::sys::fs::remove_directories(dir);
 }
 
-// Counts this test's runs in $n (a file beside the log).
-const std::string kCounter = "f=/tmp/ciq-benchmark-test.count; n=$(cat $f 2>/dev/null || echo 0); "
-                             "echo $((n + 1)) > $f; ";
+// Counts this test's runs in $n (a file of this process's own, empty at first).
+const ciq::test::ScratchFile kCounterFile("ciq-benchmark-test", "count");
+const std::string kCounter = "f=" + kCounterFile.path() + "; n=$(cat $f); n=${n:-0}; echo $((n + 1)) > $f; ";
 
 // Issue 21: adaptive repeats stop at the noise target, or at the budget;
 // racing stops a candidate that is clearly worse than the incumbent.
@@ -286,10 +289,9 @@ TEST(Interleave, CloseCallsGetMoreRoundsEqualOnesStop) {
 }
 
 TEST(Interleave, DroppedBuildsSkipTheRemainingRounds) {
-  std::string dir = "/tmp/ciq-interleave-race";
-  llvm::sys::fs::create_directories(dir);
+  ciq::test::ScratchDir scratch("ciq-interleave-race");
+  const std::string &dir = scratch.path();
   std::string log = dir + "/order.txt";
-  std::remove(log.c_str());
   auto cfg = shellBenchmark("true");
   BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   auto cmd = [&](const char *name, const char *value) {
@@ -311,7 +313,6 @@ TEST(Interleave, DroppedBuildsSkipTheRemainingRounds) {
   EXPECT_EQ(res.values[0].size(), 4u);
   EXPECT_EQ(res.raced, (std::vector<size_t>{2}));
   EXPECT_EQ(res.runsSaved, 2);
-  llvm::sys::fs::remove_directories(dir);
 }
 
 // Issue 21: output comparison reads every number and checks each within
@@ -409,14 +410,15 @@ TEST(Interleave, StopEndsTheRoundsAtOnce) {
   BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   std::vector<std::string> cmd = {"sh", "-c", "echo time_ms=1"};
   int asked = 0;
-  auto res = runInterleaved(r, {cmd, cmd}, 10, "/tmp/ciq-interleave-stop.log", 1, {}, nullptr,
+  ciq::test::ScratchFile log("ciq-interleave-stop", "log");
+  auto res = runInterleaved(r, {cmd, cmd}, 10, log.path(), 1, {}, nullptr,
                             [&] { return ++asked > 3; }); // a warm-up round and 2 measured ones, then stop
   EXPECT_FALSE(res.ok);
   EXPECT_TRUE(res.stopped);
   EXPECT_EQ(res.values[0].size(), 2u);
   EXPECT_EQ(res.warmup[0].size(), 1u);
   // Without a stop every round runs.
-  auto all = runInterleaved(r, {cmd, cmd}, 4, "/tmp/ciq-interleave-stop.log", 0, {}, nullptr, [] { return false; });
+  auto all = runInterleaved(r, {cmd, cmd}, 4, log.path(), 0, {}, nullptr, [] { return false; });
   EXPECT_TRUE(all.ok);
   EXPECT_FALSE(all.stopped);
   EXPECT_EQ(all.values[1].size(), 4u);

@@ -1,4 +1,5 @@
 #include "sample_kernel.h"
+#include "scratch.h"
 #include "common/ForeignJson.h"
 #include "common/NumberFormat.h"
 #include "common/Protocol.h"
@@ -105,8 +106,8 @@ static bool running(int pid) { return pid > 0 && kill(pid, 0) == 0; }
 // closed). The run ends when the child exits; the helper, in a session of
 // its own, is ended with it.
 TEST(Subprocess, RunEndsWhenTheChildExitsNotWhenItsPipesClose) {
-  std::string file = ::testing::TempDir() + "/ciq-helper.pid";
-  std::remove(file.c_str());
+  ciq::test::ScratchFile pidFile("ciq-helper", "pid"); // empty until the helper writes its pid
+  const std::string &file = pidFile.path();
   SubprocessOptions o;
   o.timeoutSeconds = 60;
   auto r = runSubprocess({"sh", "-c", "setsid sh -c 'echo $$ > " + file + "; exec sleep 60' & "
@@ -124,8 +125,8 @@ TEST(Subprocess, RunEndsWhenTheChildExitsNotWhenItsPipesClose) {
 // Issue 29 item 4: the compile timeout's group kill missed a child that had
 // left the group (setsid); the run's end reaches it now.
 TEST(Subprocess, TimeoutEndsAChildThatLeftTheGroup) {
-  std::string file = ::testing::TempDir() + "/ciq-setsid.pid";
-  std::remove(file.c_str());
+  ciq::test::ScratchFile pidFile("ciq-setsid", "pid"); // empty until the child writes its pid
+  const std::string &file = pidFile.path();
   SubprocessOptions o;
   o.timeoutSeconds = 5;
   o.killGraceSeconds = 0.2;

@@ -1,6 +1,7 @@
 // wrapper/NarrowArch.h: every spelling of a GPU target option is replaced by
 // one --generate-code for the tuned architecture, and nvcc (parsed the way
 // ciq-ptxas parses it) then compiles SASS for that architecture only.
+#include "scratch.h"
 #include "wrapper/CommandLine.h"
 #include "wrapper/NarrowArch.h"
 
@@ -45,11 +46,11 @@ TEST(NarrowArch, EverySpellingOfATargetBecomesOneGencode) {
 }
 
 TEST(NarrowArch, OptionsFileIsRewrittenInPlace) {
-  std::string f = ::testing::TempDir() + "ciq_narrow_optf.txt";
+  ciq::test::ScratchFile optf("ciq-narrow-optf", "txt");
+  const std::string &f = optf.path();
   std::ofstream(f) << "-gencode arch=compute_80,code=sm_80 -lineinfo\n";
   auto out = narrowed({"--options-file", f, "-c", "k.cu"});
   EXPECT_EQ(out, (std::vector<std::string>{"-lineinfo", "-c", "k.cu", "--generate-code=arch=compute_90,code=sm_90"}));
-  std::remove(f.c_str());
 }
 
 TEST(NarrowArch, RefusesWhatItCannotRewrite) {

@@ -1,6 +1,7 @@
 // The wrapper's argument model (nvcc/ptxas grammar), injection rules and the
 // ptxas -v parser. Expectations about nvcc behaviour were checked against
 // `nvcc --dryrun` of CUDA 13.0.
+#include "scratch.h"
 #include "wrapper/CommandLine.h"
 #include "wrapper/Inject.h"
 #include "wrapper/PtxasStats.h"
@@ -102,7 +103,8 @@ TEST(WrapperArgs, ValueOptionsAreNotInputs) {
 }
 
 TEST(WrapperArgs, OptionsFileIsExpandedForReadingOnly) {
-  std::string f = ::testing::TempDir() + "ciq_optf.txt";
+  ciq::test::ScratchFile optf("ciq-optf", "txt");
+  const std::string &f = optf.path();
   std::ofstream(f) << "-arch=sm_90 \"-DNAME=a b\"\n-Xptxas -O1\n";
   auto c = nvcc({"-c", "k.cu", "--options-file", f});
   EXPECT_EQ(c.sassArchs(), std::vector<std::string>{"sm_90"});
@@ -150,12 +152,12 @@ TEST(WrapperInject, CandidateWinsOverUserOption) {
 }
 
 TEST(WrapperInject, ConflictInOptionsFileExpandsIt) {
-  std::string f = ::testing::TempDir() + "ciq_optf2.txt";
+  ciq::test::ScratchFile optf("ciq-optf", "txt");
+  const std::string &f = optf.path();
   std::ofstream(f) << "-arch=sm_90 -Xptxas -O1";
   auto c = nvcc({"-c", "k.cu", "-optf", f});
   auto inj = injectNvcc(c, cand({"-O2"}), {"nvcc"}, false);
   EXPECT_EQ(inj.argv, (std::vector<std::string>{"nvcc", "-c", "k.cu", "-arch=sm_90", "-Xptxas", "-O2"}));
-  std::remove(f.c_str());
 }
 
 TEST(WrapperInject, ConflictInEnvIsAnError) {
