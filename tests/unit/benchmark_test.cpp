@@ -28,7 +28,7 @@ TuneConfig shellBenchmark(const std::string &script, double timeout = 5) {
 }
 
 // The benchmark log of the tests that do not read it: this process's own.
-const ciq::test::ScratchFile kLogFile("ciq-benchmark-test", "log");
+const ciq::test::Scratch kLogFile("ciq-benchmark-test", "log");
 const std::string &kLog = kLogFile.path();
 
 } // namespace
@@ -153,7 +153,7 @@ TEST(Benchmark, StaleResultFileIsNoFreshResult) {
 }
 
 // Counts this test's runs in $n (a file of this process's own, empty at first).
-const ciq::test::ScratchFile kCounterFile("ciq-benchmark-test", "count");
+const ciq::test::Scratch kCounterFile("ciq-benchmark-test", "count");
 const std::string kCounter = "f=" + kCounterFile.path() + "; n=$(cat $f); n=${n:-0}; echo $((n + 1)) > $f; ";
 
 // Issue 21: adaptive repeats stop at the noise target, or at the budget;
@@ -289,7 +289,7 @@ TEST(Interleave, CloseCallsGetMoreRoundsEqualOnesStop) {
 }
 
 TEST(Interleave, DroppedBuildsSkipTheRemainingRounds) {
-  ciq::test::ScratchDir scratch("ciq-interleave-race");
+  ciq::test::Scratch scratch("ciq-interleave-race");
   const std::string &dir = scratch.path();
   std::string log = dir + "/order.txt";
   auto cfg = shellBenchmark("true");
@@ -410,7 +410,7 @@ TEST(Interleave, StopEndsTheRoundsAtOnce) {
   BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
   std::vector<std::string> cmd = {"sh", "-c", "echo time_ms=1"};
   int asked = 0;
-  ciq::test::ScratchFile log("ciq-interleave-stop", "log");
+  ciq::test::Scratch log("ciq-interleave-stop", "log");
   auto res = runInterleaved(r, {cmd, cmd}, 10, log.path(), 1, {}, nullptr,
                             [&] { return ++asked > 3; }); // a warm-up round and 2 measured ones, then stop
   EXPECT_FALSE(res.ok);

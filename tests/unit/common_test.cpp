@@ -106,7 +106,7 @@ static bool running(int pid) { return pid > 0 && kill(pid, 0) == 0; }
 // closed). The run ends when the child exits; the helper, in a session of
 // its own, is ended with it.
 TEST(Subprocess, RunEndsWhenTheChildExitsNotWhenItsPipesClose) {
-  ciq::test::ScratchFile pidFile("ciq-helper", "pid"); // empty until the helper writes its pid
+  ciq::test::Scratch pidFile("ciq-helper", "pid"); // empty until the helper writes its pid
   const std::string &file = pidFile.path();
   SubprocessOptions o;
   o.timeoutSeconds = 60;
@@ -125,7 +125,7 @@ TEST(Subprocess, RunEndsWhenTheChildExitsNotWhenItsPipesClose) {
 // Issue 29 item 4: the compile timeout's group kill missed a child that had
 // left the group (setsid); the run's end reaches it now.
 TEST(Subprocess, TimeoutEndsAChildThatLeftTheGroup) {
-  ciq::test::ScratchFile pidFile("ciq-setsid", "pid"); // empty until the child writes its pid
+  ciq::test::Scratch pidFile("ciq-setsid", "pid"); // empty until the child writes its pid
   const std::string &file = pidFile.path();
   SubprocessOptions o;
   o.timeoutSeconds = 5;

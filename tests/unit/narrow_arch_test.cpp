@@ -46,7 +46,7 @@ TEST(NarrowArch, EverySpellingOfATargetBecomesOneGencode) {
 }
 
 TEST(NarrowArch, OptionsFileIsRewrittenInPlace) {
-  ciq::test::ScratchFile optf("ciq-narrow-optf", "txt");
+  ciq::test::Scratch optf("ciq-narrow-optf", "txt");
   const std::string &f = optf.path();
   std::ofstream(f) << "-gencode arch=compute_80,code=sm_80 -lineinfo\n";
   auto out = narrowed({"--options-file", f, "-c", "k.cu"});

@@ -11,46 +11,35 @@
 
 namespace ciq::test {
 
-// Also reached at static initialization (before GoogleTest runs): there is
-// no test to fail, so it stops the process with the reason.
-[[noreturn]] inline void scratchFailed(const char *what, const char *prefix, std::error_code ec) {
-  std::fprintf(stderr, "cannot create a temporary %s %s-*: %s\n", what, prefix, ec.message().c_str());
-  std::abort();
-}
-
-class ScratchFile {
+class Scratch {
 public:
-  // Created empty: <tmp>/<prefix>-XXXXXX.<suffix>.
-  ScratchFile(const char *prefix, const char *suffix) {
+  // A file, created empty: <tmp>/<prefix>-XXXXXX.<suffix>; with no suffix, a
+  // folder <tmp>/<prefix>-XXXXXX for what a test puts in it.
+  explicit Scratch(const char *prefix, const char *suffix = nullptr) : folder_(!suffix) {
     llvm::SmallString<128> p;
-    if (auto ec = llvm::sys::fs::createTemporaryFile(prefix, suffix, p))
-      scratchFailed("file", prefix, ec);
+    std::error_code ec = folder_ ? llvm::sys::fs::createUniqueDirectory(prefix, p)
+                                 : llvm::sys::fs::createTemporaryFile(prefix, suffix, p);
+    if (ec) {
+      // Also reached at static initialization (before GoogleTest runs): there
+      // is no test to fail, so it stops the process with the reason.
+      std::fprintf(stderr, "cannot create a temporary %s %s-*: %s\n", folder_ ? "folder" : "file", prefix,
+                   ec.message().c_str());
+      std::abort();
+    }
     path_ = p.str().str();
   }
-  ~ScratchFile() { llvm::sys::fs::remove(path_); }
-  ScratchFile(const ScratchFile &) = delete;
-  ScratchFile &operator=(const ScratchFile &) = delete;
+  ~Scratch() {
+    if (folder_)
+      llvm::sys::fs::remove_directories(path_);
+    else
+      llvm::sys::fs::remove(path_);
+  }
+  Scratch(const Scratch &) = delete;
+  Scratch &operator=(const Scratch &) = delete;
   const std::string &path() const { return path_; }
 
 private:
-  std::string path_;
-};
-
-class ScratchDir {
-public:
-  // <tmp>/<prefix>-XXXXXX, with what a test puts in it.
-  explicit ScratchDir(const char *prefix) {
-    llvm::SmallString<128> p;
-    if (auto ec = llvm::sys::fs::createUniqueDirectory(prefix, p))
-      scratchFailed("folder", prefix, ec);
-    path_ = p.str().str();
-  }
-  ~ScratchDir() { llvm::sys::fs::remove_directories(path_); }
-  ScratchDir(const ScratchDir &) = delete;
-  ScratchDir &operator=(const ScratchDir &) = delete;
-  const std::string &path() const { return path_; }
-
-private:
+  bool folder_;
   std::string path_;
 };
 

@@ -103,7 +103,7 @@ TEST(WrapperArgs, ValueOptionsAreNotInputs) {
 }
 
 TEST(WrapperArgs, OptionsFileIsExpandedForReadingOnly) {
-  ciq::test::ScratchFile optf("ciq-optf", "txt");
+  ciq::test::Scratch optf("ciq-optf", "txt");
   const std::string &f = optf.path();
   std::ofstream(f) << "-arch=sm_90 \"-DNAME=a b\"\n-Xptxas -O1\n";
   auto c = nvcc({"-c", "k.cu", "--options-file", f});
@@ -152,7 +152,7 @@ TEST(WrapperInject, CandidateWinsOverUserOption) {
 }
 
 TEST(WrapperInject, ConflictInOptionsFileExpandsIt) {
-  ciq::test::ScratchFile optf("ciq-optf", "txt");
+  ciq::test::Scratch optf("ciq-optf", "txt");
   const std::string &f = optf.path();
   std::ofstream(f) << "-arch=sm_90 -Xptxas -O1";
   auto c = nvcc({"-c", "k.cu", "-optf", f});
