@@ -31,6 +31,9 @@ inline const char *CompilerCrash = "compiler_crash";
 inline const char *CompileTimeout = "compile_timeout";
 inline const char *LinkError = "link_error";
 inline const char *StaleBuild = "stale_build";
+// A per-kernel control (common/KernelDirective.h) that reached no compile of
+// its kernel, or that ptxas's report shows it did not take.
+inline const char *KernelControlIgnored = "kernel_control_ignored";
 // Not the candidate's fault: retried once, never recorded; the search stops
 // if it happens again.
 inline const char *BuildInterrupted = "build_interrupted";

@@ -15,11 +15,18 @@ using nlohmann::json;
 
 std::string candidateHashOf(const std::vector<std::string> &ptxas, const std::vector<std::string> &nvcc,
                             const std::vector<std::string> &defines,
-                            const std::vector<std::pair<std::string, std::string>> &acfStageAndSha256) {
+                            const std::vector<std::pair<std::string, std::string>> &acfStageAndSha256,
+                            const std::vector<KernelDirective> &kernels) {
   json acf = json::array();
   for (const auto &[stage, sha] : acfStageAndSha256)
     acf.push_back({stage, sha});
   json j = {{"ptxas", ptxas}, {"nvcc", nvcc}, {"defines", defines}, {"acfs", acf}};
+  if (!kernels.empty()) {
+    json k = json::array();
+    for (const auto &d : kernels)
+      k.push_back({d.kernel, d.directive, d.value});
+    j["kernels"] = k;
+  }
   return sha256Hex(j.dump());
 }
 
@@ -43,6 +50,8 @@ json lockToJson(const Lockfile &l) {
                  {"rendered", {{"ptxas", l.ptxasOptions}, {"nvcc", l.nvccOptions}, {"defines", l.defines}}},
                  {"acfs", acfs},
                  {"device_code_sha256", l.deviceCodeSha256}};
+  if (!l.kernelDirectives.empty())
+    j["winner"]["rendered"]["kernels"] = l.kernelDirectives;
   j["score"] = l.score;
   return j;
 }
@@ -122,7 +131,8 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
   wf.need("candidate_id", l.candidateId).object("rendered", rendered, true).need("device_code_sha256", l.deviceCodeSha256)
       .need("candidate_hash", l.candidateHash).opt("controls", l.controls).opt("acfs", acfs);
   JsonFields rf(*rendered, ww + ".rendered");
-  rf.need("ptxas", l.ptxasOptions).need("nvcc", l.nvccOptions).need("defines", l.defines);
+  rf.need("ptxas", l.ptxasOptions).need("nvcc", l.nvccOptions).need("defines", l.defines)
+      .opt("kernels", l.kernelDirectives);
   for (const JsonFields *f : {&cf, &nf, &pf, &wf, &rf})
     if (!f->ok())
       return fail(f->error());
@@ -147,7 +157,8 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
   std::vector<std::pair<std::string, std::string>> acfHashes;
   for (const auto &a : l.acfs)
     acfHashes.push_back({a.stage, a.sha256});
-  if (checkIntegrity && candidateHashOf(l.ptxasOptions, l.nvccOptions, l.defines, acfHashes) != l.candidateHash) {
+  if (checkIntegrity && candidateHashOf(l.ptxasOptions, l.nvccOptions, l.defines, acfHashes, l.kernelDirectives) !=
+                            l.candidateHash) {
     error = ww + ": the rendered options and ACFs do not hash to candidate_hash " + l.candidateHash.substr(0, 16) +
             "...: the lock was edited by hand" + kRestore;
     return std::nullopt;
@@ -193,6 +204,7 @@ CandidateMessage lockToCandidate(const Lockfile &l, const std::string &lockPath)
   c.ptxasOptions = l.ptxasOptions;
   c.nvccOptions = l.nvccOptions;
   c.defines = l.defines;
+  c.kernelDirectives = l.kernelDirectives;
   std::string dir = lockPath.substr(0, lockPath.find_last_of('/') == std::string::npos ? 0 : lockPath.find_last_of('/'));
   if (dir.empty())
     dir = ".";

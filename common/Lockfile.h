@@ -35,18 +35,24 @@ struct Lockfile {
   std::vector<std::string> nvccOptions;
   std::vector<std::string> defines;                     // NAME=VALUE
   std::vector<LockAcf> acfs;
+  // Per-kernel controls, keyed by kernelKey (common/KernelDirective.h): they
+  // reach a build only through ciq-ptxas --lock, never a compile line.
+  std::vector<KernelDirective> kernelDirectives;
   std::string deviceCodeSha256;
   nlohmann::json score = nlohmann::json::object();      // objective, unit, baseline, winner, speedup, cv, p
   nlohmann::json extra = nlohmann::json::object();      // forward-compatible fields kept on rewrite
 };
 
 // The candidate hash: SHA-256 of the compact JSON (keys sorted)
-// {"acfs":[[stage,sha256],...],"defines":[...],"nvcc":[...],"ptxas":[...]}.
+// {"acfs":[[stage,sha256],...],"defines":[...],"nvcc":[...],"ptxas":[...]},
+// plus "kernels":[[kernel,directive,value],...] when there are per-kernel
+// controls (absent otherwise, so the hashes of winners without them stay).
 // Equal hashes mean the compiler sees the same thing; a lock whose winner does
 // not hash to its candidate_hash was edited by hand and is refused.
 std::string candidateHashOf(const std::vector<std::string> &ptxas, const std::vector<std::string> &nvcc,
                             const std::vector<std::string> &defines,
-                            const std::vector<std::pair<std::string, std::string>> &acfStageAndSha256);
+                            const std::vector<std::pair<std::string, std::string>> &acfStageAndSha256,
+                            const std::vector<KernelDirective> &kernels = {});
 
 nlohmann::json lockToJson(const Lockfile &l);
 // Parses and checks a lockfile's shape and its winner against candidate_hash;

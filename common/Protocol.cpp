@@ -109,6 +109,8 @@ void to_json(json &j, const CandidateMessage &v) {
            {"compile_timeout_s", v.compileTimeoutSeconds},
            {"strip_args", bytesListToJson(v.stripArgs)}, {"narrow_to", v.narrowTo},
            {"need_object", v.needObject}, {"engine_token", v.engineToken}};
+  if (!v.kernelDirectives.empty())
+    j["kernel_directives"] = v.kernelDirectives;
 }
 bool readJson(const json &in, CandidateMessage &v, std::string &why) {
   json j = in;
@@ -118,7 +120,7 @@ bool readJson(const json &in, CandidateMessage &v, std::string &why) {
            .opt("ptxas_options", v.ptxasOptions).opt("nvcc_options", v.nvccOptions).opt("defines", v.defines)
            .opt("acfs", v.acfs).opt("compile_timeout_s", v.compileTimeoutSeconds)
            .opt("strip_args", v.stripArgs).opt("narrow_to", v.narrowTo).opt("need_object", v.needObject)
-           .opt("engine_token", v.engineToken))
+           .opt("engine_token", v.engineToken).opt("kernel_directives", v.kernelDirectives))
 }
 
 void to_json(json &j, const KernelStats &v) {
@@ -129,8 +131,10 @@ void to_json(json &j, const KernelStats &v) {
            {"constant_bytes", v.constantBytes}, {"compile_ms", v.compileMs}, {"entry", v.entry},
            {"frame_known", v.frameKnown}, {"usage_known", v.usageKnown},
            {"cap_applied", v.capApplied}, {"cap_override", v.capOverride}};
+  if (v.ptxKnown)
+    j["ptx"] = json{{"max_threads", v.ptxMaxThreads}, {"min_blocks", v.ptxMinBlocks}, {"maxnreg", v.ptxMaxnreg}};
 }
-bool readJson(const json &j, KernelStats &v, std::string &why) {
+static bool readKernelFields(const json &j, KernelStats &v, std::string &why) {
   // Journals written before these fields: every recorded kernel was an entry
   // whose report was read.
   v.entry = v.frameKnown = v.usageKnown = true;
@@ -140,6 +144,23 @@ bool readJson(const json &j, KernelStats &v, std::string &why) {
            .opt("constant_bytes", v.constantBytes).opt("compile_ms", v.compileMs)
            .opt("entry", v.entry).opt("frame_known", v.frameKnown).opt("usage_known", v.usageKnown)
            .opt("cap_applied", v.capApplied).opt("cap_override", v.capOverride))
+}
+
+// KernelStats with its "ptx" member: the entry's directives, when read.
+static bool readKernelPtx(const json &j, KernelStats &v, std::string &why) {
+  auto it = j.find("ptx");
+  if (it == j.end() || it->is_null())
+    return true;
+  v.ptxKnown = true;
+  JsonFields f(*it, "");
+  f.opt("max_threads", v.ptxMaxThreads).opt("min_blocks", v.ptxMinBlocks).opt("maxnreg", v.ptxMaxnreg);
+  if (!f.ok())
+    why = "\"ptx\"" + f.error().substr(1);
+  return f.ok();
+}
+
+bool readJson(const json &j, KernelStats &v, std::string &why) {
+  return readKernelFields(j, v, why) && readKernelPtx(j, v, why);
 }
 
 void to_json(json &j, const Receipt &v) {
@@ -152,6 +173,8 @@ void to_json(json &j, const Receipt &v) {
            {"skipped_controls", bytesListToJson(v.skippedControls)}, {"crash_signal", v.crashSignal},
            {"crashed_tool", v.crashedTool}, {"cap_overrides_unattributed", v.capOverridesUnattributed},
            {"ptx_reuse", v.ptxReuse}, {"engine_token", v.engineToken}};
+  if (!v.directives.empty())
+    j["directives"] = v.directives;
   if (v.ioErrno != 0) {
     j["io_errno"] = v.ioErrno;
     j["io_path"] = bytesToJson(v.ioPath);
@@ -170,7 +193,8 @@ bool readJson(const json &in, Receipt &v, std::string &why) {
            .opt("overridden_user_options", v.overriddenUserOptions).opt("skipped_controls", v.skippedControls)
            .opt("crash_signal", v.crashSignal).opt("crashed_tool", v.crashedTool)
            .opt("cap_overrides_unattributed", v.capOverridesUnattributed).opt("ptx_reuse", v.ptxReuse)
-           .opt("engine_token", v.engineToken).opt("io_errno", v.ioErrno).opt("io_path", v.ioPath))
+           .opt("engine_token", v.engineToken).opt("io_errno", v.ioErrno).opt("io_path", v.ioPath)
+           .opt("directives", v.directives))
 }
 #undef READ
 

@@ -9,6 +9,7 @@
 //   engine  -> wrapper {"v":1,"op":"ack"}
 #pragma once
 #include "common/JsonRead.h"
+#include "common/KernelDirective.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -62,6 +63,9 @@ struct CandidateMessage {
   // False when every objective is a compile metric: a candidate that reuses
   // kept PTX needs ptxas's statistics and device code, not a new object.
   bool needObject = true;
+  // Per-kernel controls (common/KernelDirective.h): written into the PTX of
+  // the entries they name before ptxas compiles it.
+  std::vector<KernelDirective> kernelDirectives;
 };
 
 // ptxas statistics of one kernel (entry function) for one architecture.
@@ -85,6 +89,15 @@ struct KernelStats {
   // "entry-specific value 255 computed using thread count" (wrapper/RegisterCap.h).
   bool capApplied = false;
   std::string capOverride;
+  // The entry's own directives as nvcc's front end wrote them (before any
+  // per-kernel control), where the wrapper read that PTX (kept or reused
+  // PTX, a ptxas stand-in's input): the block
+  // size of .maxntid/.reqntid (x*y*z, 0: none), .minnctapersm and .maxnreg
+  // (0: none). ptxKnown false: the PTX was not read, these are unknown.
+  bool ptxKnown = false;
+  int ptxMaxThreads = 0;
+  int ptxMinBlocks = 0;
+  int ptxMaxnreg = 0;
 };
 
 // What the wrapper reports after one compiler invocation.
@@ -121,6 +134,9 @@ struct Receipt {
   // the engine records nothing for it and stops the search. 0: none.
   int ioErrno = 0;
   std::string ioPath;
+  // What became of each per-kernel control of the candidate in this compile
+  // (one per directive and architecture of an entry it names).
+  std::vector<DirectiveOutcome> directives;
 };
 
 void to_json(nlohmann::json &j, const CompileRequest &v);

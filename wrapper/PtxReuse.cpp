@@ -199,7 +199,7 @@ std::vector<std::string> PtxReuse::dryRunArgs(const std::vector<std::string> &ca
 }
 
 std::vector<std::string> PtxReuse::keepArgs(const CandidateMessage &c) {
-  if (!unsupported_.empty() || !ptxasOnly(c))
+  if (!mayKeep(c))
     return {};
   tmpDir_ = dir_ + ".tmp" + std::to_string(getpid());
   llvm::sys::fs::remove_directories(tmpDir_);
@@ -233,13 +233,65 @@ std::string PtxReuse::keep(const std::vector<std::string> &candArgs) {
   }
   if (!why.empty())
     llvm::sys::fs::remove_directories(tmpDir_);
+  loaded_ = false; // the entry on disk is this one now (or none): read it again
+  keeping_ = false;
   return why.empty() ? "" : "PTX reuse: kept nothing for " + ctx_.output + ": " + why;
+}
+
+std::vector<PtxEntry> PtxReuse::keptEntries() {
+  std::vector<PtxEntry> out;
+  if (!unsupported_.empty())
+    return out;
+  auto kept = loadEntry(dir_, stale_);
+  if (!kept)
+    return out;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(kept->keepDir(), ec), end; it != end && !ec; it.increment(ec))
+    if (llvm::StringRef(it->path()).endswith(".ptx")) {
+      std::string err;
+      for (auto &e : readPtxFile(it->path(), err))
+        out.push_back(e);
+    }
+  return out;
+}
+
+// The ptxas step's PTX input, read for its entries and, for a candidate with
+// per-kernel controls, edited into this candidate's folder (and the fatbin's
+// embedded PTX with it, so a JIT compile of it gets the same directives).
+std::string PtxReuse::editPtx(std::vector<std::string> &v, const CandidateMessage &c, const std::string &work,
+                              size_t index, ReuseResult &res,
+                              std::vector<std::pair<std::string, std::string>> &moved) {
+  std::string arch;
+  size_t input = 0;
+  for (size_t k = 1; k < v.size(); ++k) {
+    if (llvm::StringRef(v[k]).startswith("-arch="))
+      arch = v[k].substr(6);
+    else if (v[k] == "-arch" && k + 1 < v.size())
+      arch = v[k + 1];
+    if (llvm::StringRef(v[k]).endswith(".ptx") && (k == 0 || v[k - 1] != "-o"))
+      input = k;
+  }
+  if (input == 0)
+    return c.kernelDirectives.empty() ? "" : "nvcc's ptxas step names no .ptx input, so per-kernel controls cannot be written";
+  if (c.kernelDirectives.empty()) {
+    std::string err;
+    for (auto &e : readPtxFile(v[input], err))
+      res.entries.push_back(e);
+    return "";
+  }
+  std::string edited = work + "/" + std::to_string(index) + "." + baseOf(v[input]);
+  if (std::string bad = editPtxFile(v[input], edited, c.kernelDirectives, arch, res.entries, res.directives);
+      !bad.empty())
+    return bad;
+  moved.push_back({v[input], edited});
+  v[input] = edited;
+  return "";
 }
 
 ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std::string> &candArgs,
                                bool needObject) {
   ReuseResult res;
-  if (!unsupported_.empty() || !ptxasOnly(c))
+  if (!mayKeep(c))
     return res;
   auto fallBack = [&](const std::string &why) {
     res.note = "PTX reuse: full compile of " + ctx_.output + ": " + why;
@@ -283,6 +335,10 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
         moved.push_back({v[k + 1], to});
         v[k + 1] = to;
       }
+    if (std::string bad = editPtx(v, c, work, i, res, moved); !bad.empty()) {
+      llvm::sys::fs::remove_directories(work);
+      return fallBack(bad);
+    }
   }
   std::vector<ToolRun> runs(ptxas.size());
   std::vector<std::thread> threads;

@@ -17,6 +17,7 @@
 #pragma once
 #include "wrapper/CommandLine.h"
 #include "wrapper/CompilerCrash.h"
+#include "wrapper/PtxDirectives.h"
 #include "common/Protocol.h"
 #include "wrapper/PtxReuseStore.h"
 
@@ -34,6 +35,11 @@ struct ReuseContext {
   std::vector<std::string> userArgs;  // the user's arguments, without ciq's controls
   const NvccCommand *cmd = nullptr;   // userArgs parsed
   double timeoutSeconds = 0;          // per tool run, 0: none
+  // A private run directory (made for this compile alone): any candidate
+  // may keep and reuse its own front end there, not only ptxas-only ones.
+  // How per-kernel controls reach ptxas when the candidate (or a lock) also
+  // changes the front end.
+  bool privateEntry = false;
 };
 
 struct ReuseResult {
@@ -47,6 +53,8 @@ struct ReuseResult {
   std::vector<std::string> finalArgv; // the ptxas commands run, ";"-separated
   std::string deviceCodeSha256;
   long deviceCodeBytes = 0;
+  std::vector<PtxEntry> entries;              // the entries of the PTX ptxas compiled
+  std::vector<DirectiveOutcome> directives;   // the candidate's per-kernel controls, per architecture
 };
 
 // Is this candidate's set of controls one that reaches ptxas alone?
@@ -82,6 +90,9 @@ public:
   // unsupported): where a full or read-only run directory shows.
   const std::string &folder() const { return dir_; }
 
+  // The entries of the kept PTX (after keep(), or of an entry kept earlier).
+  std::vector<PtxEntry> keptEntries();
+
 private:
   ReuseContext ctx_;
   std::string unsupported_;
@@ -92,6 +103,9 @@ private:
   bool keeping_ = false;
 
   const std::optional<KeptEntry> &entry();
+  bool mayKeep(const CandidateMessage &c) const { return unsupported_.empty() && (ctx_.privateEntry || ptxasOnly(c)); }
+  std::string editPtx(std::vector<std::string> &ptxasArgv, const CandidateMessage &c, const std::string &work,
+                      size_t index, ReuseResult &res, std::vector<std::pair<std::string, std::string>> &moved);
   std::vector<std::string> dryRunArgs(const std::vector<std::string> &candArgs, const std::string &keepDir) const;
 };
 

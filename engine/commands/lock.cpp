@@ -199,6 +199,11 @@ int show(const ciq::Lockfile &l) {
   for (const auto &d : l.defines) opts += " -D" + d;
   for (const auto &a : l.acfs) opts += " --apply-controls(" + a.stage + ") " + a.file;
   printf("options:      %s\n", opts.empty() ? " (none)" : opts.c_str());
+  // Per-kernel controls: PTX directives of one entry each, written by
+  // ciq-ptxas --lock into every compile that has that kernel.
+  for (const auto &k : l.kernelDirectives)
+    printf("kernel:        %s: %s  [%s]\n", (k.label.empty() ? k.kernel : k.label).c_str(),
+           ciq::directivePtx(k).c_str(), k.kernel.c_str());
   printf("nvcc:          %s (%s)\nptxas:         %s (%s)\n", l.nvccVersion.c_str(), l.nvccPath.c_str(),
          l.ptxasVersion.c_str(), l.ptxasPath.c_str());
   std::string archs;
@@ -239,6 +244,11 @@ int showObjects(const ciq::Lockfile &l) {
     std::string opts;
     for (const auto &a : o.options)
       opts += (opts.empty() ? "" : " ") + a;
+    // Per-kernel controls go into every compile whose PTX has the kernel:
+    // which one that is shows only when it compiles, so each is listed.
+    for (const auto &k : l.kernelDirectives)
+      opts += (opts.empty() ? "" : " ") + std::string("[kernel ") + (k.label.empty() ? k.kernel : k.label) + ": " +
+              ciq::directivePtx(k) + " where it is compiled]";
     if (!o.note.empty())
       printf("  %s: none (%s)\n", o.source.c_str(), o.note.c_str());
     else

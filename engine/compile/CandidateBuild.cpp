@@ -1,4 +1,5 @@
 #include "engine/compile/CandidateBuild.h"
+#include "engine/compile/KernelControlCheck.h"
 #include "engine/compile/BuildTreeGuard.h"
 #include "common/DeviceCode.h"
 #include "common/DiskFault.h"
@@ -143,6 +144,7 @@ CandidateMessage CandidateBuilder::messageFor(const Evaluation &e) const {
   m.ptxasOptions = e.rendered.ptxas;
   m.nvccOptions = e.rendered.nvcc;
   m.defines = e.rendered.defines;
+  m.kernelDirectives = e.rendered.kernels;
   for (const auto &a : e.rendered.acfs) {
     auto it = acfCopy_.find(a.sha256);
     m.acfs.push_back({a.stage, it == acfCopy_.end() ? a.path : it->second, a.sha256});
@@ -447,6 +449,12 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
                                             : " (did build.clean delete it, and does build.command compile it "
                                               "through nvcc/ptxas on PATH or $CIQ_PTXAS?)") +
                 "; log: " + e.log;
+    return;
+  }
+  if (std::string bad = kernelControlProblem(e.rendered, receipts); !bad.empty()) {
+    e.reason = reason::KernelControlIgnored;
+    e.message = bad + "; log: " + e.log;
+    e.kernels.clear();
     return;
   }
   e.deviceCodeSha256 = hashes.empty() ? "" : combineDeviceCodeHashes(hashes);

@@ -404,6 +404,12 @@ SlurmConfig parseSlurm(const YAML::Node &n, const YamlReader &r, const std::stri
   return s;
 }
 
+} // namespace
+
+KernelControlsConfig parseKernelControls(const YAML::Node &n, const YamlReader &r);
+
+namespace {
+
 TuneConfig parse(const std::string &path) {
   YAML::Node root = loadYamlFile(path);
   YamlReader r(path);
@@ -412,7 +418,7 @@ TuneConfig parse(const std::string &path) {
   r.onlyKeys(root, "", {"target", "build_dir", "build", "config", "lockfile", "run_dir", "tune_targets",
                         "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs", "workers",
                         "overlap", "keep_invalid", "executor", "slurm", "tune_architectures", "narrow_architectures",
-                        "constraints"});
+                        "constraints", "kernel_controls"});
   TuneConfig c;
   c.path = path;
   std::string base = llvm::sys::path::parent_path(path).str();
@@ -450,6 +456,8 @@ TuneConfig parse(const std::string &path) {
   if (root["narrow_architectures"])
     c.narrowArchitectures = r.boolean(root["narrow_architectures"], "narrow_architectures");
   if (root["benchmark"]) c.benchmark = parseBenchmark(root["benchmark"], r, base);
+  if (root["kernel_controls"]) c.kernelControls = parseKernelControls(root["kernel_controls"], r);
+  else c.kernelControls.origin = path;
   if (!c.benchmark.cases.empty() && c.executor.kind == "slurm") // its finalists job measures one command
     r.fail(root["benchmark"]["cases"], "benchmark.cases", "is not supported with executor: slurm yet; use executor: local");
   if (root["search"]) c.search = parseSearch(root["search"], r);

@@ -4,6 +4,7 @@
 #include "engine/measure/BenchmarkConfig.h"
 #include "common/BuildMode.h"
 #include "common/SourceLoc.h"
+#include "engine/config/KernelSpace.h"
 #include "engine/config/Space.h"
 #include "engine/config/StrategyTable.h"
 
@@ -150,7 +151,14 @@ struct TuneConfig {
   std::vector<std::string> buildArchitectures;  // SASS the build's compile lines produce
   std::string measuredArchitecture;             // "" when unknown
   std::optional<BuildMode> buildMode;           // the configuration tuned in; nullopt when no compile line is known
+  // `kernel_controls:` (engine/config/KernelSpace.h): the per-kernel controls
+  // added to the space once the baseline shows the kernels.
+  KernelControlsConfig kernelControls;
 };
+
+// Whether the search gets per-kernel controls (kernel_controls.mode; auto:
+// a runtime objective over the default space).
+bool kernelControlsOn(const TuneConfig &c);
 
 // Parses a ciq.yaml; nullopt with `error` set to one line on failure.
 std::optional<TuneConfig> loadConfig(const std::string &path, std::string &error);

@@ -12,6 +12,7 @@ static const char *renderName(RenderKind k) {
   case RenderKind::Nvcc: return "nvcc";
   case RenderKind::Define: return "define";
   case RenderKind::Acf: return "acf";
+  case RenderKind::Kernel: return "kernel";
   }
   return "?";
 }
@@ -69,6 +70,8 @@ std::string SearchSpace::identity() const {
     json vals = c.render == RenderKind::Acf ? json(c.acfSha256) : json(c.values);
     all.push_back({{"name", c.name}, {"render", renderName(c.render)}, {"option", c.option},
                    {"stage", c.acfStage}, {"values", vals}, {"can_unset", c.canUnset}});
+    if (c.render == RenderKind::Kernel)
+      all.back()["kernel"] = c.kernelKey;
   }
   // Constraints change which points exist; a space without them keeps the
   // identity it had before constraints were there.
@@ -110,6 +113,9 @@ Rendered render(const SearchSpace &space, const Point &p) {
       if (v.empty()) // the "none" choice of include_none
         break;
       r.acfs.push_back({c.acfStage, v, c.acfSha256.at(p[i])});
+      break;
+    case RenderKind::Kernel:
+      r.kernels.push_back({c.kernelKey, c.option, std::atoi(v.c_str()), c.kernelLabel});
       break;
     }
     r.controls[c.name] = v;

@@ -15,7 +15,7 @@
 
 namespace ciq {
 
-enum class RenderKind { Ptxas, Nvcc, Define, Acf };
+enum class RenderKind { Ptxas, Nvcc, Define, Acf, Kernel };
 enum class DomainKind { Choice, Range, Literal, LogSampling, AcfFiles };
 
 struct Control {
@@ -23,8 +23,12 @@ struct Control {
   RenderKind render = RenderKind::Ptxas;
   // Ptxas/Nvcc: an option template; "{}" is replaced by the value
   // ("--opt-level={}"); a template without "{}" is a flag whose values are
-  // only on/off. Define: the macro name (renders -DNAME=value).
+  // only on/off. Define: the macro name (renders -DNAME=value). Kernel: the
+  // directive (common/KernelDirective.h), its value the number it gets.
   std::string option;
+  // Kernel: the entry it is written into (kernelKey) and its short
+  // demangled name; added after the baseline (engine/config/KernelSpace.h).
+  std::string kernelKey, kernelLabel;
   std::string acfStage = "ptxas";      // Acf: which tool gets --apply-controls
   DomainKind domain = DomainKind::Choice;
   std::vector<std::string> values;     // the domain, materialised; for Acf: absolute file paths

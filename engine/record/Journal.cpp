@@ -56,7 +56,7 @@ json evaluationCoreToJson(const Evaluation &e) {
     objects.push_back({{"source", o.source}, {"output", o.output}, {"device_code_sha256", o.deviceCodeSha256},
                        {"device_code_bytes", o.deviceCodeBytes}, {"wall_ms", o.wallMs}, {"status", o.status},
                        {"ptxas_ran", o.ptxasRan}, {"ptx_reuse", o.ptxReuse}});
-  return json{{"op", "evaluation"},
+  json j = json{{"op", "evaluation"},
               {"candidate_id", e.candidateId},
               {"generation", e.generation},
               {"point", e.point},
@@ -87,6 +87,9 @@ json evaluationCoreToJson(const Evaluation &e) {
               {"log", e.log},
               {"replay", e.replay},
               {"evaluated_at", e.evaluatedAt}};
+  if (!e.rendered.kernels.empty())
+    j["rendered"]["kernels"] = e.rendered.kernels;
+  return j;
 }
 
 bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const std::string &where) {
@@ -109,7 +112,8 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
   e.rendered.controls = *controls;
   std::vector<json> acfs, objects;
   JsonFields r(*rendered, where + ": \"rendered\"");
-  r.opt("ptxas", e.rendered.ptxas).opt("nvcc", e.rendered.nvcc).opt("defines", e.rendered.defines).opt("acfs", acfs);
+  r.opt("ptxas", e.rendered.ptxas).opt("nvcc", e.rendered.nvcc).opt("defines", e.rendered.defines).opt("acfs", acfs)
+      .opt("kernels", e.rendered.kernels);
   f.opt("objects", objects);
   std::vector<json> cases;
   f.opt("cases", cases);

@@ -6,6 +6,8 @@
 // A point holds, per control, the index of its value in the domain, or
 // kUnset: the control is left out and the compiler's default applies.
 #pragma once
+#include "common/KernelDirective.h"
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -27,8 +29,10 @@ struct Rendered {
   std::vector<std::string> nvcc;      // nvcc arguments
   std::vector<std::string> defines;   // NAME=VALUE
   std::vector<RenderedAcf> acfs;
+  // Per-kernel controls (common/KernelDirective.h), in the space's order.
+  std::vector<KernelDirective> kernels;
   nlohmann::json controls = nlohmann::json::object();   // name -> value of set controls
-  bool empty() const { return ptxas.empty() && nvcc.empty() && defines.empty() && acfs.empty(); }
+  bool empty() const { return ptxas.empty() && nvcc.empty() && defines.empty() && acfs.empty() && kernels.empty(); }
   std::string summary() const;        // one line, e.g. "-Xptxas --opt-level=2 -DTILE=16"
   // SHA-256 over the rendered arguments and each ACF's bytes (by their hash):
   // equal hashes mean the compiler sees the same thing.

@@ -54,7 +54,8 @@ std::string resultsCsvNumber(double v) {
 
 std::string renderedSummary(const std::vector<std::string> &ptxas, const std::vector<std::string> &nvcc,
                             const std::vector<std::string> &defines,
-                            const std::vector<std::pair<std::string, std::string>> &acfs) {
+                            const std::vector<std::pair<std::string, std::string>> &acfs,
+                            const std::vector<KernelDirective> &kernels) {
   std::vector<std::string> parts;
   for (const auto &o : ptxas)
     parts.push_back("-Xptxas " + shellQuote(o));
@@ -64,6 +65,8 @@ std::string renderedSummary(const std::vector<std::string> &ptxas, const std::ve
     parts.push_back("-D" + shellQuote(d));
   for (const auto &[stage, path] : acfs)
     parts.push_back("--apply-controls(" + stage + ") " + shellQuote(path));
+  for (const auto &k : kernels)
+    parts.push_back("kernel " + (k.label.empty() ? k.kernel : k.label) + ": " + directivePtx(k));
   std::string s;
   for (const auto &p : parts)
     s += (s.empty() ? "" : " ") + p;
@@ -80,13 +83,15 @@ std::string renderedSummary(const nlohmann::json &rendered) {
   member("nvcc", nvcc);
   member("defines", defines);
   member("acfs", acfJson);
+  std::vector<KernelDirective> kernels;
+  member("kernels", kernels);
   std::vector<std::pair<std::string, std::string>> acfs;
   for (const auto &a : acfJson) {
     std::string stage, path;
     JsonFields(a, "").opt("stage", stage).opt("path", path);
     acfs.push_back({stage, path});
   }
-  return renderedSummary(ptxas, nvcc, defines, acfs);
+  return renderedSummary(ptxas, nvcc, defines, acfs, kernels);
 }
 
 } // namespace ciq

@@ -5,6 +5,8 @@
 // The engine writes through it (ResultsCsv.cpp, Rendered::summary); the
 // analysis commands read through it (RunData.cpp).
 #pragma once
+#include "common/KernelDirective.h"
+
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -46,9 +48,11 @@ std::string resultsCsvNumber(double v);
 
 // "-Xptxas --opt-level=2 -DTILE=16 --apply-controls(ptxas) f.acf", or
 // "(default compile)" when nothing is added. acfs: (stage, path).
+// Per-kernel controls read "kernel sgemm_blocked: .minnctapersm 2".
 std::string renderedSummary(const std::vector<std::string> &ptxas, const std::vector<std::string> &nvcc,
                             const std::vector<std::string> &defines,
-                            const std::vector<std::pair<std::string, std::string>> &acfs);
+                            const std::vector<std::pair<std::string, std::string>> &acfs,
+                            const std::vector<KernelDirective> &kernels = {});
 
 // The same from a journal evaluation line's "rendered" object; a member of
 // the wrong type reads as absent ("" when the object is not one).

@@ -306,6 +306,8 @@ bool TuneRun::runSearch() {
                    "(benchmark.correctness.compare, or ciq_tune(... COMPARE stdout|<file>))");
   if (!evaluateBaseline())
     return false;
+  if (!opts_.canaryOnly && !addKernelControls())
+    return false;
   if (!runCanary())
     return false;
   if (opts_.canaryOnly)

@@ -73,6 +73,8 @@ private:
   bool openJournal();
   bool referenceKept();
   bool evaluateBaseline();
+  // Per-kernel controls for the baseline's kernels (TuneKernels.cpp).
+  bool addKernelControls();
   bool searchGenerations();
   bool searchLoop();
   bool inSearch_ = false;   // evaluations recorded now count towards the GPU's busy time

@@ -20,23 +20,37 @@ Rendered parametersOnly(const Rendered &r) {
 Rendered compilerControlsOnly(const Rendered &r) {
   Rendered c = r;
   c.defines.clear();
+  c.kernels.clear();
   return c;
+}
+
+Rendered kernelControlsOnly(const Rendered &r) {
+  Rendered k;
+  k.kernels = r.kernels;
+  return k;
 }
 
 std::vector<Variant> attributionVariants(const Rendered &winner) {
   std::vector<Variant> v = {{"baseline", Rendered{}}};
-  Rendered params = parametersOnly(winner), compiler = compilerControlsOnly(winner);
-  if (!params.empty() && !compiler.empty()) {
-    v.push_back({"parameters only", params});
-    v.push_back({"compiler controls only", compiler});
-  }
+  std::vector<std::pair<std::string, Rendered>> groups;
+  for (auto &[name, part] : std::vector<std::pair<std::string, Rendered>>{
+           {"parameters", parametersOnly(winner)},
+           {"compiler controls", compilerControlsOnly(winner)},
+           {"per-kernel controls", kernelControlsOnly(winner)}})
+    if (!part.empty())
+      groups.push_back({name, part});
+  if (groups.size() > 1)
+    for (const auto &[name, part] : groups)
+      v.push_back({name + " only", part});
   // The winner's row is named by what it holds: "both" only where it has
   // parameters and compiler controls (issue 32 item 3).
-  v.push_back({!params.empty() && !compiler.empty() ? "both"
-               : !compiler.empty()                  ? "compiler controls"
-               : !params.empty()                    ? "parameters"
-                                                    : "winner",
-               winner});
+  std::string label = groups.empty() ? "winner" : groups[0].first;
+  if (groups.size() == 2 && winner.kernels.empty())
+    label = "both";
+  else
+    for (size_t i = 1; i < groups.size(); ++i)
+      label += " + " + groups[i].first;
+  v.push_back({label, winner});
   return v;
 }
 

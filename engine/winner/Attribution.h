@@ -42,10 +42,12 @@ struct VariantResult {
 
 // The application-parameter part and the compiler-control part of a rendering.
 Rendered parametersOnly(const Rendered &r);
-Rendered compilerControlsOnly(const Rendered &r);
+Rendered compilerControlsOnly(const Rendered &r);   // command-line controls: ptxas/nvcc options, ACFs
+Rendered kernelControlsOnly(const Rendered &r);     // per-kernel controls (PTX directives)
 
-// baseline, parameters only, compiler controls only, both: the parts a
-// winner has (a winner with one group gives baseline and both only).
+// baseline, then each group alone (parameters, compiler controls, per-kernel
+// controls) where the winner has more than one, then the winner: a winner
+// of one group gives baseline and the winner only.
 std::vector<Variant> attributionVariants(const Rendered &winner);
 
 // Builds each variant once (equal renderings share one build), then scores

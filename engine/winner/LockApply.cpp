@@ -265,6 +265,14 @@ LockRender renderLockForBuild(const std::string &lockPath, const LockBuild &b) {
   checkAcfs(*l, lockPath, retune, r);
   if (!r.problems.empty() || !r.skip.empty())
     return r;
+  // Per-kernel controls are PTX edits between nvcc's front end and ptxas: no
+  // compile line can carry them, only ciq-ptxas --lock as the launcher.
+  if (!l->kernelDirectives.empty()) {
+    if (!r.throughWrapper)
+      r.wrapperReason = "the lock has per-kernel controls (" + std::to_string(l->kernelDirectives.size()) +
+                        " PTX directive(s)), which only ciq-ptxas --lock writes";
+    r.throughWrapper = true;
+  }
   // The one renderer of a lock's compile arguments (common/Lockfile.h): the
   // defines go to the target's compile definitions, the rest are options.
   std::vector<std::string> args = lockCompileArgs(*l, lockPath);

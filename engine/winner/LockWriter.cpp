@@ -86,6 +86,7 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
   l.ptxasOptions = win.rendered.ptxas;
   l.nvccOptions = win.rendered.nvcc;
   l.defines = win.rendered.defines;
+  l.kernelDirectives = win.rendered.kernels;
   // ACFs travel with the lock, named by their SHA-256.
   std::string lockDir = llvm::sys::path::parent_path(cfg.lockfile).str();
   for (const auto &a : win.rendered.acfs) {

@@ -10,6 +10,7 @@ std::string controlGroup(const Control &c) {
   case RenderKind::Ptxas: return "ptxas controls";
   case RenderKind::Nvcc: return "nvcc controls";
   case RenderKind::Acf: return "ACFs";
+  case RenderKind::Kernel: return "per-kernel controls";
   }
   return "controls";
 }

@@ -1,0 +1,33 @@
+#include "engine/compile/KernelControlCheck.h"
+
+namespace ciq {
+
+std::string kernelControlProblem(const Rendered &r, const std::vector<Receipt> &receipts) {
+  for (const auto &d : r.kernels) {
+    bool applied = false;
+    const DirectiveOutcome *bad = nullptr;
+    std::string where;
+    for (const auto &rc : receipts)
+      for (const auto &o : rc.directives)
+        if (o.kernel == d.kernel && o.directive == d.directive && o.value == d.value) {
+          // An architecture where ptxas ignored it is a failure even if
+          // another took it: the program would run that code somewhere.
+          if (o.status == "applied")
+            applied = true;
+          else if (!bad || o.status == "ignored") {
+            bad = &o;
+            where = rc.source;
+          }
+        }
+    std::string name = "kernel " + (d.label.empty() ? d.kernel : d.label) + ": " + directivePtx(d);
+    if (bad && (bad->status == "ignored" || !applied))
+      return name + " " + (bad->status == "ignored" ? "was ignored by ptxas" : "was not written") +
+             (bad->arch.empty() ? "" : " (" + bad->arch + ")") + " compiling " + where + ": " + bad->note;
+    if (!applied)
+      return name + " reached no compile: no translation unit of the build has that kernel in its PTX "
+                    "(renamed or removed since the baseline?)";
+  }
+  return "";
+}
+
+} // namespace ciq

@@ -1,0 +1,17 @@
+// Per-kernel controls are checked, not assumed (common/KernelDirective.h):
+// each directive a candidate renders must have been written into its
+// kernel's PTX by some compile of the build and kept by ptxas there.
+#pragma once
+#include "common/Protocol.h"
+#include "engine/record/Rendered.h"
+
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+// "" when every directive of `r` was applied somewhere; else one line naming
+// the first kernel, directive and what the wrapper or ptxas said.
+std::string kernelControlProblem(const Rendered &r, const std::vector<Receipt> &receipts);
+
+} // namespace ciq

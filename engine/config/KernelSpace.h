@@ -1,0 +1,61 @@
+// Per-kernel controls in the search space (docs/search-space.md,
+// "Per-kernel controls"): after the baseline is built, each of its kernels
+// (entry functions, from the ptxas receipts) gets its own controls, written
+// into its PTX by the wrapper (common/KernelDirective.h):
+//   kernel.<name>.maxnreg        a register ceiling below what it uses (or
+//                                any, where ptxas capped it and it spills)
+//   kernel.<name>.minnctapersm   blocks per SM its __launch_bounds__ ask for
+//                                (entries with .maxntid/.reqntid only)
+//   kernel.<name>.smem_spilling  spill to shared memory (entries with
+//                                __launch_bounds__ that spill)
+// The controls are derived from the baseline alone, so a resumed search
+// derives the same ones from its journaled baseline.
+#pragma once
+#include "common/Protocol.h"
+#include "engine/config/Space.h"
+
+#include <string>
+#include <vector>
+
+namespace ciq {
+
+struct KernelControlsConfig {
+  // "auto": on for runtime objectives with the default space; "on"; "off".
+  std::string mode = "auto";
+  std::string kernels;       // a regex on the mangled or demangled name ("" : every kernel)
+  int maxKernels = 8;        // the first this many (by GPU time, when known; else as compiled)
+  std::vector<std::string> directives = {"maxnreg", "minnctapersm", "smem_spilling"};
+  std::string origin;        // "ciq.yaml:12" of the section, for errors
+};
+
+// One kernel of the baseline as the space sees it (every architecture merged).
+struct SpaceKernel {
+  std::string key, label, mangled, demangled;
+  int registers = 0;         // the most of any architecture
+  long spillBytes = 0;       // stores + loads, the most of any architecture
+  bool ptxKnown = false;
+  int maxThreads = 0, minBlocks = 0;
+};
+
+// The baseline's kernels, in the order compiled, each once.
+std::vector<SpaceKernel> spaceKernels(const std::vector<KernelStats> &baseline);
+
+// The short name a control is called by: the demangled name without its
+// parameter list and return type ("(anonymous namespace)::sgemm_blocked" ->
+// "sgemm_blocked", "void tile<64>(float*)" -> "tile<64>").
+std::string kernelLabel(const std::string &demangled, const std::string &mangled);
+
+struct KernelControls {
+  std::vector<Control> controls;
+  std::vector<std::string> notes;   // one line each: kernels left out and why
+  std::string error;                // the filter matched no kernel, a bad regex
+};
+
+// The per-kernel controls for `kernels` (the first maxKernels that match the
+// filter; `order`, when not empty, is the kernel keys by GPU time, largest
+// first: kernels it does not name are left out, as the benchmark never
+// launched them).
+KernelControls kernelControlsFor(const KernelControlsConfig &cfg, const std::vector<SpaceKernel> &kernels,
+                                 const std::vector<std::string> &order = {});
+
+} // namespace ciq

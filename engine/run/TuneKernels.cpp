@@ -1,0 +1,60 @@
+// Per-kernel controls join the space once the baseline has shown the
+// kernels (engine/config/KernelSpace.h). They are derived from the baseline
+// alone, so a resumed search, whose baseline is the journal's, derives the
+// same controls in the same order, and the points it journaled mean what
+// they meant.
+#include "engine/run/TuneRun.h"
+
+#include "engine/config/KernelSpace.h"
+
+namespace ciq {
+namespace {
+
+// The kernel keys the baseline's benchmark launched, by GPU time, largest
+// first; empty when ciq has no kernel times for it (then every kernel of the
+// build gets controls).
+std::vector<std::string> launchedKernelOrder(const Evaluation &) { return {}; }
+
+} // namespace
+
+bool TuneRun::addKernelControls() {
+  if (!kernelControlsOn(cfg_) || evals_.empty() || !evals_.front().ok)
+    return true;
+  const Evaluation &baseline = evals_.front();
+  std::vector<SpaceKernel> kernels = spaceKernels(baseline.kernels);
+  KernelControls kc = kernelControlsFor(cfg_.kernelControls, kernels, launchedKernelOrder(baseline));
+  if (!kc.error.empty())
+    return fail(kc.error);
+  for (const auto &n : kc.notes)
+    progress_.note(n);
+  if (kc.controls.empty()) {
+    progress_.note("per-kernel controls: none for the " + std::to_string(kernels.size()) +
+                   " kernel(s) of the baseline (no register ceiling below what they use, no __launch_bounds__ to "
+                   "relax)");
+    return true;
+  }
+  std::string names;
+  for (const auto &c : kc.controls) {
+    names += (names.empty() ? "" : ", ") + c.name;
+    cfg_.space.controls.push_back(c);
+  }
+  std::string err;
+  if (!cfg_.space.compileConstraints(err))
+    return fail(err);
+  for (auto &e : evals_)
+    e.point.resize(cfg_.space.controls.size(), kUnset);
+  try {
+    strategy_ = makeStrategy(cfg_.search, cfg_.space, cfg_.pareto);
+  } catch (const std::exception &e) {
+    return fail(cfg_.path + ": search.strategy: " + e.what());
+  }
+  progress_.note("per-kernel controls: " + names + " (space now " + cfg_.space.sizeSummary() + ")");
+  if (resumedCount_ > 1)
+    return true; // journaled by the run that added them
+  nlohmann::json controls = nlohmann::json::array();
+  for (const auto &c : kc.controls)
+    controls.push_back({{"name", c.name}, {"kernel", c.kernelKey}, {"directive", c.option}, {"values", c.values}});
+  return journal({{"op", "kernel_controls"}, {"controls", controls}, {"space_identity", cfg_.space.identity()}});
+}
+
+} // namespace ciq

@@ -1,0 +1,252 @@
+#include "wrapper/Invocation.h"
+
+#include "common/EnvNames.h"
+#include "common/FindExecutable.h"
+#include "common/ProcessTree.h"
+
+#include <llvm/Support/WithColor.h>
+#include <llvm/Support/raw_ostream.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <unistd.h>
+
+namespace ciq::wrapper {
+namespace {
+
+std::string kindOf(const std::string &name);
+bool isCompilerCache(const std::string &name);
+std::string selfExe();
+std::string parentCache();
+std::string putCiqFirst(const std::string &cache);
+bool isCiqPtxasCommand(const char *arg);
+
+} // namespace
+
+int fail(const std::string &msg, int status) {
+  llvm::WithColor::error(llvm::errs(), "ciq-ptxas") << msg << "\n";
+  return status;
+}
+
+void warn(const std::string &msg) {
+  llvm::WithColor::warning(llvm::errs(), "ciq-ptxas") << msg << "\n";
+}
+
+std::string baseName(const std::string &p) {
+  auto s = p.rfind('/');
+  return s == std::string::npos ? p : p.substr(s + 1);
+}
+
+std::string getEnv(const char *name) {
+  const char *v = std::getenv(name);
+  return v ? v : "";
+}
+
+std::string currentDir() {
+  char buf[PATH_MAX];
+  return getcwd(buf, sizeof buf) ? buf : ".";
+}
+
+std::string absolute(const std::string &p, const std::string &cwd) {
+  if (p.empty() || p[0] == '/')
+    return p;
+  return cwd + "/" + p;
+}
+
+// The file the user ran (the front, ciq-ptxas or a link/copy of it), which a
+// stand-in must never find as "the real compiler".
+namespace {
+std::string selfExe() {
+  if (const char *front = std::getenv(env::FrontExe); front && *front)
+    return front;
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  return n > 0 ? std::string(buf, n) : "";
+}
+} // namespace
+
+void writeAll(int fd, const std::string &s) {
+  size_t off = 0;
+  while (off < s.size()) {
+    ssize_t n = ::write(fd, s.data() + off, s.size() - off);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0)
+      return;
+    off += n;
+  }
+}
+
+
+
+namespace {
+std::string kindOf(const std::string &name) {
+  std::string b = baseName(name);
+  if (b == "nvcc" || b == "ptxas")
+    return b;
+  return "";
+}
+} // namespace
+
+namespace {
+bool isCompilerCache(const std::string &name) {
+  std::string b = baseName(name);
+  return b == "ccache" || b == "sccache" || b == "buildcache";
+}
+} // namespace
+
+// Stand-ins: the real compiler comes from CIQ_REAL_<TOOL> or PATH minus this file.
+std::optional<std::string> findReal(const std::string &tool, std::string &error) {
+  std::string var = tool == "ptxas" ? env::RealPtxas : env::RealNvcc;
+  std::string self = selfExe();
+  std::string wanted = getEnv(var.c_str());
+  auto found = findExecutable(wanted.empty() ? tool : wanted, self);
+  if (found && isCiqPtxas(*found)) {
+    error = (wanted.empty() ? "the " + tool + " found on PATH (" + *found + ")" : var + "=" + wanted) +
+            " is ciq-ptxas itself, not the real " + tool + "; set " + var + " to the real " + tool;
+    return std::nullopt;
+  }
+  if (!found) {
+    bool isSelf = !wanted.empty() && findExecutable(wanted).has_value();
+    error = wanted.empty()
+                ? "no real " + tool + " on PATH other than this stand-in (" + self + "); set " + var +
+                      " to the real " + tool
+                : var + "=" + wanted + (isSelf ? " is this stand-in itself" : " is not an executable file") +
+                      "; point it at the real " + tool;
+  }
+  return found;
+}
+
+// Stand-ins mark the environment so a real compiler that turns out to be
+// another copy of ciq-ptxas is caught instead of recursing forever.
+bool enterStandin(const std::string &tool, std::string &error) {
+  std::string var = tool == "ptxas" ? env::StandinPtxasDepth : env::StandinNvccDepth;
+  int depth = std::atoi(getEnv(var.c_str()).c_str());
+  if (depth >= 1) {
+    error = "the " + tool + " stand-in called itself again (through PATH or " +
+            (tool == "ptxas" ? env::RealPtxas : env::RealNvcc) + "); set " +
+            (tool == "ptxas" ? env::RealPtxas : env::RealNvcc) + " to the real " + tool;
+    return false;
+  }
+  setenv(var.c_str(), std::to_string(depth + 1).c_str(), 1);
+  return true;
+}
+
+// The compiler cache (ccache, sccache) that started this process, or "".
+namespace {
+std::string parentCache() {
+  std::ifstream in("/proc/" + std::to_string(getppid()) + "/comm");
+  std::string comm;
+  std::getline(in, comm);
+  return isCompilerCache(comm) ? comm : "";
+}
+} // namespace
+
+namespace {
+std::string putCiqFirst(const std::string &cache) {
+  return "put ciq-ptxas first (CMAKE_CUDA_COMPILER_LAUNCHER=\"ciq-ptxas;" + cache + "\")";
+}
+} // namespace
+
+// A parent compiler cache would hash ciq-ptxas, not the candidate, and serve
+// objects built with other controls: refuse instead of measuring the wrong binary.
+std::string cacheParentProblem() {
+  std::string cache = parentCache();
+  if (cache.empty())
+    return "";
+  return cache + " runs ciq-ptxas as its compiler, so its cache cannot see the candidate or lock; " +
+         putCiqFirst(cache);
+}
+
+// ciq-ptxas again (a launcher chain that names it twice): it runs once.
+namespace {
+bool isCiqPtxasCommand(const char *arg) {
+  auto p = findExecutable(arg);
+  return p && isCiqPtxas(*p);
+}
+} // namespace
+
+// Launcher argv: [ciq options] [launchers...] compiler args...
+bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
+  int i = 1;
+  for (; i < argc; ++i) {
+    if (argv[i][0] != '-' && isCiqPtxasCommand(argv[i]))
+      continue; // `ciq-ptxas ciq-ptxas nvcc`: its options are read like ours
+    std::string a = argv[i];
+    auto value = [&](const std::string &opt, std::string &out) {
+      if (a == opt && i + 1 < argc) {
+        out = argv[++i];
+        return true;
+      }
+      if (a.rfind(opt + "=", 0) == 0) {
+        out = a.substr(opt.size() + 1);
+        return true;
+      }
+      return false;
+    };
+    if (a == "--") {
+      ++i;
+      break;
+    }
+    if (value("--lock", inv.lockPath) || value("--lock-policy", inv.lockPolicy))
+      continue;
+    if (a == "--lock" || a == "--lock-policy") {
+      error = a + " needs a value: ciq-ptxas --lock FILE [--lock-policy error|warn] [launcher...] <nvcc|ptxas> args...";
+      return false;
+    }
+    if (a.rfind("--", 0) == 0) {
+      error = "unknown option '" + a + "' (ciq-ptxas takes --lock FILE and --lock-policy error|warn before the compiler)";
+      return false;
+    }
+    break;
+  }
+  if (i >= argc) {
+    error = "no compiler to run; usage: ciq-ptxas [--lock FILE] [--lock-policy error|warn] [launcher...] <nvcc|ptxas> args...";
+    return false;
+  }
+  if (argv[i][0] == '-') {
+    // What a cache that took ciq-ptxas for the compiler sends (sccache probes with -E).
+    std::string cache = parentCache();
+    error = "'" + std::string(argv[i]) + "' where the compiler belongs; usage: ciq-ptxas [--lock FILE] [--lock-policy error|warn] [launcher...] <nvcc|ptxas> args..." +
+            (cache.empty() ? "" : "; " + cache + " runs ciq-ptxas as if it were the compiler: " + putCiqFirst(cache));
+    return false;
+  }
+  int compiler = -1;
+  for (int k = i; k < argc; ++k)
+    if (!kindOf(argv[k]).empty()) {
+      compiler = k;
+      break;
+    }
+  int end = compiler >= 0 ? compiler + 1 : i + 1;
+  for (int k = i; k < end; ++k)
+    if (k == compiler || !isCiqPtxasCommand(argv[k])) // `ciq-ptxas ccache ciq-ptxas nvcc`
+      inv.prefix.push_back(argv[k]);
+  for (int k = end; k < argc; ++k)
+    inv.args.push_back(argv[k]);
+  if (compiler >= 0) {
+    inv.kind = kindOf(argv[compiler]);
+    auto p = findExecutable(argv[compiler], selfExe());
+    inv.compilerPath = p ? *p : argv[compiler];
+  }
+  return true;
+}
+
+int execArgv(const std::vector<std::string> &argv) {
+  std::vector<char *> c;
+  for (const auto &a : argv)
+    c.push_back(const_cast<char *>(a.c_str()));
+  c.push_back(nullptr);
+  stopBeingSubreaper(); // the compiler in this process's place reaps nothing of ours
+  execvp(c[0], c.data());
+  return fail("cannot run '" + argv[0] + "': " + std::strerror(errno), 127);
+}
+
+void note(const std::string &msg) {
+  llvm::WithColor::note(llvm::errs(), "ciq-ptxas") << msg << "\n";
+}
+
+
+} // namespace ciq::wrapper
