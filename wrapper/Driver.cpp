@@ -5,6 +5,7 @@
 
 #include "common/AcfStaging.h"
 #include "wrapper/CommandLine.h"
+#include "wrapper/CompileTemp.h"
 #include "common/DeviceCode.h"
 #include "common/DiskFault.h"
 #include "wrapper/EngineClient.h"
@@ -325,6 +326,9 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, const 
   o.inheritStdin = true;
   o.timeoutSeconds = timeout;
   o.setEnv[env::Wrapped] = "1";
+  CompileTemp temp; // nvcc's tmpxft_* files go with it, a killed compile's too
+  if (!temp.path().empty())
+    o.setEnv["TMPDIR"] = temp.path();
   Outcome out;
   out.run = runSubprocess(inj.argv, o);
   out.timedOut = out.run.timedOut;
