@@ -9,6 +9,7 @@
 #include "engine/measure/MetricSources.h"
 #include "engine/config/Metrics.h"
 #include "common/Paths.h"
+#include "engine/config/KnownOptions.h"
 #include "engine/config/SpaceLoader.h"
 #include "engine/config/StrategyTable.h"
 #include "engine/config/YamlUtil.h"
