@@ -60,8 +60,11 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
   l.ptxasPath = llvm::sys::fs::exists(ptxas) ? ptxas : findExecutable("ptxas").value_or("ptxas");
   l.ptxasVersion = compilerVersion(l.ptxasPath, err).value_or("");
   std::set<std::string> archs;
+  // A translation unit of device functions only (-rdc=true) reports its
+  // functions with no architecture: it contributes none (issue 41 item 11).
   for (const auto &k : win.kernels)
-    archs.insert(k.arch);
+    if (!k.arch.empty())
+      archs.insert(k.arch);
   // Narrowed: the winner was measured on one architecture and applies to the
   // build's whole list (docs/config.md, "Architectures"); the device-code
   // SHA-256 covers that one architecture's SASS.
