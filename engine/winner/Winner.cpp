@@ -3,6 +3,7 @@
 #include "engine/winner/Objectives.h"
 #include "engine/search/Search.h"
 #include "engine/record/WinnerOrder.h"
+#include "common/InvalidReason.h"
 #include "common/NumberFormat.h"
 
 #include <algorithm>
@@ -219,6 +220,17 @@ static void printCases(const TuneConfig &cfg, const Evaluation &b, const Evaluat
   }
 }
 
+// The first candidate that failed to compile, with its message (the
+// compiler's first error line and the log, CandidateBuild): the counts
+// alone say only "compile_error x6" (issue 41 item 8).
+static void printFirstCompileError(const std::vector<Evaluation> &evals, FILE *out) {
+  for (const auto &e : evals)
+    if (!e.ok && e.reason == reason::CompileError) {
+      fprintf(out, "first compile_error: %s: %s\n", e.candidateId.c_str(), e.message.c_str());
+      return;
+    }
+}
+
 void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out,
                   const Verdicts &verdicts) {
   if (evals.empty())
@@ -271,6 +283,7 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
   printCases(cfg, b, best, out);
   std::string invalidLine = invalidSummary(invalid);
   printCounts(cfg, evals, verdicts, invalidLine.empty() ? "0 INVALID" : invalidLine, dups, out);
+  printFirstCompileError(evals, out);
   printMeasurement(cfg, evals, out);
   for (const auto &p : verdicts.gpuProblems)
     fprintf(out, "GPU: %s while measuring\n", p.c_str());
