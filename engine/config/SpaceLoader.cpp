@@ -399,8 +399,13 @@ SearchSpace loadSpaceFile(const std::string &nameOrPath, const std::string &base
 
 SearchSpace defaultSpace(bool withNumerics, const std::string &baseDir) {
   SearchSpace space = loadSpaceFile("ptxas-13.0-default", baseDir);
-  if (!withNumerics)
+  if (!withNumerics) {
+    // ptxas's own result-changing controls (--fmad) follow nvcc's rule:
+    // without an output comparison nothing would notice what they change.
+    auto &c = space.controls;
+    c.erase(std::remove_if(c.begin(), c.end(), [](const Control &ctl) { return ctl.changesResults; }), c.end());
     return space;
+  }
   SearchSpace nvcc = loadSpaceFile("nvcc-13.0-default", baseDir);
   for (const char *name : {"ftz", "prec-div", "prec-sqrt", "use-fast-math"}) {
     int i = nvcc.find(name);

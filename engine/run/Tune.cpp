@@ -317,8 +317,8 @@ bool TuneRun::runSearch() {
   if (!cfg_.buildNumericsNote.empty() && !opts_.canaryOnly)
     progress_.note(cfg_.buildNumericsNote);
   if (cfg_.numericsLeftOut && !cfg_.buildHasFastMath && !opts_.canaryOnly)   // where a runtime gain often lies
-    progress_.note("space: nvcc's numerics controls (--ftz, --prec-div, --prec-sqrt, --use_fast_math) are left out: "
-                   "they change the results; to search them, compare the output with the baseline's "
+    progress_.note("space: the controls that change floating-point results (ptxas --fmad; nvcc --ftz, --prec-div, "
+                   "--prec-sqrt, --use_fast_math) are left out; to search them, compare the output with the baseline's "
                    "(benchmark.correctness.compare, or ciq_tune(... COMPARE stdout|<file>))");
   if (!evaluateBaseline())
     return false;
