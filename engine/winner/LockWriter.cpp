@@ -1,4 +1,5 @@
 #include "engine/winner/LockWriter.h"
+#include "engine/winner/LockUnits.h"
 #include "engine/config/CMakeCache.h"
 #include "common/CompilerVersion.h"
 #include "common/Lockfile.h"
@@ -91,6 +92,8 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
   l.defines = win.rendered.defines;
   // ACFs travel with the lock, named by their SHA-256.
   std::string lockDir = llvm::sys::path::parent_path(cfg.lockfile).str();
+  if (auto units = lockUnitsOf(win, lockDir); !units.empty())
+    l.extra["device_code_units"] = units;
   for (const auto &a : win.rendered.acfs) {
     std::string rel = "ciq-acf/" + a.sha256 + ".acf";
     llvm::sys::fs::create_directories(lockDir + "/ciq-acf");
