@@ -808,6 +808,14 @@ function(_ciq_add_engine_targets target yaml)
     WORKING_DIRECTORY "${CMAKE_BINARY_DIR}"
     COMMENT "ciq: tuning the compilers for ${target} (${yaml})"
     USES_TERMINAL VERBATIM)
+  # Starts over, whatever an earlier tune left (an unfinished search that a
+  # changed ciq_tune() cannot resume): `ciq tune --fresh` (issue 41 item 6).
+  add_custom_target(ciq-tune-fresh-${target}
+    COMMAND "${ciq}" tune --fresh --config "${yaml}"
+    COMMAND "${CMAKE_COMMAND}" -E touch "${stamp}"
+    WORKING_DIRECTORY "${CMAKE_BINARY_DIR}"
+    COMMENT "ciq: tuning the compilers for ${target} from scratch (${yaml})"
+    USES_TERMINAL VERBATIM)
   add_custom_target(ciq-validate-${target}
     COMMAND "${ciq}" validate --config "${yaml}"
     WORKING_DIRECTORY "${CMAKE_BINARY_DIR}"

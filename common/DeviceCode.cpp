@@ -94,22 +94,73 @@ std::string blankUnitIds(llvm::StringRef in) {
 }
 
 // Debug information (-G, -lineinfo) names the source file's path and runs
-// nowhere: "-lineinfo" code built in two folders is the same SASS.
+// nowhere: "-lineinfo" code built in two folders is the same SASS. With
+// -rdc=true -lineinfo ptxas also writes `.nv_debug_ptx_txt.<number>` (the
+// number derived from the path of the PTX it read, so from the folder or
+// nvcc's per-process temporary file) and relocates `.nv_debug_line_sass`
+// (`.rela.nv_debug_line_sass`): both are debug information too.
 bool isDebugSection(llvm::StringRef name) {
-  for (llvm::StringRef prefix : {".debug_", ".rela.debug_", ".rel.debug_", ".nv_debug"})
+  for (llvm::StringRef prefix : {".debug_", ".rela.debug_", ".rel.debug_", ".nv_debug", ".rela.nv_debug", ".rel.nv_debug"})
     if (name.startswith(prefix))
       return true;
   return false;
+}
+
+// Section names by index ("" for one without a readable name).
+std::vector<std::string> sectionNames(const Elf &elf) {
+  std::vector<std::string> names;
+  forEachSection(elf, [&](llvm::StringRef name, const Elf::Elf_Shdr &) { names.push_back(name.str()); });
+  return names;
+}
+
+// A symbol table by what each symbol says (name with the unit ids blanked,
+// binding and type, visibility, the name of its section, value, size), not by
+// its raw bytes: st_name is an offset into .strtab, which moves whenever a
+// name before it changes length, e.g. `.nv_debug_ptx_txt.864162681` against
+// `.nv_debug_ptx_txt.3414890316` in another folder. Symbols of debug
+// sections are left out with those sections.
+void hashSymbols(const Elf &elf, const Elf::Elf_Shdr &symtab, const std::vector<std::string> &sections,
+                 std::string &acc) {
+  auto symbols = elf.symbols(&symtab);
+  auto names = elf.getStringTableForSymtab(symtab);
+  if (!symbols || !names) {
+    if (!symbols) llvm::consumeError(symbols.takeError());
+    if (!names) llvm::consumeError(names.takeError());
+    acc += "unreadable symbols\n";
+    return;
+  }
+  std::string all;
+  for (const auto &sym : *symbols) {
+    std::string section = sym.st_shndx < sections.size() ? sections[sym.st_shndx] : std::to_string(sym.st_shndx);
+    if (isDebugSection(section))
+      continue;
+    auto symName = sym.getName(*names);
+    std::string n = "?";
+    if (symName)
+      n = blankUnitIds(*symName);
+    else
+      llvm::consumeError(symName.takeError());
+    all += n + "/" + std::to_string(sym.st_info) + "/" + std::to_string(sym.st_other) + "/" + blankUnitIds(section) +
+           "/" + std::to_string(sym.st_value) + "/" + std::to_string(sym.st_size) + ";";
+  }
+  acc += sha256Hex(all) + "\n";
 }
 
 // One cubin's SASS and its resource tables, hashed section by section, with
 // the translation unit's ids blanked (blankUnitIds). The `.note.nv.tkinfo`
 // note is left out: it records the ptxas command line (options, -v), which
 // changes with every spelling of the same code; so are the debug sections.
+// String tables count through the names they hold (sections', symbols').
 void hashCubin(const Elf &cubin, std::string &acc) {
+  std::vector<std::string> sections = sectionNames(cubin);
   forEachSection(cubin, [&](llvm::StringRef name, const Elf::Elf_Shdr &sec) {
-    if (name == ".note.nv.tkinfo" || isDebugSection(name))
+    if (name == ".note.nv.tkinfo" || isDebugSection(name) || sec.sh_type == llvm::ELF::SHT_STRTAB)
       return;
+    if (sec.sh_type == llvm::ELF::SHT_SYMTAB) {
+      acc += blankUnitIds(name) + ":";
+      hashSymbols(cubin, sec, sections, acc);
+      return;
+    }
     acc += blankUnitIds(name) + ":" + std::to_string(sec.sh_size) + ":";
     bool bss = sec.sh_type == llvm::ELF::SHT_NOBITS && (sec.sh_flags & llvm::ELF::SHF_ALLOC);
     if (bss)

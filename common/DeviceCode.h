@@ -4,7 +4,11 @@
 // Each cubin's sections are hashed except `.note.nv.tkinfo`, where ptxas
 // records its own command line: two spellings of the same options (or an
 // added -v) give the same hash, and only a change of the generated code
-// changes it. Compressed cubins (-rdc=true, -compress-mode) are decompressed
+// changes it. Debug sections (-G, -lineinfo; with -rdc=true also
+// `.nv_debug_ptx_txt.<number>`, named after the PTX file's path) are left
+// out, and string and symbol tables count by the names and symbols they hold,
+// not their bytes, so the same source compiled in another folder or process
+// hashes the same (issue 41). Compressed cubins (-rdc=true, -compress-mode) are decompressed
 // first (Fatbin.h), so they hash as the same code uncompressed. Without a
 // cubin to find (a PTX-only target) the raw bytes are hashed.
 #pragma once

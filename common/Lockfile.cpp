@@ -1,4 +1,6 @@
 #include "common/Lockfile.h"
+
+#include <algorithm>
 #include "common/JsonRead.h"
 #include "common/AcfStaging.h"
 #include "common/NvccList.h"
@@ -121,6 +123,9 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
       .opt("search_space", l.searchSpace).opt("score", l.score);
   if (!top.ok())
     return fail(top.error());
+  // A lock written before issue 41 may hold "" for a translation unit
+  // without kernels (device functions only): no architecture at all.
+  l.architectures.erase(std::remove(l.architectures.begin(), l.architectures.end(), ""), l.architectures.end());
   JsonFields cf(*compiler, path + ": compiler");
   cf.object("nvcc", nvcc).object("ptxas", ptxas);
   JsonFields nf(*nvcc, path + ": compiler: nvcc"), pf(*ptxas, path + ": compiler: ptxas");

@@ -4,6 +4,7 @@
 #include "common/DiskFault.h"
 #include "common/EnvNames.h"
 #include "common/ProcessTrack.h"
+#include "wrapper/CompileTemp.h"
 #include "wrapper/PtxasStats.h"
 #include "wrapper/RegisterCap.h"
 
@@ -85,6 +86,9 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, const 
   o.inheritStdin = true;
   o.timeoutSeconds = timeout;
   o.setEnv[env::Wrapped] = "1";
+  CompileTemp temp; // nvcc's tmpxft_* files go with it, a killed compile's too
+  if (!temp.path().empty())
+    o.setEnv["TMPDIR"] = temp.path();
   Outcome out;
   out.run = runSubprocess(inj.argv, o);
   out.timedOut = out.run.timedOut;

@@ -128,12 +128,16 @@ DoctorCheck checkApplyControls() {
   return c;
 }
 
-DoctorCheck checkCmake(const std::string &buildDir) {
+DoctorCheck checkCmake(const std::string &buildDir, const std::string &notNeeded) {
   DoctorCheck c{"cmake"};
   auto cmake = findExecutable("cmake");
   if (!cmake) {
-    c.status = DoctorCheck::Fail;
     c.detail = "not found on PATH";
+    if (!notNeeded.empty()) { // a Makefile project tunes without it (issue 41)
+      c.detail += " (not needed: " + notNeeded + ")";
+      return c;
+    }
+    c.status = DoctorCheck::Fail;
     c.fix = "install CMake 3.20 or newer";
     return c;
   }
@@ -141,7 +145,9 @@ DoctorCheck checkCmake(const std::string &buildDir) {
   o.timeoutSeconds = 30;
   auto r = runSubprocess({*cmake, "--version"}, o);
   c.detail = firstLine(r.out);
-  if (buildDir.empty())
+  if (!notNeeded.empty())
+    c.detail += " (not used: " + notNeeded + ")";
+  if (buildDir.empty() || !notNeeded.empty())
     return c;
   auto cache = llvm::MemoryBuffer::getFile(buildDir + "/CMakeCache.txt", true);
   if (!cache) {

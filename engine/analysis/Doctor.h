@@ -24,7 +24,9 @@ DoctorCheck checkPtxas();
 DoctorCheck checkApplyControls();
 // CMake's version; the generator of `buildDir`'s CMakeCache.txt when given,
 // and its CMAKE_CUDA_COMPILER_LAUNCHER (a cache such as ccache is noted).
-DoctorCheck checkCmake(const std::string &buildDir);
+// `notNeeded` (a workload that is no CMake build: "build: command in
+// <ciq.yaml>"): neither a missing cmake nor a missing cache is a problem.
+DoctorCheck checkCmake(const std::string &buildDir, const std::string &notNeeded = "");
 // nvidia-smi: name, compute capability, driver, clocks. No GPU is a warning
 // (compile-only objectives still work), a failure when `needGpu`.
 DoctorCheck checkGpu(bool needGpu);

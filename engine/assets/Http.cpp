@@ -1,4 +1,5 @@
 #include "engine/assets/Http.h"
+#include "engine/assets/HttpRefusal.h"
 #include "common/EnvNames.h"
 
 #include <cerrno>
@@ -6,6 +7,7 @@
 #include <cstring>
 #include <cstdio>
 #include <cstdlib>
+#include <ctime>
 #include <curl/curl.h>
 #include <mutex>
 #include <thread>
@@ -84,6 +86,23 @@ std::string describe(CURLcode code, long status, const HttpSettings &s, const ch
   return "HTTP " + std::to_string(status) + (status == 404 ? " Not Found" : "");
 }
 
+// What the last attempt's answer says beyond its status: a proxy's answer to
+// CONNECT and GitHub's rate-limit headers (libcurl's own header API).
+HttpAnswer answerOf(CURL *h, const std::string &url, long status) {
+  HttpAnswer a;
+  a.url = url;
+  a.status = status;
+  curl_easy_getinfo(h, CURLINFO_HTTP_CONNECTCODE, &a.connectStatus);
+  auto header = [&](const char *name) {
+    struct curl_header *hd = nullptr;
+    return curl_easy_header(h, name, 0, CURLH_HEADER, -1, &hd) == CURLHE_OK && hd ? std::string(hd->value)
+                                                                                   : std::string();
+  };
+  a.rateRemaining = header("x-ratelimit-remaining");
+  a.rateReset = header("x-ratelimit-reset");
+  return a;
+}
+
 // One transfer with retries. `prepare` resets the sink before each attempt.
 template <typename Prepare>
 HttpResponse transfer(const std::string &url, const std::string &accept, const HttpSettings &s,
@@ -120,6 +139,7 @@ HttpResponse transfer(const std::string &url, const std::string &accept, const H
     curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &status);
     curl_off_t got = 0;
     curl_easy_getinfo(h, CURLINFO_SIZE_DOWNLOAD_T, &got);
+    HttpAnswer answer = answerOf(h, url, status);
     curl_slist_free_all(headers);
     curl_easy_cleanup(h);
 
@@ -132,6 +152,12 @@ HttpResponse transfer(const std::string &url, const std::string &accept, const H
     if (httpOk) {
       r.ok = true;
       r.error.clear();
+      return r;
+    }
+    // A proxy that wants credentials, a rate limit spent for half an hour:
+    // said as such, and not retried.
+    if (auto refused = permanentRefusal(answer, (int64_t)time(nullptr))) {
+      r.error = *refused;
       return r;
     }
     if (shortBody)

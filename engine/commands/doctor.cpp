@@ -136,7 +136,10 @@ int run() {
   std::string error;
   if (!ConfigPath.empty())
     cfg = openConfig(ConfigPath, error);
-  checks.push_back(checkCmake(cfg ? cfg->buildDir : ""));
+  // Doctor's checks follow the workload's kind: a `build:` command or a
+  // program compiling at run time has no CMake build tree to look at.
+  std::string noCmake = cfg && cfg->build.kind != "cmake" ? "build: " + cfg->build.kind + " in " + cfg->path : "";
+  checks.push_back(checkCmake(cfg ? cfg->buildDir : "", noCmake));
   checks.push_back(checkGpu(cfg && cfg->benchmark.enabled));
   checks.push_back(checkCacheDir());
   if (!ConfigPath.empty())

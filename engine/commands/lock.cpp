@@ -12,6 +12,7 @@
 #include "engine/winner/LockWriter.h"
 #include "engine/winner/LockApply.h"
 #include "engine/winner/LockObjects.h"
+#include "engine/winner/LockUnits.h"
 #include "common/BuildMode.h"
 #include "common/Lockfile.h"
 #include "common/NumberFormat.h"
@@ -65,7 +66,8 @@ cl::list<std::string> Objects("object", cl::desc("verify: an object (.o, .cubin,
 // The lock's device-code SHA-256 against that of `objects` (the same
 // combination of per-object hashes the tune recorded); 0 when they match.
 int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &objects, const std::string &what,
-                      const std::string &hint, const std::string &overridden = "") {
+                      const std::string &hint, const std::string &overridden = "",
+                      const std::vector<std::string> &sources = {}) {
   std::vector<std::string> hashes;
   std::string err;
   std::set<std::string> seen;
@@ -96,6 +98,17 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
   if (got != l.deviceCodeSha256 && !overridden.empty()) // left out on purpose: say so, not "was it applied?"
     return ciq::reportError("device code of " + what + " is not the lock's winner's (" + got.substr(0, 16) +
                             "...): " + overridden);
+  // Per translation unit, when the lock records them: say which differs.
+  std::vector<std::pair<std::string, std::string>> built;
+  for (size_t i = 0; i < sources.size() && i < hashes.size(); ++i)
+    built.push_back({sources[i], hashes[i]});
+  SmallString<256> lockAbs(LockPath.getValue());
+  sys::fs::make_absolute(lockAbs);
+  std::string units = ciq::unitDifferences(l, sys::path::parent_path(lockAbs).str(), built);
+  if (got != l.deviceCodeSha256 && !units.empty())
+    return ciq::reportError("device code of " + what + " is not the lock's winner's: " + units +
+                            "; those were built from another source, compiler or flags than the tuned ones (or "
+                            "without the lock): rebuild them with the lock applied, or tune again");
   if (got != l.deviceCodeSha256)
     return ciq::reportError("device code of " + what + " is " + got + ", the lock's winner is " + l.deviceCodeSha256 +
                             "; was the lock applied (ciq_apply_lock, or ciq-ptxas --lock), the build up to date, and "
@@ -298,12 +311,14 @@ int verify(const ciq::Lockfile &l) {
   std::string err;
   if (!driver.discover(err))
     return ciq::reportError(err);
-  std::vector<std::string> objects;
-  for (const auto &o : driver.objects())
+  std::vector<std::string> objects, sources;
+  for (const auto &o : driver.objects()) {
     objects.push_back(o.object);
+    sources.push_back(o.source);
+  }
   return bad + compareDeviceCode(l, objects, cfg.target + " in " + cfg.buildDir,
                                  " (build the target first: cmake --build " + ciq::shellQuote(cfg.buildDir) + ")",
-                                 lockOverride(cfg.buildDir, cfg.target));
+                                 lockOverride(cfg.buildDir, cfg.target), sources);
 }
 
 // One "<stage> <path>" line per ACF of the winner: the path nvcc passes on

@@ -78,6 +78,20 @@ std::string jitOnlyProblem(const MeasuredArchitecture &m, const std::vector<std:
          ", on a GPU of that architecture)";
 }
 
+std::string narrowWithoutTargetProblem(const std::vector<std::string> &built, const std::string &configPath) {
+  if (built.size() < 2)
+    return "";
+  std::string list;
+  for (const auto &a : built)
+    list += (list.empty() ? "" : ", ") + a;
+  std::string last = built.back().substr(3);
+  return "narrow_architectures: no GPU here and no tune_architectures, so nothing to narrow to: every tuning "
+         "compile would build all " + std::to_string(built.size()) + " of the build's architectures (" + list +
+         "); name the one to tune for: ciq_tune(... NARROW_ARCHITECTURES TUNE_ARCHITECTURES " + last +
+         ") (tune_architectures: [sm_" + last + "] in " + configPath + " when you wrote it), or leave out "
+         "NARROW_ARCHITECTURES";
+}
+
 std::vector<std::string> architectureWarnings(const MeasuredArchitecture &m, const std::vector<std::string> &built,
                                               bool narrow, const std::string &configPath) {
   std::vector<std::string> out;

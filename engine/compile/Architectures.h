@@ -37,6 +37,14 @@ std::optional<BuildMode> compileBuildMode(const std::vector<CudaObject> &objects
 std::string jitOnlyProblem(const MeasuredArchitecture &m, const std::vector<std::string> &built,
                            const std::string &configPath);
 
+// narrow_architectures with nothing to narrow to (no GPU, no
+// tune_architectures) and several architectures in the build: every tuning
+// compile would build all of them (cuda-samples' nine, the baseline killed
+// at the compile timeout; issue 41 item 6). One line naming ciq_tune()'s
+// TUNE_ARCHITECTURES (the generated ciq.yaml is not to be edited); "" when
+// the build has one architecture or none is known.
+std::string narrowWithoutTargetProblem(const std::vector<std::string> &built, const std::string &configPath);
+
 // The warnings to print before the baseline: no SASS for the measured
 // architecture (PTX JIT), or, when not narrowing, SASS for several others
 // (each candidate compiles them all).

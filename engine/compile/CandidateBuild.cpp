@@ -1,5 +1,6 @@
 #include "engine/compile/CandidateBuild.h"
 #include "engine/compile/KernelControlCheck.h"
+#include "engine/compile/FirstError.h"
 #include "engine/compile/BuildTreeGuard.h"
 #include "common/DeviceCode.h"
 #include "common/DiskFault.h"
@@ -408,9 +409,13 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     for (const auto &o : driver_->objects())
       allCompiled = allCompiled && byOutput.count(o.object) && byOutput[o.object]->exitStatus == 0;
     e.reason = (compileFailed || !allCompiled) ? reason::CompileError : reason::LinkError;
+    // The compiler's own first error line, so that the summary and `ciq
+    // diagnose` say why without opening the log (a receipt's reason first:
+    // the compiler was not started).
+    std::string first = why.empty() && e.reason == reason::CompileError ? firstErrorLineOfFile(e.log) : "";
     e.message = std::string(e.reason == reason::CompileError ? "the compile failed" : "the link failed") +
                 " (" + buildName() + " exit " + std::to_string(r.exitCode) + ")" + (why.empty() ? "" : ": " + why) +
-                "; log: " + e.log;
+                (first.empty() ? "" : ": " + first) + "; log: " + e.log;
     return;
   }
   if (!learnObjects(receipts, e))

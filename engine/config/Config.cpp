@@ -9,6 +9,7 @@
 #include "engine/measure/MetricSources.h"
 #include "engine/config/Metrics.h"
 #include "common/Paths.h"
+#include "engine/config/KnownOptions.h"
 #include "engine/config/SpaceLoader.h"
 #include "engine/config/StrategyTable.h"
 #include "engine/config/YamlUtil.h"
@@ -499,12 +500,13 @@ TuneConfig parse(const std::string &path) {
     }
   }
   benchmarkUnits(c);
-  // Without `space:`, a runtime search whose output is compared with the
-  // baseline's also tries nvcc's numerics controls (defaultSpace).
+  // Without `space:`, a search whose output is compared with the
+  // baseline's also tries the controls that change results (defaultSpace);
+  // one rule for runtime and compile-only objectives.
   if (!root["space"]) {
-    bool runtime = c.benchmark.enabled && !isCompileMetric(c.objectives.front().metric);
-    c.space = defaultSpace(runtime && !c.benchmark.compare.empty(), base);
-    c.numericsLeftOut = runtime && c.benchmark.compare.empty();
+    bool compared = c.benchmark.enabled && !c.benchmark.compare.empty();
+    c.space = defaultSpace(compared, base);
+    c.numericsLeftOut = !compared;
     c.spaceIsDefault = true;
   } else
     c.space = loadSpace(root["space"], r, base);

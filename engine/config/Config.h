@@ -119,8 +119,9 @@ struct TuneConfig {
   SearchConfig search;
   TimeoutConfig timeouts;
   SearchSpace space;
-  // Without `space:`: the default space was searched, and nvcc's numerics
-  // controls left out of it (no output comparison in a runtime search).
+  // Without `space:`: the default space was searched, and the controls that
+  // change results (ptxas --fmad, nvcc's numerics) left out of it: no output
+  // comparison.
   bool numericsLeftOut = false;
   bool spaceIsDefault = false;   // no `space:`: the built-in default space
   // What the build's own compile lines set of nvcc's numerics options, as

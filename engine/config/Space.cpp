@@ -3,6 +3,9 @@
 #include "common/Sha256.h"
 #include "common/Subprocess.h"
 
+#include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringExtras.h>
+
 namespace ciq {
 using nlohmann::json;
 
@@ -101,11 +104,16 @@ Rendered render(const SearchSpace &space, const Point &p) {
     const std::string &v = c.values.at(p[i]);
     switch (c.render) {
     case RenderKind::Ptxas:
-      r.ptxas.push_back(fillTemplate(c.option, v));
-      break;
     case RenderKind::Nvcc:
-      r.nvcc.push_back(fillTemplate(c.option, v));
+      // A template of several words is several arguments (checkOptionsKnown
+      // has joined an option with its value); the value itself is one.
+    {
+      llvm::SmallVector<llvm::StringRef, 2> words;
+      llvm::SplitString(c.option, words, " \t");
+      for (llvm::StringRef word : words)
+        (c.render == RenderKind::Ptxas ? r.ptxas : r.nvcc).push_back(fillTemplate(word.str(), v));
       break;
+    }
     case RenderKind::Define:
       r.defines.push_back(c.option + "=" + v);
       break;

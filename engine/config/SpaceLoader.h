@@ -18,20 +18,14 @@ void readConstraints(SearchSpace &space, const YAML::Node &n, const YamlReader &
 // Loads a space file by built-in name (e.g. "ptxas-13.0-default") or path.
 SearchSpace loadSpaceFile(const std::string &nameOrPath, const std::string &baseDir);
 
-// The space of a config without `space:`: ptxas-13.0-default; with
-// `withNumerics` (a runtime objective whose output is compared with the
-// baseline's), also nvcc-13.0-default's numerics controls (ftz, prec-div,
-// prec-sqrt, use-fast-math, all changes_results): runtime gains often lie
-// there, and the comparison keeps them honest. Throws ConfigError.
+// The space of a config without `space:`: ptxas-13.0-default less its
+// changes_results controls (--fmad); with `withNumerics` (the benchmark's
+// output is compared with the baseline's, whatever the objective), all of
+// ptxas-13.0-default plus nvcc-13.0-default's numerics controls (ftz,
+// prec-div, prec-sqrt, use-fast-math, all changes_results): runtime gains
+// often lie there, and the comparison keeps them honest; without it a
+// search would change the program's results unseen (issue 41: compile-only
+// tunes chose --fmad=false for fewer registers). Throws ConfigError.
 SearchSpace defaultSpace(bool withNumerics, const std::string &baseDir);
-
-// Checks each ptxas/nvcc option template against the installed compiler's
-// own --help, before any build. A space written for another release
-// (compiler_version) gets one warning naming the space and the release found,
-// and its options that compiler does not have are left out with a note; a
-// value outside an option's "Allowed values" is left out with a note. An
-// option missing from --help in a space for this release (or for none) is a
-// misspelling: ConfigError.
-void checkOptionsKnown(SearchSpace &space);
 
 } // namespace ciq

@@ -116,7 +116,8 @@ void Progress::evaluated(const TuneConfig &cfg, const Evaluation &e, const std::
                         ? ""
                         : " (same " + std::string(e.duplicateKind == "config" ? "configuration" : "device code") +
                               " as " + e.duplicateOf + ")";
-  // INVALID lines carry the reason and the log path, never compiler output.
+  // INVALID lines carry the reason, the log path and at most the compiler's
+  // first error line (in the message), never pages of compiler output.
   printf("[%d/%d] gen %d %s %s %s%s  %s\n", done_, budget_, e.generation, e.candidateId.c_str(),
          e.ok ? "OK     " : "INVALID", e.ok ? scoreText(cfg, e).c_str() : (e.reason + ": " + e.message).c_str(),
          dup.c_str(), e.generation == 0 ? "(default compile)" : e.rendered.summary().c_str());

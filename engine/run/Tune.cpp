@@ -47,6 +47,18 @@ RecordedStart startOf(const TuneConfig &cfg) {
   return s;
 }
 
+// narrow_architectures with nothing to narrow to, in a build of several
+// architectures (Architectures.h); "" otherwise.
+static std::string narrowingProblem(const TuneConfig &cfg) {
+  if (!cfg.narrowArchitectures || !measuredArchitecture(cfg).arch.empty())
+    return "";
+  auto driver = makeBuildDriver(cfg);
+  std::string err;
+  if (!driver->discover(err))
+    return ""; // the builder reports the same problem, as an error
+  return narrowWithoutTargetProblem(sassArchitectures(driver->objects()), cfg.path);
+}
+
 bool TuneRun::prepare() {
   // Before anything in the run directory is read or moved.
   std::string lockErr;
@@ -93,6 +105,10 @@ bool TuneRun::prepare() {
   int byGenerations = 1 + cfg_.search.poolSize * cfg_.search.generations;
   if (budget_ > byGenerations && (!cfg_.search.generationsSet || cfg_.search.poolFollowsWorkers()))
     fitGenerationsToBudget();
+  // Before the journal: a start that could only fail leaves no unfinished
+  // search behind, so a changed ciq_tune() starts anew (issue 41 item 6).
+  if (std::string p = narrowingProblem(cfg_); !p.empty())
+    return fail(p);
   llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
   if (!openJournal())
     return false;
@@ -301,8 +317,8 @@ bool TuneRun::runSearch() {
   if (!cfg_.buildNumericsNote.empty() && !opts_.canaryOnly)
     progress_.note(cfg_.buildNumericsNote);
   if (cfg_.numericsLeftOut && !cfg_.buildHasFastMath && !opts_.canaryOnly)   // where a runtime gain often lies
-    progress_.note("space: nvcc's numerics controls (--ftz, --prec-div, --prec-sqrt, --use_fast_math) are left out: "
-                   "they change the results; to search them, compare the output with the baseline's "
+    progress_.note("space: the controls that change floating-point results (ptxas --fmad; nvcc --ftz, --prec-div, "
+                   "--prec-sqrt, --use_fast_math) are left out; to search them, compare the output with the baseline's "
                    "(benchmark.correctness.compare, or ciq_tune(... COMPARE stdout|<file>))");
   if (!evaluateBaseline())
     return false;

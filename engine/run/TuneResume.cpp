@@ -129,7 +129,11 @@ bool TuneRun::openJournal() {
   } else if (unfinished && !opts_.fresh && !opts_.canaryOnly) {
     fail(cfg_.runDir + " holds an unfinished search (" + std::to_string(prior.evaluations.size()) +
                 " evaluations); continue it with `ciq resume --config " + shellQuote(cfg_.path) +
-                "`, or start over with `ciq tune --fresh --config " + shellQuote(cfg_.path) + "`");
+                "`, or start over with `ciq tune --fresh --config " + shellQuote(cfg_.path) + "`" +
+                (cfg_.build.kind == "cmake" && !cfg_.target.empty()
+                     ? " (a ciq_tune() target: cmake --build " + shellQuote(cfg_.buildDir) + " --target ciq-tune-fresh-" +
+                           cfg_.target + ")"
+                     : ""));
     return false;
   } else if (llvm::sys::fs::exists(jpath)) {
     // A finished or discarded search is kept beside, never overwritten: its

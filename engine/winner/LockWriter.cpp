@@ -1,4 +1,5 @@
 #include "engine/winner/LockWriter.h"
+#include "engine/winner/LockUnits.h"
 #include "engine/config/CMakeCache.h"
 #include "common/CompilerVersion.h"
 #include "common/Lockfile.h"
@@ -60,8 +61,11 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
   l.ptxasPath = llvm::sys::fs::exists(ptxas) ? ptxas : findExecutable("ptxas").value_or("ptxas");
   l.ptxasVersion = compilerVersion(l.ptxasPath, err).value_or("");
   std::set<std::string> archs;
+  // A translation unit of device functions only (-rdc=true) reports its
+  // functions with no architecture: it contributes none (issue 41 item 11).
   for (const auto &k : win.kernels)
-    archs.insert(k.arch);
+    if (!k.arch.empty())
+      archs.insert(k.arch);
   // Narrowed: the winner was measured on one architecture and applies to the
   // build's whole list (docs/config.md, "Architectures"); the device-code
   // SHA-256 covers that one architecture's SASS.
@@ -89,6 +93,8 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
   l.kernelDirectives = win.rendered.kernels;
   // ACFs travel with the lock, named by their SHA-256.
   std::string lockDir = llvm::sys::path::parent_path(cfg.lockfile).str();
+  if (auto units = lockUnitsOf(win, lockDir); !units.empty())
+    l.extra["device_code_units"] = units;
   for (const auto &a : win.rendered.acfs) {
     std::string rel = "ciq-acf/" + a.sha256 + ".acf";
     llvm::sys::fs::create_directories(lockDir + "/ciq-acf");

@@ -3,6 +3,7 @@
 #include "engine/winner/Objectives.h"
 #include "engine/search/Search.h"
 #include "engine/record/WinnerOrder.h"
+#include "common/InvalidReason.h"
 #include "common/NumberFormat.h"
 
 #include <algorithm>
@@ -219,6 +220,39 @@ static void printCases(const TuneConfig &cfg, const Evaluation &b, const Evaluat
   }
 }
 
+// A written space may search controls that change results (ptxas --fmad)
+// with no output comparison; the default space leaves them out then. The
+// summary says so whether or not the winner sets one (issue 41).
+static void printUncomparedNumerics(const TuneConfig &cfg, FILE *out) {
+  if (cfg.benchmark.enabled && !cfg.benchmark.compare.empty())
+    return;
+  std::string names;
+  int n = 0;
+  for (const auto &c : cfg.space.controls)
+    if (c.changesResults) {
+      names += (names.empty() ? "" : ", ") + c.name;
+      ++n;
+    }
+  if (!n)
+    return;
+  fprintf(out,
+          "space: %s can change floating-point results and %s searched without comparing the output with the "
+          "baseline's; compare it (benchmark.correctness.compare, or ciq_tune(... COMPARE stdout|<file>)) or exclude "
+          "%s\n",
+          names.c_str(), n == 1 ? "was" : "were", n == 1 ? "it" : "them");
+}
+
+// The first candidate that failed to compile, with its message (the
+// compiler's first error line and the log, CandidateBuild): the counts
+// alone say only "compile_error x6" (issue 41 item 8).
+static void printFirstCompileError(const std::vector<Evaluation> &evals, FILE *out) {
+  for (const auto &e : evals)
+    if (!e.ok && e.reason == reason::CompileError) {
+      fprintf(out, "first compile_error: %s: %s\n", e.candidateId.c_str(), e.message.c_str());
+      return;
+    }
+}
+
 void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out,
                   const Verdicts &verdicts) {
   if (evals.empty())
@@ -271,7 +305,9 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
   printCases(cfg, b, best, out);
   std::string invalidLine = invalidSummary(invalid);
   printCounts(cfg, evals, verdicts, invalidLine.empty() ? "0 INVALID" : invalidLine, dups, out);
+  printFirstCompileError(evals, out);
   printMeasurement(cfg, evals, out);
+  printUncomparedNumerics(cfg, out);
   for (const auto &p : verdicts.gpuProblems)
     fprintf(out, "GPU: %s while measuring\n", p.c_str());
   for (const auto &m : verdicts.minimization)

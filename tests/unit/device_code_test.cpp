@@ -200,6 +200,11 @@ TEST_F(DeviceCodeTest, SameSourceInTwoFoldersHashesTheSame) {
       {"-arch=sm_90", "-c", "-G"},
       {"-arch=sm_90", "-c", "-lineinfo"},
       {"-arch=sm_90", "-cubin", "-rdc=true"},
+      // Issue 41 item 1: the flags of every cuda-sample. ptxas names a debug
+      // section after the PTX file it read (`.nv_debug_ptx_txt.<number>`),
+      // which moved .strtab's offsets and so the symbol table's bytes.
+      {"-arch=sm_90", "-c", "-rdc=true", "-lineinfo"},
+      {"-arch=sm_90", "-cubin", "-rdc=true", "-lineinfo"},
   };
   for (size_t i = 0; i < variants.size(); ++i) {
     std::string out = "v" + std::to_string(i) + (variants[i][1] == "-c" ? ".o" : ".bin");
@@ -207,6 +212,9 @@ TEST_F(DeviceCodeTest, SameSourceInTwoFoldersHashesTheSame) {
     EXPECT_FALSE(x.sha256.empty());
     EXPECT_EQ(x.sha256, y.sha256) << "nvcc " << llvm::join(variants[i], " ");
   }
+  // Two processes in one folder (nvcc's temporary files differ by pid).
+  auto once = compileIn(a, {"-arch=sm_90", "-c", "-rdc=true", "-lineinfo"}, "again1.o");
+  EXPECT_EQ(once.sha256, compileIn(a, {"-arch=sm_90", "-c", "-rdc=true", "-lineinfo"}, "again2.o").sha256);
   // PTX reuse: ptxas on the PTX nvcc kept in one folder gives the cubin a
   // full compile gives in the other.
   auto r = runSubprocess({CIQ_TEST_NVCC, "-arch=sm_90", "-ptx", a + "/red.cu", "-o", a + "/red.ptx"});

@@ -390,6 +390,43 @@ TEST(SummaryVerdict, OneVerdictAndNoNoteForADefault) {
   EXPECT_NE(print({1, true, ""}, v).find("note: the winner sets fmad=false"), std::string::npos);
 }
 
+// Issue 41 item 2: a written space with a control that changes results,
+// searched without an output comparison, says so in the summary even when
+// the winner leaves it unset; with the comparison nothing is said.
+TEST(SummaryVerdict, WrittenSpaceWithUncomparedNumericsSaysSo) {
+  TuneConfig cfg;
+  cfg.objectives.push_back({"registers", "minimize", "registers", {}, "sum", {}});
+  Control fmad;
+  fmad.name = "fmad";
+  fmad.render = RenderKind::Ptxas;
+  fmad.changesResults = true;
+  fmad.compilerDefault = "true";
+  cfg.space.controls = {fmad};
+  Evaluation b;
+  b.candidateId = "c0000";
+  b.ok = true;
+  b.scores["registers"] = 40;
+  std::vector<Evaluation> evals = {b};
+  auto print = [&] {
+    char *buf = nullptr;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    printSummary(cfg, evals, {0, false, "no candidate"}, f, {});
+    fclose(f);
+    std::string s(buf, n);
+    free(buf);
+    return s;
+  };
+  std::string out = print();
+  EXPECT_NE(out.find("space: fmad can change floating-point results and was searched without comparing the output "
+                     "with the baseline's"),
+            std::string::npos)
+      << out;
+  cfg.benchmark.enabled = true;
+  cfg.benchmark.compare = "stdout";
+  EXPECT_EQ(print().find("space: fmad"), std::string::npos);
+}
+
 // Issue 12, cases 10 and 11 on the engine side: device functions count in
 // spill_bytes; an unknown statistic or a compile where ptxas did not run is
 // INVALID not_measurable, never 0.

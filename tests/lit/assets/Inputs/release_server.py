@@ -14,6 +14,9 @@ ROOT/faults.json maps "<owner>/<repo>/<tag>/<file>" to a fault of its download:
   downloads of one file overlap).
 Requests are appended to ROOT/requests.log; requests for an absolute URL
 (proxy form) are logged with "PROXY". The bound port goes to --port-file.
+--refuse answers every request (GET, or a proxy's CONNECT) with a refusal
+that no retry changes: "ratelimit" (GitHub's 403 with x-ratelimit-remaining
+0 and a reset 30 minutes ahead), "proxyauth" (a proxy's 407).
 """
 import argparse
 import json
@@ -77,7 +80,29 @@ class Handler(BaseHTTPRequestHandler):
     def send_json(self, obj, status=200):
         self.send_bytes(status, json.dumps(obj).encode())
 
+    def refuse(self):
+        if ARGS.refuse == "ratelimit":
+            body = json.dumps({"message": "API rate limit exceeded for 127.0.0.1."}).encode()
+            self.send_response(403)
+            self.send_header("x-ratelimit-limit", "60")
+            self.send_header("x-ratelimit-remaining", "0")
+            self.send_header("x-ratelimit-reset", str(int(time.time()) + 1800))
+        else:
+            body = b"proxy credentials needed"
+            self.send_response(407)
+            self.send_header("Proxy-Authenticate", 'Basic realm="proxy"')
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def do_CONNECT(self):
+        log("CONNECT " + self.path)
+        return self.refuse()
+
     def do_GET(self):
+        if ARGS.refuse:
+            log("REFUSED GET " + self.path)
+            return self.refuse()
         url = urllib.parse.urlsplit(self.path)
         proxied = bool(url.scheme)
         base = f"{url.scheme}://{url.netloc}" if proxied else f"http://{self.headers['Host']}"
@@ -153,6 +178,7 @@ def main():
     p.add_argument("--lifetime", type=float, default=300, help="seconds before the server exits by itself")
     p.add_argument("--stall-seconds", type=float, default=60)
     p.add_argument("--slow-seconds", type=float, default=2)
+    p.add_argument("--refuse", choices=["ratelimit", "proxyauth"])
     ARGS = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

@@ -1,0 +1,34 @@
+#include "engine/compile/FirstError.h"
+
+#include <llvm/ADT/StringRef.h>
+#include <llvm/Support/MemoryBuffer.h>
+
+#include <regex>
+
+namespace ciq {
+
+std::string firstErrorLine(const std::string &text) {
+  // "error:" or "fatal :" after a separator: a diagnostic's severity, not a
+  // word of a file name or of an echoed command line (ninja's FAILED: line).
+  static const std::regex severity(R"((^|[\s:)])(error|fatal( error)?)\s*:)", std::regex::icase);
+  llvm::StringRef rest(text);
+  while (!rest.empty()) {
+    auto [line, next] = rest.split('\n');
+    rest = next;
+    llvm::StringRef t = line.trim();
+    if (t.startswith("FAILED:") || !std::regex_search(t.begin(), t.end(), severity))
+      continue;
+    const size_t kMax = 300; // one line of a summary, not a compiler's page
+    return t.size() > kMax ? t.substr(0, kMax).str() + "..." : t.str();
+  }
+  return "";
+}
+
+std::string firstErrorLineOfFile(const std::string &path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  if (!buf)
+    return "";
+  return firstErrorLine((*buf)->getBuffer().str());
+}
+
+} // namespace ciq

@@ -1,0 +1,29 @@
+// Issue 41 item 8: the first error line of a failed build's log, which the
+// summary and `ciq diagnose` show for a candidate that failed to compile.
+#include "engine/compile/FirstError.h"
+
+#include <gtest/gtest.h>
+
+using namespace ciq;
+
+TEST(FirstError, FindsEachCompilersSpelling) {
+  EXPECT_EQ(firstErrorLine("[1/2] Building CUDA object k.cu.o\nFAILED: k.cu.o\n/usr/bin/ciq-ptxas nvcc -c k.cu\n"
+                           "k.cu(7): error: identifier \"TILE\" is undefined\n1 error detected\n"),
+            "k.cu(7): error: identifier \"TILE\" is undefined");
+  EXPECT_EQ(firstErrorLine("gcc: error: unrecognized command-line option '-Xcompiler'\n"),
+            "gcc: error: unrecognized command-line option '-Xcompiler'");
+  EXPECT_EQ(firstErrorLine("  nvcc fatal   : Unknown option '--foo'\n"), "nvcc fatal   : Unknown option '--foo'");
+  EXPECT_EQ(firstErrorLine("ptxas error   : Entry function 'k' uses too much shared data\n"),
+            "ptxas error   : Entry function 'k' uses too much shared data");
+  EXPECT_EQ(firstErrorLine("ciq-ptxas: error: the nvcc stand-in called itself again\n"),
+            "ciq-ptxas: error: the nvcc stand-in called itself again");
+  EXPECT_EQ(firstErrorLine("k.cu:7:2: error: #error \"TILE must be even\"\n"), "k.cu:7:2: error: #error \"TILE must be even\"");
+}
+
+TEST(FirstError, IgnoresWarningsNamesAndMakesSummary) {
+  EXPECT_EQ(firstErrorLine("k.cu(3): warning: variable unused\nninja: build stopped: subcommand failed.\n"), "");
+  EXPECT_EQ(firstErrorLine("FAILED: error_handling.cu.o\nmake: *** [Makefile:3: x.o] Error 1\n"), "");
+  std::string longLine = "k.cu(1): error: " + std::string(1000, 'x');
+  EXPECT_LT(firstErrorLine(longLine).size(), 400u);
+  EXPECT_EQ(firstErrorLineOfFile("/nonexistent/ciq/log"), "");
+}
