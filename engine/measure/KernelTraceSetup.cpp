@@ -5,10 +5,9 @@
 #include <cstdlib>
 #include <llvm/Support/FileSystem.h>
 
-// Defined by the build (trace/CMakeLists.txt) when CUPTI was not found: why.
-#ifndef CIQ_KERNEL_TRACE_OFF
-#define CIQ_KERNEL_TRACE_OFF ""
-#endif
+// CIQ_KERNEL_TRACE_OFF: why this build has no kernel times (CUPTI not
+// found, trace/CMakeLists.txt); "" when it has them.
+#include "engine/measure/KernelTraceOff.h"
 
 namespace ciq {
 
