@@ -70,6 +70,8 @@ void kernelTimeSource(TuneConfig &c, const YAML::Node &root, const YamlReader &r
   if (bench["kernels"] && m.kind != "kernel_time")
     r.fail(bench["kernels"], "benchmark.kernels",
            "applies to kernel times only (objective kernel_time_ms, or benchmark.metric kernel_time: true)");
+  if (m.kind == "kernel_time" && ((m.unitGiven && m.unit != "ms") || m.scale != 1.0))
+    r.fail(bench["metric"], "benchmark.metric", "kernel_time is measured by ciq in ms: remove unit and scale");
   if (m.kind == "kernel_time" && c.benchmark.env.count("CUDA_INJECTION64_PATH"))
     r.fail(bench["env"], "benchmark.env", "sets CUDA_INJECTION64_PATH, which kernel times need for ciq's own "
                                           "injection library (CUDA loads one); remove it");
