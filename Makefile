@@ -9,6 +9,11 @@ DEBS  := cmake ninja-build g++ make llvm-14-dev llvm-14-tools nlohmann-json3-dev
 # Python packages the tests use, from the Python package index (pip):
 # triton for tests/lit/engine/triton.test (a real Triton compile, no GPU needed).
 PIPS  := triton
+# Python distributions whose files the build uses, checked by distribution
+# name: NVIDIA's CUPTI (headers and libcupti of libciq-kernel-trace, the
+# kernel_time metric), of the toolkit's release, where the toolkit has no
+# extras/CUPTI (cmake/FindCUPTI.cmake finds either).
+PIP_DISTS := nvidia-cuda-cupti==13.0.*
 # Python packages of the benchmarks only (bench/search_efficiency.py's peers),
 # not of the build or the tests.
 BENCH_PIP := kernel_tuner optuna
@@ -36,6 +41,12 @@ deps:
 	  python3 -m pip install -q $$p 2>/dev/null || python3 -m pip install -q --user --break-system-packages $$p || \
 	  python3 -c "import $$p" 2>/dev/null || \
 	  echo "ciq: could not install $$p; the tests that need it are skipped (lit REQUIRES)"; }; done
+	@for p in $(PIP_DISTS); do d=$${p%%=*}; \
+	  python3 -c "import importlib.metadata as m, sys; m.version(sys.argv[1])" $$d 2>/dev/null || { \
+	  echo "ciq: installing $$p (pip)"; \
+	  python3 -m pip install -q "$$p" 2>/dev/null || python3 -m pip install -q --user --break-system-packages "$$p" || \
+	  python3 -c "import importlib.metadata as m, sys; m.version(sys.argv[1])" $$d 2>/dev/null || \
+	  echo "ciq: could not install $$p; ciq is built without kernel times (kernel_time_ms)"; }; done
 
 configure: deps
 	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja

@@ -51,6 +51,10 @@ const std::vector<InvalidReason> &invalidReasons() {
       {reason::NoFreshResult, "the benchmark wrote no fresh result file (benchmark.metric.file) in this run",
        "a branch of the program that skips writing the file; an old file is never read as this run's result",
        "make every run of the benchmark write the file, or read the metric from stdout"},
+      {reason::NoKernelTimes, "the run gave no kernel times (benchmark.metric kernel_time)",
+       "the benchmark launched no kernel (or none matching benchmark.kernels), ciq's injection library did not load "
+       "or could not trace (CUPTI missing, another profiler attached), or a process exited without exit handlers",
+       "read the candidate's log line: it says which; docs/troubleshooting.md \"No kernel times\""},
       {reason::CaseRegression, "one case of benchmark.cases is slower than the baseline by more than benchmark.max_regression_percent",
        "a configuration that speeds up some inputs and slows another (a tile that suits large sizes only)",
        "nothing to do: the search keeps the candidates that slow no case; raise max_regression_percent to accept the trade"},

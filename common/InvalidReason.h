@@ -47,6 +47,8 @@ inline const char *WrongAnswer = "wrong_answer";
 inline const char *ParseError = "parse_error";
 inline const char *InvalidValue = "invalid_value";
 inline const char *NoFreshResult = "no_fresh_result";
+// benchmark.metric kernel_time: the run gave no kernel times (KernelTrace.h).
+inline const char *NoKernelTimes = "no_kernel_times";
 // benchmark.cases: one case slower than the baseline by more than
 // benchmark.max_regression_percent, whatever the geometric mean.
 inline const char *CaseRegression = "case_regression";

@@ -1,5 +1,6 @@
 // `ciq doctor [--config ciq.yaml]`: one line per environment check with its
 // fix (engine/analysis/Doctor). Exit status = number of failed checks.
+#include "engine/measure/KernelTraceSetup.h"
 #include "engine/commands/Command.h"
 #include "engine/compile/BuildDriver.h"
 #include "engine/compile/CompileLines.h"
@@ -130,6 +131,22 @@ DoctorCheck checkCacheDir() {
   return c;
 }
 
+// Kernel times (benchmark.metric kernel_time): ciq's injection library, or
+// why this build has none; a failure only where ciq.yaml asks for them.
+DoctorCheck checkKernelTimes(const std::optional<TuneConfig> &cfg) {
+  DoctorCheck c{"kernel times"};
+  std::string why;
+  if (auto lib = kernelTraceLibrary(why)) {
+    c.detail = *lib + " (CUPTI is opened when a traced run starts: CIQ_CUPTI_LIBRARY, beside it, or the build's)";
+    return c;
+  }
+  bool wanted = cfg && cfg->benchmark.enabled && cfg->benchmark.metric.kind == "kernel_time";
+  c.status = wanted ? DoctorCheck::Fail : DoctorCheck::Warn;
+  c.detail = why;
+  c.fix = "kernel_time_ms needs it: docs/troubleshooting.md \"no_kernel_times\"";
+  return c;
+}
+
 int run() {
   std::vector<DoctorCheck> checks = {checkNvcc(), checkPtxas(), checkApplyControls()};
   std::optional<TuneConfig> cfg;
@@ -142,6 +159,7 @@ int run() {
   checks.push_back(checkCmake(cfg ? cfg->buildDir : "", noCmake));
   checks.push_back(checkGpu(cfg && cfg->benchmark.enabled));
   checks.push_back(checkCacheDir());
+  checks.push_back(checkKernelTimes(cfg));
   if (!ConfigPath.empty())
     checks.push_back(checkConfig(cfg, error));
   if (cfg)

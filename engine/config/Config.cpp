@@ -52,6 +52,32 @@ void benchmarkUnits(TuneConfig &c) {
   }
 }
 
+// The objective kernel_time_ms reads benchmark.metric kernel_time (its
+// default source); benchmark.kernels picks kernels of that source only, and
+// CUDA_INJECTION64_PATH is ciq's own to set in a traced run.
+void kernelTimeSource(TuneConfig &c, const YAML::Node &root, const YamlReader &r) {
+  if (!c.benchmark.enabled)
+    return;
+  const YAML::Node bench = root["benchmark"];
+  bool wanted = std::any_of(c.objectives.begin(), c.objectives.end(),
+                            [](const Objective &o) { return o.metric == "kernel_time_ms"; });
+  MetricSource &m = c.benchmark.metric;
+  if (wanted && !bench["metric"])
+    m.kind = "kernel_time";
+  else if (wanted && m.kind != "kernel_time")
+    r.fail(bench["metric"], "benchmark.metric",
+           "the objective kernel_time_ms is measured by ciq (kernel_time), not read with " + m.kind +
+               "; remove benchmark.metric, or name the objective after what the benchmark prints");
+  if (bench["kernels"] && m.kind != "kernel_time")
+    r.fail(bench["kernels"], "benchmark.kernels",
+           "applies to kernel times only (objective kernel_time_ms, or benchmark.metric kernel_time: true)");
+  if (m.kind == "kernel_time" && ((m.unitGiven && m.unit != "ms") || m.scale != 1.0))
+    r.fail(bench["metric"], "benchmark.metric", "kernel_time is measured by ciq in ms: remove unit and scale");
+  if (m.kind == "kernel_time" && c.benchmark.env.count("CUDA_INJECTION64_PATH"))
+    r.fail(bench["env"], "benchmark.env", "sets CUDA_INJECTION64_PATH, which kernel times need for ciq's own "
+                                          "injection library (CUDA loads one); remove it");
+}
+
 Objective parseObjective(const YAML::Node &n, const YamlReader &r, const std::string &key, bool haveBenchmark) {
   Objective o;
   if (n.IsScalar())
@@ -190,7 +216,7 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
   r.onlyKeys(n, "benchmark", {"command", "working_dir", "env", "warmup", "repeats", "timeout_s",
                               "adaptive_factor", "metric", "correctness", "finalists", "target_noise_percent",
                               "min_repeats", "max_repeats", "max_measure_s", "racing", "race_alpha", "cases",
-                              "max_regression_percent"});
+                              "max_regression_percent", "kernels"});
   if (!n["command"])
     r.fail(n, "benchmark", "missing 'command' (the benchmark's argv)");
   b.enabled = true;
@@ -241,6 +267,14 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
   if (n["adaptive_factor"]) b.adaptiveFactor = r.number(n["adaptive_factor"], "benchmark.adaptive_factor", 1.1, 1e6);
   if (n["finalists"]) b.finalists = (int)r.integer(n["finalists"], "benchmark.finalists", 0, 100);
   if (n["metric"]) b.metric = parseMetricSource(n["metric"], r, "benchmark.metric");
+  if (n["kernels"]) {
+    b.metric.kernels = r.str(n["kernels"], "benchmark.kernels");
+    try {
+      std::regex check(b.metric.kernels, std::regex::ECMAScript);
+    } catch (const std::regex_error &e) {
+      r.fail(n["kernels"], "benchmark.kernels", "'" + b.metric.kernels + "' is not a regular expression: " + e.what());
+    }
+  }
   if (n["correctness"] && n["correctness"].IsMap())
     parseCorrectness(n["correctness"], r, b);
   else if (n["correctness"])
@@ -499,6 +533,7 @@ TuneConfig parse(const std::string &path) {
         c.benchmark.racing = false;
     }
   }
+  kernelTimeSource(c, root, r);
   benchmarkUnits(c);
   // Without `space:`, a search whose output is compared with the
   // baseline's also tries the controls that change results (defaultSpace);

@@ -31,6 +31,8 @@ const std::vector<MetricInfo> &knownMetrics() {
        nullptr, [](O o) { return double(o.deviceCodeBytes); }},
       {"time_ms", "ms", MetricFrom::Benchmark, "the benchmark's wall time (benchmark.metric wall_time)", nullptr,
        nullptr},
+      {"kernel_time_ms", "ms", MetricFrom::Benchmark,
+       "the GPU time of the kernels the benchmark launched, summed (benchmark.metric kernel_time)", nullptr, nullptr},
   };
   return table;
 }

@@ -53,6 +53,7 @@ void shareDeviceResult(Evaluation &e, const Evaluation &d, bool runtime) {
   e.cvPercent = d.cvPercent;
   e.noisePercent = d.noisePercent;
   e.stoppedBy = d.stoppedBy;
+  e.kernelTimes = d.kernelTimes;
   e.measureMs = 0;
   e.gpu = d.gpu;
   // The compile metrics are this candidate's own (identical device code).
@@ -126,6 +127,7 @@ void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const s
   e.noisePercent = m.noisePercent;
   e.stoppedBy = m.stoppedBy;
   e.runsSaved = m.runsSaved;
+  e.kernelTimes = m.kernels;
   for (const auto &c : m.cases) // scored against the baseline's cases when recorded (CaseScore.h)
     e.cases.push_back({c.name, c.values, c.median, c.cvPercent, c.noisePercent, c.stoppedBy, c.runsSaved});
   for (const auto &o : w.cfg.objectives)

@@ -1,4 +1,6 @@
 #include "engine/measure/Benchmark.h"
+#include "engine/measure/KernelTrace.h"
+#include "engine/measure/KernelTraceSetup.h"
 #include "engine/measure/MetricParser.h"
 #include "engine/measure/Stats.h"
 #include "common/FileIO.h"
@@ -236,7 +238,11 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   so.setEnv = runEnv();
   so.timeoutSeconds = runTimeoutSeconds();
   // A result file left by an earlier run must never be read as this run's.
-  std::string file = b_.metric.kind == "wall_time" ? "" : metricFilePath(b_.metric, so.cwd);
+  bool measuredByUs = b_.metric.kind == "wall_time" || b_.metric.kind == "kernel_time";
+  std::string file = measuredByUs ? "" : metricFilePath(b_.metric, so.cwd);
+  std::string tracePrefix;
+  if (b_.metric.kind == "kernel_time" && !startKernelTrace(logPath, so.setEnv, tracePrefix, o))
+    return o;
   if (!file.empty() && llvm::sys::fs::exists(file)) {
     if (auto ec = llvm::sys::fs::remove(file)) {
       o.reason = reason::NoFreshResult;
@@ -275,6 +281,10 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
     o.ok = true;
     return o;
   }
+  if (!tracePrefix.empty()) {
+    readKernelTimes(tracePrefix, o);
+    return o;
+  }
   if (!file.empty() && !llvm::sys::fs::exists(file)) {
     o.reason = reason::NoFreshResult;
     o.message = "the benchmark exited 0 but wrote no " + file + " in this run (benchmark.metric.file)";
@@ -295,6 +305,47 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   o.value = *v;
   o.ok = true;
   return o;
+}
+
+// Every run traced gets its own traces: the earlier run's files, at the same
+// prefix beside the log, are removed first and never read as this one's.
+bool BenchmarkRunner::startKernelTrace(const std::string &logPath, std::map<std::string, std::string> &env,
+                                       std::string &prefix, RunOutcome &o) {
+  std::string why;
+  auto lib = kernelTraceLibrary(why);
+  if (!lib) {
+    o.reason = reason::NoKernelTimes;
+    o.message = why;
+    return false;
+  }
+  prefix = logPath + ".kernels";
+  if (!removeKernelTraces(prefix, why)) {
+    o.reason = reason::NoKernelTimes;
+    o.message = "no kernel times: " + why;
+    return false;
+  }
+  for (const auto &kv : kernelTraceEnv(*lib, prefix))
+    env[kv.first] = kv.second;
+  return true;
+}
+
+void BenchmarkRunner::readKernelTimes(const std::string &prefix, RunOutcome &o) {
+  std::string err;
+  auto trace = readKernelTrace(prefix, err);
+  auto ms = trace ? kernelTimeMs(trace->kernels, b_.metric.kernels, err) : std::nullopt;
+  if (!ms) {
+    o.reason = reason::NoKernelTimes;
+    o.message = err;
+    return;
+  }
+  if (!unitAllows("ms", *ms, err)) { // kernels that ran 0 ns: a trace that timed nothing
+    o.reason = reason::InvalidValue;
+    o.message = "the kernels' GPU time: " + err;
+    return;
+  }
+  o.value = *ms;
+  o.kernels = std::move(trace->kernels);
+  o.ok = true;
 }
 
 bool enoughRuns(const std::vector<double> &values, const BenchmarkConfig &b, const std::vector<double> *incumbent,
@@ -350,6 +401,7 @@ MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats,
     if (i < b.warmup)
       continue;
     m.values.push_back(r.value);
+    m.kernels = std::move(r.kernels);
     walls.push_back(r.wallMs);
     measuredMs += r.wallMs;
     if (enoughRuns(m.values, b, race ? &race->runs : nullptr, race && race->minimize, adaptive, cap, m.stoppedBy,

@@ -4,6 +4,7 @@
 #pragma once
 #include "engine/measure/BenchmarkConfig.h"
 #include "common/InvalidReason.h"
+#include "engine/record/KernelTime.h"
 
 #include <map>
 #include <optional>
@@ -18,6 +19,7 @@ struct RunOutcome {
   std::string message;    // one line
   double value = 0;       // the metric, in its unit
   double wallMs = 0;      // process wall time, ms
+  KernelTimes kernels;    // benchmark.metric kernel_time: the run's kernels (KernelTrace.h)
 };
 
 // One case's runs (benchmark.cases): what MeasureOutcome says of the whole
@@ -44,6 +46,9 @@ struct MeasureOutcome {
   // benchmark.cases: each case's runs (values, median and noise above stay
   // empty: the cases' ratios to the baseline make the score, CaseScore.h).
   std::vector<CaseMeasure> cases;
+  // benchmark.metric kernel_time: the kernels of the last measured run (of
+  // the first case, with cases), for the per-kernel table.
+  KernelTimes kernels;
 };
 
 // The candidate racing compares against: the best one measured so far.
@@ -110,6 +115,9 @@ private:
   std::map<std::string, std::string> runEnv() const;
   std::string referencePath() const;
   MeasureOutcome measureCases(const std::string &logPath, const RaceAgainst *race);
+  bool startKernelTrace(const std::string &logPath, std::map<std::string, std::string> &env, std::string &prefix,
+                        RunOutcome &o);
+  void readKernelTimes(const std::string &prefix, RunOutcome &o);
   RunOutcome compareOutput(const std::string &stdoutText, const std::string &cwd);
 };
 

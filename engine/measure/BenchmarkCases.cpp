@@ -58,6 +58,8 @@ MeasureOutcome BenchmarkRunner::measureCases(const std::string &logPath, const R
       if (round < b.warmup)
         continue;
       c.m.values.push_back(r.value);
+      if (k == 0) // the per-kernel table shows the first case's kernels
+        m.kernels = std::move(r.kernels);
       c.walls.push_back(r.wallMs);
       measuredMs += r.wallMs;
       const std::vector<double> *incumbent = nullptr;

@@ -20,6 +20,9 @@ struct MetricSource {
   std::string unit = "ms";
   bool unitGiven = false;          // `unit:` in ciq.yaml (ciq_tune's UNIT); else "ms" is a default
   double scale = 1.0;              // multiply the parsed value (e.g. 1e3 for s -> ms)
+  // kernel_time (benchmark.kernels): a regex on the mangled or demangled
+  // kernel name; the kernels it matches are summed. Empty: every kernel.
+  std::string kernels;
 };
 
 // One case of benchmark.cases (docs/config.md, "Cases"): the benchmark run

@@ -417,8 +417,8 @@ std::optional<double> parseMetric(const MetricSource &src, const std::string &st
     error = "benchmark.metric kind '" + src.kind + "' is unknown; use " + metricSourceNames(" or ");
     return std::nullopt;
   }
-  if (info->id == MetricSourceId::WallTime) {
-    error = "benchmark.metric wall_time is measured by the engine, not parsed from output";
+  if (info->id == MetricSourceId::WallTime || info->id == MetricSourceId::KernelTime) {
+    error = "benchmark.metric " + src.kind + " is measured by the engine, not parsed from output";
     return std::nullopt;
   }
   if (!src.file.empty()) {
@@ -442,6 +442,7 @@ std::optional<double> parseMetric(const MetricSource &src, const std::string &st
   case MetricSourceId::NvbenchCsv:
     return parseNvbenchCsv(src, text, where, error);
   case MetricSourceId::WallTime:
+  case MetricSourceId::KernelTime:
     break; // answered above
   }
   return std::nullopt;

@@ -9,7 +9,7 @@
 
 namespace ciq {
 
-enum class MetricSourceId { Regex, JsonPointer, NvbenchCsv, NvbenchJson, WallTime };
+enum class MetricSourceId { Regex, JsonPointer, NvbenchCsv, NvbenchJson, WallTime, KernelTime };
 
 // What the key's value in ciq.yaml is.
 enum class MetricSourceValue {
@@ -36,6 +36,9 @@ inline constexpr MetricSourceInfo kMetricSources[] = {
      "NVBench's --json output: the summary named by `column` of the state selected by `state`"},
     {MetricSourceId::WallTime, "wall_time", MetricSourceValue::Flag,
      "the benchmark command's wall time, measured by ciq (the default)"},
+    {MetricSourceId::KernelTime, "kernel_time", MetricSourceValue::Flag,
+     "the summed GPU time (ms) of the kernels the run launched (those matching benchmark.kernels), measured by ciq's "
+     "CUPTI injection library (objective kernel_time_ms)"},
 };
 
 // The row named `name`, or nullptr.
@@ -46,7 +49,7 @@ inline const MetricSourceInfo *findMetricSource(const std::string &name) {
   return nullptr;
 }
 
-// "regex, json_pointer, nvbench_csv, nvbench_json, wall_time", with `last`
+// "regex, json_pointer, nvbench_csv, nvbench_json, wall_time, kernel_time", with `last`
 // (", " or " or ") before the last name.
 inline std::string metricSourceNames(const char *last = ", ") {
   std::string out;

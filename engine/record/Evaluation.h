@@ -2,6 +2,7 @@
 #pragma once
 #include "common/InvalidReason.h"
 #include "common/Protocol.h"
+#include "engine/record/KernelTime.h"
 #include "engine/record/Rendered.h"
 
 #include <map>
@@ -62,6 +63,9 @@ struct Evaluation {
   int runsSaved = 0;              // runs racing spared this candidate
   std::vector<std::string> gpuProblems;   // the GPU's state while its runs ran (MeasuredPhase), when wrong
   std::vector<double> smClockMhz;   // the GPU's SM clock before and after its runs (MeasuredPhase); empty: unknown
+  // benchmark.metric kernel_time: the kernels one measured run launched, with
+  // their GPU time (the last run; with cases, the first case's). Empty: not traced.
+  KernelTimes kernelTimes;
   double buildMs = 0, measureMs = 0;
   std::string log;
   std::string replay;             // shell line that rebuilds this candidate

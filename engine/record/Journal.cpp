@@ -15,6 +15,47 @@ using nlohmann::json;
 
 static json evaluationCoreToJson(const Evaluation &e);
 
+// Kernel names are bytes from the program: through bytesToJson (Protocol.h).
+static json kernelTimesToJson(const KernelTimes &ks) {
+  json out = json::array();
+  for (const KernelTime &k : ks)
+    out.push_back({{"mangled", bytesToJson(k.mangled)}, {"demangled", bytesToJson(k.demangled)},
+                   {"launches", k.launches}, {"gpu_ms", k.gpuMs}, {"min_ms", k.minMs}, {"max_ms", k.maxMs},
+                   {"grid", {k.grid[0], k.grid[1], k.grid[2]}}, {"block", {k.block[0], k.block[1], k.block[2]}},
+                   {"registers", k.registers}, {"static_shared_bytes", k.staticSharedBytes},
+                   {"dynamic_shared_bytes", k.dynamicSharedBytes}});
+  return out;
+}
+
+static bool kernelTimesFromJson(const std::vector<json> &in, KernelTimes &out, std::string &error,
+                                const std::string &where) {
+  for (size_t i = 0; i < in.size(); ++i) {
+    KernelTime k;
+    json mangled, demangled;
+    unsigned long long launches = 0;
+    std::vector<int> grid, block;
+    std::string at = where + ": \"kernel_times\"[" + std::to_string(i) + "]";
+    JsonFields f(in[i], at);
+    f.need("mangled", mangled).opt("demangled", demangled).opt("launches", launches).opt("gpu_ms", k.gpuMs)
+        .opt("min_ms", k.minMs).opt("max_ms", k.maxMs).opt("grid", grid).opt("block", block)
+        .opt("registers", k.registers).opt("static_shared_bytes", k.staticSharedBytes)
+        .opt("dynamic_shared_bytes", k.dynamicSharedBytes);
+    if (!f.ok())
+      return error = f.error(), false;
+    try {
+      k.mangled = bytesFromJson(mangled);
+      k.demangled = demangled.is_null() ? k.mangled : bytesFromJson(demangled);
+    } catch (const std::exception &e) {
+      return error = at + ": " + e.what(), false;
+    }
+    k.launches = launches;
+    for (size_t d = 0; d < 3 && grid.size() == 3 && block.size() == 3; ++d)
+      k.grid[d] = grid[d], k.block[d] = block[d];
+    out.push_back(std::move(k));
+  }
+  return true;
+}
+
 std::string nowIso8601() {
   std::time_t t = std::time(nullptr);
   char buf[32];
@@ -38,6 +79,8 @@ json evaluationToJson(const Evaluation &e) {
                        {"ratio", c.ratio}, {"p_value", c.pValue}});
     j["cases"] = cases;
   }
+  if (!e.kernelTimes.empty())
+    j["kernel_times"] = kernelTimesToJson(e.kernelTimes);
   return j;
 }
 
@@ -115,8 +158,10 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
   r.opt("ptxas", e.rendered.ptxas).opt("nvcc", e.rendered.nvcc).opt("defines", e.rendered.defines).opt("acfs", acfs)
       .opt("kernels", e.rendered.kernels);
   f.opt("objects", objects);
-  std::vector<json> cases;
-  f.opt("cases", cases);
+  std::vector<json> cases, kernelTimes;
+  f.opt("cases", cases).opt("kernel_times", kernelTimes);
+  if (f.ok() && !kernelTimesFromJson(kernelTimes, e.kernelTimes, error, where))
+    return false;
   for (size_t i = 0; i < cases.size() && f.ok(); ++i) {
     CaseResult c;
     JsonFields cf(cases[i], where + ": \"cases\"[" + std::to_string(i) + "]");

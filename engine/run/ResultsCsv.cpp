@@ -1,4 +1,7 @@
 #include "engine/run/ResultsCsv.h"
+#include "engine/run/KernelTimesCsv.h"
+
+#include <llvm/Support/Path.h>
 
 #include "common/FileIO.h"
 #include "engine/record/RunSchema.h"
@@ -82,7 +85,7 @@ bool writeResultsCsv(const std::string &path, const TuneConfig &cfg, const std::
     error = why; // names the file beside `path` that could not be written, and the errno
     return false;
   }
-  return true;
+  return writeKernelTimesCsv(llvm::sys::path::parent_path(path).str(), evals, error);
 }
 
 } // namespace ciq

@@ -7,13 +7,24 @@
 
 #include "engine/config/KernelSpace.h"
 
+#include <algorithm>
+
 namespace ciq {
 namespace {
 
 // The kernel keys the baseline's benchmark launched, by GPU time, largest
-// first; empty when ciq has no kernel times for it (then every kernel of the
-// build gets controls).
-std::vector<std::string> launchedKernelOrder(const Evaluation &) { return {}; }
+// first (its traced run, engine/measure/KernelTrace.h); empty when ciq has
+// no kernel times for it (then every kernel of the build gets controls).
+std::vector<std::string> launchedKernelOrder(const Evaluation &baseline) {
+  std::vector<const KernelTime *> t;
+  for (const auto &k : baseline.kernelTimes)
+    t.push_back(&k);
+  std::stable_sort(t.begin(), t.end(), [](const KernelTime *a, const KernelTime *b) { return a->gpuMs > b->gpuMs; });
+  std::vector<std::string> keys;
+  for (const auto *k : t)
+    keys.push_back(kernelKey(k->mangled));
+  return keys;
+}
 
 } // namespace
 
@@ -22,7 +33,16 @@ bool TuneRun::addKernelControls() {
     return true;
   const Evaluation &baseline = evals_.front();
   std::vector<SpaceKernel> kernels = spaceKernels(baseline.kernels);
-  KernelControls kc = kernelControlsFor(cfg_.kernelControls, kernels, launchedKernelOrder(baseline));
+  std::vector<std::string> order = launchedKernelOrder(baseline);
+  if (order.empty())
+    progress_.note(std::string("per-kernel controls: for every kernel the build compiles (") +
+                   (cfg_.benchmark.enabled ? "no kernel times: the objective is not kernel_time_ms"
+                                           : "no benchmark runs") +
+                   "), each scored by the whole program's objective");
+  KernelControlsConfig kcfg = cfg_.kernelControls;
+  if (kcfg.kernels.empty())   // the kernels kernel_time_ms times are the ones worth controls
+    kcfg.kernels = cfg_.benchmark.kernels;
+  KernelControls kc = kernelControlsFor(kcfg, kernels, order);
   if (!kc.error.empty())
     return fail(kc.error);
   for (const auto &n : kc.notes)

@@ -1,4 +1,5 @@
 #include "engine/winner/Winner.h"
+#include "engine/winner/KernelTable.h"
 #include "engine/measure/NoiseSource.h"
 #include "engine/winner/Objectives.h"
 #include "engine/search/Search.h"
@@ -182,7 +183,8 @@ static void printWorseKernels(const Evaluation &base, const Evaluation &win, boo
       worse("stack bytes", b.stackFrame, w.stackFrame);
     }
     if (!what.empty())
-      lines.push_back(key.name + (key.entry ? "" : " (device function)") + " " + key.arch + ": " + what);
+      lines.push_back(key.name + (key.entry ? "" : " (device function)") + " " + key.arch + ": " + what +
+                      (key.entry ? launchNote(base, win, w.name) : ""));
   }
   if (lines.empty())
     return;
@@ -317,6 +319,7 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
     for (const auto &a : verdicts.attribution)
       fprintf(out, "%s\n", a.c_str());
   }
+  printKernelTimes(b, win ? win : best, out);
   if (!win) {
     fprintf(out, "verdict: no candidate beat the default compile%s\n",
             w.why.empty() ? "" : (" (" + (best && best->generation != 0 ? "best " + best->candidateId + ": " : "") + w.why + ")").c_str());

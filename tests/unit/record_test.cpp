@@ -91,6 +91,11 @@ Evaluation everyField() {
   e.runsSaved = 4;
   e.gpuProblems = {"throttled: thermal"};
   e.smClockMhz = {1980, 1755};
+  e.kernelTimes.resize(1);
+  e.kernelTimes[0].mangled = "_Z4stepPf\xff"; // not UTF-8: a byte string
+  e.kernelTimes[0].demangled = "step(float*)";
+  e.kernelTimes[0].launches = 4;
+  e.kernelTimes[0].gpuMs = 1.25;
   e.buildMs = 1200;
   e.measureMs = 800;
   e.log = "logs/c0042.log";
@@ -157,6 +162,7 @@ void expectSame(const Evaluation &a, const Evaluation &b) {
   EXPECT_EQ(a.runsSaved, b.runsSaved);
   EXPECT_EQ(a.gpuProblems, b.gpuProblems);
   EXPECT_EQ(a.smClockMhz, b.smClockMhz);
+  EXPECT_EQ(a.kernelTimes, b.kernelTimes);
   EXPECT_EQ(a.buildMs, b.buildMs);
   EXPECT_EQ(a.measureMs, b.measureMs);
   EXPECT_EQ(a.log, b.log);

@@ -44,7 +44,7 @@ size_t tableRows(const std::string &text, const std::string &header) {
 // Every C++ source of common/, engine/ and wrapper/ (path, text).
 std::vector<std::pair<std::string, std::string>> sources() {
   std::vector<std::pair<std::string, std::string>> out;
-  for (const char *dir : {"common", "engine", "wrapper", "bench"}) {
+  for (const char *dir : {"common", "engine", "wrapper", "bench", "trace"}) {
     std::error_code ec;
     for (llvm::sys::fs::recursive_directory_iterator it(std::string(CIQ_TEST_SOURCE_DIR) + "/" + dir, ec), end;
          it != end && !ec; it.increment(ec)) {
@@ -116,7 +116,7 @@ TEST(Vocabulary, DocsListEveryMetricSource) {
     ++n;
   }
   EXPECT_EQ(tableRows(text, "| key | its value | what is read |"), n);
-  EXPECT_EQ(metricSourceNames(" or "), "regex, json_pointer, nvbench_csv, nvbench_json or wall_time");
+  EXPECT_EQ(metricSourceNames(" or "), "regex, json_pointer, nvbench_csv, nvbench_json, wall_time or kernel_time");
 }
 
 TEST(Vocabulary, AccumulatingNvccOptionsComeFromTheOptionTable) {
@@ -144,6 +144,8 @@ TEST(Vocabulary, EnvironmentVariablesAreOneListAndDocumented) {
   const std::set<std::string> notEnv = {"CIQ_VERSION", "CIQ_STRATEGY", "CIQ_ENV", "CIQ_DRIVER_FALLBACK",
                                         "CIQ_HAVE_RESOLVER", "CIQ_CANDIDATE", "CIQ_HTTP" /* CIQ_HTTP_*_S */,
                                         "CIQ_REAL" /* CIQ_REAL_<TOOL> */,
+                                        // build-time definitions of the kernel trace (trace/CMakeLists.txt)
+                                        "CIQ_CUPTI_SONAME", "CIQ_CUPTI_BUILD_DIR", "CIQ_KERNEL_TRACE_OFF",
                                         // CMake cache variables of the module, read from CMakeCache.txt
                                         "CIQ_APPLY_LOCKS", "CIQ_LOCK_LEFT_OUT" /* CIQ_LOCK_LEFT_OUT_<target> */};
   std::regex name("CIQ_[A-Z][A-Z_]*[A-Z]");

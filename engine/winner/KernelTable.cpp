@@ -1,0 +1,54 @@
+#include "engine/winner/KernelTable.h"
+
+#include <algorithm>
+
+namespace ciq {
+
+const KernelTime *findKernelTime(const KernelTimes &ks, const std::string &mangled) {
+  auto it = std::find_if(ks.begin(), ks.end(), [&](const KernelTime &k) { return k.mangled == mangled; });
+  return it == ks.end() ? nullptr : &*it;
+}
+
+static std::string ms(double v) {
+  char buf[32];
+  snprintf(buf, sizeof buf, "%.4g", v);
+  return buf;
+}
+
+std::string launchNote(const Evaluation &base, const Evaluation &win, const std::string &mangled) {
+  if (base.kernelTimes.empty())
+    return "";
+  const KernelTime *b = findKernelTime(base.kernelTimes, mangled), *w = findKernelTime(win.kernelTimes, mangled);
+  if (!b && !w)
+    return " [not launched by the benchmark]";
+  return " [launched: " + (b ? ms(b->gpuMs) : std::string("-")) + " -> " + (w ? ms(w->gpuMs) : std::string("-")) +
+         " ms GPU time]";
+}
+
+void printKernelTimes(const Evaluation &base, const Evaluation *win, FILE *out) {
+  if (base.kernelTimes.empty() && (!win || win->kernelTimes.empty()))
+    return;
+  // The baseline's kernels first (most GPU time first), then any only the winner launched.
+  KernelTimes rows = base.kernelTimes;
+  if (win)
+    for (const KernelTime &k : win->kernelTimes)
+      if (!findKernelTime(rows, k.mangled))
+        rows.push_back(k);
+  double total = 0;
+  for (const KernelTime &k : base.kernelTimes)
+    total += k.gpuMs;
+  fprintf(out, "kernel times (GPU ms of one traced run; launches of the baseline):\n");
+  fprintf(out, "  %-48s %9s %7s | %12s | %12s\n", "kernel", "launches", "share", "baseline ms", "winner ms");
+  for (const KernelTime &k : rows) {
+    const KernelTime *b = findKernelTime(base.kernelTimes, k.mangled);
+    const KernelTime *w = win ? findKernelTime(win->kernelTimes, k.mangled) : nullptr;
+    std::string name = k.demangled.size() > 48 ? k.demangled.substr(0, 45) + "..." : k.demangled;
+    char share[16] = "-";
+    if (b && total > 0)
+      snprintf(share, sizeof share, "%.1f%%", 100 * b->gpuMs / total);
+    fprintf(out, "  %-48s %9s %7s | %12s | %12s\n", name.c_str(), b ? std::to_string(b->launches).c_str() : "-", share,
+            b ? ms(b->gpuMs).c_str() : "-", w ? ms(w->gpuMs).c_str() : "-");
+  }
+}
+
+} // namespace ciq
