@@ -50,8 +50,10 @@ void TuneRun::evaluate(Evaluation &e, Worker &w, const std::function<const Evalu
 
 void TuneRun::record(Evaluation &e) {
   // Not the candidate's result (a build killed twice, a write the disk
-  // refused): kept out of the journal, and the search stops.
-  if (e.reason == reason::BuildInterrupted || e.reason == reason::DiskFault) {
+  // refused, a GPU lock another user holds or planted, an engine socket
+  // replaced): kept out of the journal, and the search stops; `ciq resume`
+  // goes on once it is fixed.
+  if (stopsTheSearch(e.reason)) {
     if (interrupted_.empty())
       interrupted_ = e.message;
     return;
