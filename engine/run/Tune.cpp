@@ -281,7 +281,8 @@ bool TuneRun::finish() {
     outcome_.lock = llvm::sys::fs::exists(cfg_.lockfile) ? TuneOutcome::Lock::Unchanged : TuneOutcome::Lock::Absent;
   }
   outcome_.lockfile = cfg_.lockfile;
-  return journal({{"op", "done"}});
+  // The budget it ended under: a resume extends it only past that (Journal.h).
+  return journal({{"op", "done"}, {"budget", budget_}});
 }
 
 TuneOutcome TuneRun::run() {
