@@ -87,4 +87,25 @@ bool writeFileAtomically(const std::string &path, const std::string &bytes, std:
   return true;
 }
 
+bool canCreateFileIn(const std::string &dir, std::string &error, int *errNo) {
+  int unused;
+  int &err = errNo ? *errNo : unused;
+  if (!llvm::sys::fs::is_directory(dir)) {
+    err = llvm::sys::fs::exists(dir) ? ENOTDIR : ENOENT;
+    error = dir + ": " + (err == ENOENT ? "no such folder" : "not a folder");
+    return false;
+  }
+  llvm::SmallString<256> probe;
+  int fd = -1;
+  if (auto ec = llvm::sys::fs::createUniqueFile(dir + "/.ciq-probe-%%%%%%%%", fd, probe)) {
+    err = ec.value();
+    error = dir + ": cannot create a file in it: " + errnoText(err);
+    return false;
+  }
+  ::close(fd);
+  llvm::sys::fs::remove(probe);
+  err = 0;
+  return true;
+}
+
 } // namespace ciq
