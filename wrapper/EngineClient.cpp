@@ -52,6 +52,11 @@ std::optional<CandidateMessage> EngineClient::requestCandidate(const CompileRequ
               " (the `ciq tune` run that made it has ended): compiling without a candidate; unset CIQ_SOCKET";
     return std::nullopt;
   }
+  if (!sock_ && err.rfind(kRefusedSocket, 0) == 0) { // refused at once, for who answers: no timeout to raise
+    error_ = err + "; the compile fails rather than take options from another user's process (the run directory "
+                   "of `ciq tune` must be writable by its user alone)";
+    return std::nullopt;
+  }
   if (!sock_) {
     error_ = unreachable(err);
     return std::nullopt;
@@ -103,6 +108,12 @@ bool EngineClient::sendReceipt(const Receipt &r) {
   std::string op;
   if (msg)
     JsonFields(*msg, "").opt("op", op);
+  if (msg && op == "error") { // the engine read it and said why it does not count
+    std::string why = "(no reason given)";
+    JsonFields(*msg, "").opt("message", why);
+    error_ = "the ciq engine refused this compile's receipt: " + why;
+    return false;
+  }
   if (!msg || op != "ack") {
     error_ = unreachable(msg ? "no ack for the receipt" : "no ack for the receipt: " + sock_->error());
     return false;
