@@ -73,8 +73,10 @@ void TuneRun::record(Evaluation &e) {
       byDevice_.emplace(reuseKey(e), i);
     markFront(cfg_, evals_);
   }
-  if (inSearch_)
+  if (inSearch_) {
     verdicts_.gpuBusySeconds += e.measureMs / 1000;
+    ++verdicts_.searchedHere;
+  }
   if (!writeResults())
     return;
   WinnerChoice w = chooseWinner(cfg_, evals_);

@@ -126,6 +126,7 @@ bool TuneRun::openJournal() {
       return false;
     firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
     resumedCount_ = evals_.size();
+    verdicts_.resumedEvaluations = (int)resumedCount_;
     inputsRecorded_ = !prior.inputs.is_null();
   } else if (std::string priorConfig = prior.started ? prior.started->configPath : "?";
              !prior.start.is_null() && priorConfig != cfg_.path && !opts_.fresh && !opts_.canaryOnly) {
