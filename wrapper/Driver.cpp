@@ -315,9 +315,10 @@ private:
 // Runs the final command: stdout and stdin are the user's; stderr is read so
 // the ptxas -v report can be parsed and, when ciq asked for it, removed.
 Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, const std::vector<std::string> &named,
-                    CompileRegistration *reg = nullptr) {
+                    CompileRegistration *reg = nullptr, int engineFd = -1) {
   NamedOutputs outputs(named);
   SubprocessOptions o;
+  o.endWhenReadable = engineFd; // the engine sends nothing while it waits for the receipt: news is its end
   if (reg) // the compiler's own group, so that a killed search's next engine can end it
     o.onStart = [reg](int pgid) { reg->addGroup(pgid); };
   o.captureStdout = false;
@@ -328,7 +329,7 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, const 
   Outcome out;
   out.run = runSubprocess(inj.argv, o);
   out.timedOut = out.run.timedOut;
-  if (out.timedOut)
+  if (out.timedOut || out.run.endedByWatch)
     outputs.removeWrittenSince();
   if (wantStats) {
     out.kernels = parsePtxasVerbose(out.run.err);
@@ -631,8 +632,11 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
     // OpenSSL's first SHA-256 sets up its provider: do that on another core
     // while the compiler runs, not after it.
     std::thread warmHash([] { sha256Hex(""); });
-    Outcome out = runCompiler(run, limit, true, prep.namedOutputs, &registration);
+    Outcome out = runCompiler(run, limit, true, prep.namedOutputs, &registration, engine.connectionFd());
     warmHash.join();
+    if (out.run.endedByWatch) // nothing to send a receipt to
+      return fail("the ciq engine ended during this compile (its connection closed), so the compiler was stopped "
+                  "with it; `ciq resume` builds the candidate again");
     if (rc.ptxReuse == "kept" && out.run.exitCode == 0 && !out.timedOut)
       if (std::string n = reuse->keep(candArgs); !n.empty()) {
         note(n);
