@@ -15,6 +15,9 @@ ciq runs as root, as in CI, and the script checks what the attack aimed at:
                              <tmp>/ciq-gpu-host.lock
   gpu-lock: foreign folder   $CIQ_GPU_LOCK_DIR a folder nobody made, holding
                              such a link
+  gpu-lock: folder link      $CIQ_GPU_LOCK_DIR a link nobody made, to a folder
+                             of root's (root made a mode-0666 host.lock there;
+                             issue 42 item 3)
   gpu-lock: planted file     a regular file of nobody's as host.lock in the
                              shared folder (ciq used to make it mode 0666 and
                              empty it)
@@ -191,6 +194,17 @@ def gpu_foreign_folder(s, ciq):
     return s.victim_intact(), err
 
 
+def gpu_folder_link(s, ciq):
+    target = os.path.join(s.dir, "root-locks")
+    os.mkdir(target)
+    os.chmod(target, 0o1777)
+    link = os.path.join(s.tmp, "locks")
+    as_nobody(lambda: os.symlink(target, link))
+    s.env["CIQ_GPU_LOCK_DIR"] = link
+    _, err = s.tune(ciq)
+    return not os.path.exists(os.path.join(target, "host.lock")), err or "host.lock made in " + target
+
+
 def gpu_planted_file(s, ciq):
     lock = os.path.join(shared_lock_dir(s), "host.lock")
 
@@ -255,6 +269,7 @@ ATTACKS = [("gpu-lock: planted folder", gpu_planted_folder),
            ("gpu-lock: planted link", gpu_planted_link),
            ("gpu-lock: planted default", gpu_planted_default),
            ("gpu-lock: foreign folder", gpu_foreign_folder),
+           ("gpu-lock: folder link", gpu_folder_link),
            ("gpu-lock: planted file", gpu_planted_file),
            ("cache: planted version", cache_planted_version),
            ("cache: planted space", cache_planted_space),

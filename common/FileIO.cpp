@@ -1,7 +1,11 @@
 #include "common/FileIO.h"
 #include "common/DiskFault.h"
+#include "common/EnvNames.h"
 
+#include <atomic>
 #include <cerrno>
+#include <csignal>
+#include <cstdlib>
 #include <fcntl.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -44,6 +48,22 @@ int writeFile(const std::string &path, const std::string &bytes, bool durable) {
   return err;
 }
 
+// The test hook of CIQ_TEST_KILL_BEFORE_RENAME (EnvNames.def): a kill -9
+// that lands between the temporary file and the rename, where no polling
+// kill ever landed, so the tests can prove the old file is what remains.
+void killHereIfAsked(const std::string &path) {
+  const char *v = getenv(env::TestKillBeforeRename);
+  if (!v || !*v)
+    return;
+  llvm::StringRef spec(v), name = spec.split(':').first, nth = spec.split(':').second;
+  static std::atomic<int> seen{0};
+  unsigned n = 1;
+  if (llvm::sys::path::filename(path) != name || (!nth.empty() && nth.getAsInteger(10, n)))
+    return;
+  if ((unsigned)++seen == n)
+    ::kill(getpid(), SIGKILL);
+}
+
 } // namespace
 
 std::optional<std::string> readWholeFile(const std::string &path, std::string *error) {
@@ -76,6 +96,7 @@ bool writeFileAtomically(const std::string &path, const std::string &bytes, std:
     llvm::sys::fs::remove(tmp);
     return false;
   }
+  killHereIfAsked(path);
   if (auto ec = llvm::sys::fs::rename(tmp, path)) {
     err = ec.value();
     error = "cannot rename " + tmp + " to " + path + ": " + ec.message();
@@ -84,6 +105,27 @@ bool writeFileAtomically(const std::string &path, const std::string &bytes, std:
   }
   if (durable && !dir.empty())
     syncPath(dir, O_RDONLY | O_DIRECTORY); // the rename itself survives a crash
+  return true;
+}
+
+bool canCreateFileIn(const std::string &dir, std::string &error, int *errNo) {
+  int unused;
+  int &err = errNo ? *errNo : unused;
+  if (!llvm::sys::fs::is_directory(dir)) {
+    err = llvm::sys::fs::exists(dir) ? ENOTDIR : ENOENT;
+    error = dir + ": " + (err == ENOENT ? "no such folder" : "not a folder");
+    return false;
+  }
+  llvm::SmallString<256> probe;
+  int fd = -1;
+  if (auto ec = llvm::sys::fs::createUniqueFile(dir + "/.ciq-probe-%%%%%%%%", fd, probe)) {
+    err = ec.value();
+    error = dir + ": cannot create a file in it: " + errnoText(err);
+    return false;
+  }
+  ::close(fd);
+  llvm::sys::fs::remove(probe);
+  err = 0;
   return true;
 }
 

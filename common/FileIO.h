@@ -19,4 +19,10 @@ std::optional<std::string> readWholeFile(const std::string &path, std::string *e
 bool writeFileAtomically(const std::string &path, const std::string &bytes, std::string &error,
                          bool durable = false, int *errNo = nullptr);
 
+// Whether a file can be created in the folder `dir` now: creates a file of
+// a unique name there and removes it (access(2) says yes to root on a
+// read-only mount). False with `error` "<dir>: <why>" and `errNo`: ENOENT
+// for a folder that does not exist.
+bool canCreateFileIn(const std::string &dir, std::string &error, int *errNo = nullptr);
+
 } // namespace ciq

@@ -31,6 +31,15 @@ const std::vector<InvalidReason> &invalidReasons() {
        "the file system of the build tree, the run directory or the temporary folder, not the candidate",
        "nothing is recorded for it and the search stops; do what its line says for the errno (free space, remount "
        "it read-write, check the disk), then `ciq resume`"},
+      {reason::GpuLockRefused, "the GPU lock could not be taken before the candidate's measurement",
+       "the lock file or its folder is another user's (planted, or not one to trust), or cannot be opened: the "
+       "environment, not the candidate",
+       "nothing is recorded for it and the search stops; do what its line says (remove the planted file, or set "
+       "CIQ_GPU_LOCK_DIR to a folder of your own), then `ciq resume`"},
+      {reason::SocketReplaced, "the engine's socket was removed or replaced during the build, and its compiles refused the socket in its place",
+       "another user can write to the run directory (or the socket's folder) and put a socket of theirs there",
+       "nothing is recorded for it and the search stops; make the folder the line names yours alone (chmod o-w), "
+       "then `ciq resume`"},
       {reason::NotMeasurable, "the compile metric cannot be measured here",
        "ptxas did not run at compile time (-dlto, PTX only) or printed no statistics for a kernel",
        "compile SASS at compile time (drop -dlto for tuning), or use a runtime metric"},
@@ -82,6 +91,11 @@ const InvalidReason *findInvalidReason(const std::string &name) {
     if (name == r.name)
       return &r;
   return nullptr;
+}
+
+bool stopsTheSearch(const std::string &r) {
+  return r == reason::BuildInterrupted || r == reason::DiskFault || r == reason::GpuLockRefused ||
+         r == reason::SocketReplaced;
 }
 
 std::string invalidSummary(const std::map<std::string, int> &counts) {

@@ -40,6 +40,14 @@ inline const char *BuildInterrupted = "build_interrupted";
 // Not the candidate's fault either: a write the disk refused (full, read-only,
 // failing; common/DiskFault.h). Never recorded; the search stops at once.
 inline const char *DiskFault = "disk_fault";
+// Not the candidate's either: the GPU lock could not be taken (a lock file
+// or folder another user planted or holds; engine/measure/GpuLock.h). Never
+// recorded; the search stops at once and resumes once the lock is free.
+inline const char *GpuLockRefused = "gpu_lock";
+// Not the candidate's either: the engine's socket was replaced during the
+// build (another user's in its place, refused by the wrapper). Never
+// recorded; the search stops at once.
+inline const char *SocketReplaced = "socket_replaced";
 inline const char *NotMeasurable = "not_measurable";
 inline const char *RunCrash = "run_crash";
 inline const char *RunTimeout = "run_timeout";
@@ -60,5 +68,9 @@ inline const char *TimeLimit = "time_limit";
 inline const char *GpuLost = "gpu_lost";
 inline const char *WorkerFailed = "worker_failed";
 } // namespace reason
+
+// The reasons that are the environment's, never the candidate's: not
+// recorded, and the search stops (build_interrupted after its one retry).
+bool stopsTheSearch(const std::string &reason);
 
 } // namespace ciq

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include "common/JsonRead.h"
 #include "common/AcfStaging.h"
+#include "common/FileIO.h"
 #include "common/NvccList.h"
 #include "common/Sha256.h"
 
@@ -55,6 +56,7 @@ json lockToJson(const Lockfile &l) {
   if (!l.kernelDirectives.empty())
     j["winner"]["rendered"]["kernels"] = l.kernelDirectives;
   j["score"] = l.score;
+  j[kLockShaKey] = lockSha256Of(j);
   return j;
 }
 
@@ -93,7 +95,57 @@ std::optional<json> parseLockJson(const std::string &path, std::string &error) {
   return std::nullopt;
 }
 
+// Every field a later reader takes from the free-form parts of a lock
+// (`ciq lock show`, verify, apply), typed here once, so a wrong type is one
+// error line and no reader meets it (a string `direction` read from a number
+// aborted `ciq lock show`).
+bool checkReadBack(const json &score, const json &top, const std::string &path, std::string &why) {
+  std::string s;
+  double d;
+  bool b;
+  std::vector<std::string> list;
+  std::vector<json> rows;
+  const json *validation, *objectives, *build;
+  JsonFields sf(score, path + ": score"), xf(top, path);
+  sf.opt("baseline_device_code_sha256", s).opt("unit", s).opt("objective", s).opt("direction", s)
+      .opt("aggregate", s).opt("baseline", d).opt("winner", d).opt("speedup", d).opt("cv_percent", d)
+      .opt("p_value", d).opt("attribution", rows).object("validation", validation).object("objectives", objectives);
+  xf.opt("tune_targets", list).opt("tuned_architecture", s).opt("device_code_architecture", s).object("build", build);
+  JsonFields vf(*validation, path + ": score.validation"), bf(*build, path + ": build");
+  vf.opt("runs", d).opt("baseline_median", d).opt("winner_median", d).opt("p_value", d).opt("unit", s)
+      .opt("validated_at", s);
+  bf.opt("build_type", s).opt("device_debug", b).opt("lineinfo", b);
+  for (const JsonFields *f : {&sf, &xf, &vf, &bf})
+    if (!f->ok())
+      return why = f->error(), false;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    JsonFields rf(rows[i], path + ": score.attribution[" + std::to_string(i) + "]");
+    rf.opt("runs", d).opt("p_value", d);
+    if (!rf.ok())
+      return why = rf.error(), false;
+  }
+  return true;
+}
+
 } // namespace
+
+std::string lockSha256Of(const json &lock) {
+  json rest = lock;
+  if (rest.is_object())
+    rest.erase(kLockShaKey);
+  return sha256Hex(rest.dump(-1, ' ', false, json::error_handler_t::replace));
+}
+
+bool checkLockSha256(const json &lock, const std::string &path, std::string &error) {
+  auto it = lock.find(kLockShaKey);
+  if (it == lock.end()) // written by hand or by a ciq before it (docs/lockfile.md, "Integrity")
+    return true;
+  if (it->is_string() && it->get_ref<const std::string &>() == lockSha256Of(lock))
+    return true;
+  error = path + ": \"" + std::string(kLockShaKey) +
+          "\" does not match the lock's content: the lock was edited by hand" + kRestore;
+  return false;
+}
 
 std::optional<Lockfile> readLockfile(const std::string &path, std::string &error, bool checkIntegrity) {
   auto parsed = parseLockJson(path, error);
@@ -149,14 +201,8 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
       return fail(af.error());
     l.acfs.push_back(acf);
   }
-  // What later readers take from the free-form objects is typed here, once.
-  std::string s1, s2, s3;
-  std::vector<std::string> tuneTargets;
-  JsonFields sf(l.score, path + ": score"), xf(j, path);
-  sf.opt("baseline_device_code_sha256", s1).opt("unit", s2).opt("objective", s3);
-  xf.opt("tune_targets", tuneTargets);
-  if (!sf.ok() || !xf.ok())
-    return fail(sf.ok() ? xf.error() : sf.error());
+  if (std::string why; !checkReadBack(l.score, j, path, why))
+    return fail(why);
   if (!l.gpu.is_object() || !l.searchSpace.is_object() || !l.controls.is_object())
     return fail(path + ": \"gpu\", \"search_space\" and \"winner\": \"controls\" must be objects");
   std::vector<std::pair<std::string, std::string>> acfHashes;
@@ -168,29 +214,19 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
             "...: the lock was edited by hand" + kRestore;
     return std::nullopt;
   }
+  if (checkIntegrity && !checkLockSha256(j, path, error))
+    return std::nullopt;
   for (const char *k : {"schema_version", "engine_version", "created_at", "target", "compiler",
-                        "architectures", "gpu", "search_space", "winner", "score"})
+                        "architectures", "gpu", "search_space", "winner", "score", kLockShaKey})
     j.erase(k);
   l.extra = j;
   return l;
 }
 
 bool writeLockfile(const std::string &path, const Lockfile &l, std::string &error) {
-  // Write beside the target and rename, so a reader never sees half a lock.
-  std::string tmp = path + ".tmp." + std::to_string(getpid());
-  {
-    std::ofstream out(tmp);
-    out << lockToJson(l).dump(2) << "\n";
-    if (!out) {
-      error = "cannot write " + tmp;
-      return false;
-    }
-  }
-  if (std::rename(tmp.c_str(), path.c_str()) != 0) {
-    error = "cannot rename " + tmp + " to " + path;
-    return false;
-  }
-  return true;
+  // Written beside the target and renamed (fsync'd), so a reader never sees
+  // half a lock, and the errno says what went wrong.
+  return writeFileAtomically(path, lockToJson(l).dump(2) + "\n", error, /*durable=*/true);
 }
 
 std::string defaultLockfilePath(const std::string &dir, const std::string &target) {

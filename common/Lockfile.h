@@ -54,6 +54,14 @@ std::string candidateHashOf(const std::vector<std::string> &ptxas, const std::ve
                             const std::vector<std::pair<std::string, std::string>> &acfStageAndSha256,
                             const std::vector<KernelDirective> &kernels = {});
 
+// The key of the lock's own hash: SHA-256 of the compact JSON of every other
+// key (sorted), so an edit anywhere (score included) is refused, not only one
+// of the winner's options. lockToJson() writes it.
+constexpr const char *kLockShaKey = "lock_sha256";
+std::string lockSha256Of(const nlohmann::json &lock);
+// True when `lock` has no lock_sha256 (hand-written, or older) or it matches.
+bool checkLockSha256(const nlohmann::json &lock, const std::string &path, std::string &error);
+
 nlohmann::json lockToJson(const Lockfile &l);
 // Parses and checks a lockfile's shape and its winner against candidate_hash;
 // on failure one error line names the file and key and says what to do.

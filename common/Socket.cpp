@@ -188,7 +188,7 @@ std::optional<LineSocket> connectUnix(const std::string &path, double timeoutSec
       // could answer with options that run their programs as us.
       if (!peerIsThisUser(fd, error)) {
         ::close(fd);
-        error = "refusing the engine socket " + path + ": " + error;
+        error = kRefusedSocket + path + ": " + error;
         return std::nullopt;
       }
       return LineSocket(fd);

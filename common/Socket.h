@@ -44,7 +44,9 @@ int peerPid(int fd);
 bool ensurePrivateDirectory(const std::string &dir, std::string &error);
 
 // Connects to a socket path, retrying until timeoutSeconds; error says why not.
-// A socket whose listener is another user's is refused.
+// A socket whose listener is another user's is refused at once, with an
+// error that begins with kRefusedSocket.
+inline constexpr const char *kRefusedSocket = "refusing the engine socket ";
 std::optional<LineSocket> connectUnix(const std::string &path, double timeoutSeconds,
                                       std::string &error);
 

@@ -199,7 +199,7 @@ void describeChild(Spawn &sp, const SubprocessOptions &o, int outW, int errW, in
 
 // One read from each of the child's stdout/stderr pipes that poll marked
 // ready; a pipe at its end (or broken) is closed and set to -1.
-void drainReady(pollfd (&fds)[3], SubprocessResult &r) {
+void drainReady(pollfd (&fds)[4], SubprocessResult &r) {
   char buf[65536];
   for (int k = 0; k < 2; ++k) {
     if (fds[k].fd < 0 || !(fds[k].revents & (POLLIN | POLLHUP | POLLERR)))
@@ -258,7 +258,7 @@ int waitForChild(pid_t pid, Clock::time_point start, const SubprocessOptions &o,
   limit.seconds = o.timeoutSeconds;
   limit.graceSeconds = o.killGraceSeconds;
   limit.deadline = start + std::chrono::duration_cast<Clock::duration>(std::chrono::duration<double>(o.timeoutSeconds));
-  pollfd fds[3] = {{pipeFds[0], POLLIN, 0}, {pipeFds[1], POLLIN, 0}, {pidfd, POLLIN, 0}};
+  pollfd fds[4] = {{pipeFds[0], POLLIN, 0}, {pipeFds[1], POLLIN, 0}, {pidfd, POLLIN, 0}, {o.endWhenReadable, POLLIN, 0}};
   int status = 0;
   bool reaped = false;
   Clock::time_point pipesUntil;
@@ -274,13 +274,20 @@ int waitForChild(pid_t pid, Clock::time_point start, const SubprocessOptions &o,
       waitMs = waitMs < 0 ? 2 : std::min(waitMs, 2); // no pidfd: look at the child every 2 ms
     for (auto &f : fds)
       f.revents = 0; // poll leaves them as they were when interrupted
-    if (fds[0].fd >= 0 || fds[1].fd >= 0 || fds[2].fd >= 0) {
-      if (poll(fds, 3, waitMs) < 0 && errno != EINTR)
+    if (fds[0].fd >= 0 || fds[1].fd >= 0 || fds[2].fd >= 0 || fds[3].fd >= 0) {
+      if (poll(fds, 4, waitMs) < 0 && errno != EINTR)
         break;
     } else {
       usleep(waitMs * 1000);
     }
     drainReady(fds, r);
+    if (fds[3].fd >= 0 && fds[3].revents) { // the watched descriptor: the run ends now
+      fds[3].fd = -1;
+      if (!reaped) {
+        ::kill(-pid, SIGKILL);
+        r.endedByWatch = true;
+      }
+    }
     if (!reaped && waitpid(pid, &status, WNOHANG) == pid) {
       reaped = true;
       r.wallMs = std::chrono::duration<double, std::milli>(Clock::now() - start).count();

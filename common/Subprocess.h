@@ -33,6 +33,11 @@ struct SubprocessOptions {
   int niceness = 0;
   // Called with the child's pid (= its process group id) once it runs.
   std::function<void(int)> onStart;
+  // A descriptor whose readability ends the run at once (its group gets
+  // SIGKILL): the wrapper's connection to the engine, which the kernel
+  // closes when the engine dies, so a killed search's compile stops with it
+  // (nvcc went on to its host compile). -1: none.
+  int endWhenReadable = -1;
 };
 
 // The run ends when the child exits: what it started (in its group or not,
@@ -43,6 +48,7 @@ struct SubprocessResult {
   int termSignal = 0;       // signal that ended it, 0 if it exited
   bool timedOut = false;    // ended (with its whole group: TERM, then KILL) at the limit
   bool spawnFailed = false; // could not exec; errorMessage says why
+  bool endedByWatch = false; // endWhenReadable became readable: ended with its group
   std::string errorMessage;
   std::string out;          // captured stdout (or merged output)
   std::string err;          // captured stderr

@@ -76,9 +76,10 @@ private:
 // Runs the final command: stdout and stdin are the user's; stderr is read so
 // the ptxas -v report can be parsed and, when ciq asked for it, removed.
 Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, const std::vector<std::string> &named,
-                    CompileRegistration *reg) {
+                    CompileRegistration *reg, int engineFd) {
   NamedOutputs outputs(named);
   SubprocessOptions o;
+  o.endWhenReadable = engineFd;
   if (reg) // the compiler's own group, so that a killed search's next engine can end it
     o.onStart = [reg](int pgid) { reg->addGroup(pgid); };
   o.captureStdout = false;
@@ -92,7 +93,7 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, const 
   Outcome out;
   out.run = runSubprocess(inj.argv, o);
   out.timedOut = out.run.timedOut;
-  if (out.timedOut)
+  if (out.timedOut || out.run.endedByWatch)
     outputs.removeWrittenSince();
   if (wantStats) {
     out.kernels = parsePtxasVerbose(out.run.err);

@@ -32,8 +32,10 @@ struct Outcome {
 
 // Runs the final command: stdout and stdin are the user's; stderr is read so
 // the ptxas -v report can be parsed and, when ciq asked for it, removed.
+// engineFd: the engine's connection, watched while the compiler runs (the
+// engine sends nothing while it waits for the receipt: news is its end).
 Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, const std::vector<std::string> &named,
-                    CompileRegistration *reg = nullptr);
+                    CompileRegistration *reg = nullptr, int engineFd = -1);
 
 std::string folderOf(const std::string &path);
 int timeoutError(const std::string &source, const CandidateMessage &c, double limit);

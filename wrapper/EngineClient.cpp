@@ -41,15 +41,39 @@ bool EngineClient::noLiveRun() {
   return true;
 }
 
+// A compile the engine itself started (its build gave it CIQ_ENGINE_TOKEN)
+// whose engine is gone was killed with it: it fails at once. Compiling
+// without a candidate, as for a variable a shell kept, let a killed search's
+// build run on for seconds.
+bool EngineClient::engineGone(const CompileRequest &req) {
+  if (req.engineToken.empty())
+    return false;
+  unchanged_ = false;
+  notice_.clear();
+  return true;
+}
+
 std::optional<CandidateMessage> EngineClient::requestCandidate(const CompileRequest &req) {
-  if (noLiveRun())
+  if (noLiveRun()) {
+    if (engineGone(req))
+      error_ = "the ciq engine that started this build has ended (CIQ_SOCKET=" + path_ +
+               " does not exist): the compile stops with it; `ciq resume` builds the candidate again";
     return std::nullopt;
+  }
   std::string err;
   sock_ = connectUnix(path_, timeout_, err);
   if (!sock_ && err == std::strerror(ECONNREFUSED)) {
     unchanged_ = true;
     notice_ = "nothing listens on CIQ_SOCKET=" + path_ +
               " (the `ciq tune` run that made it has ended): compiling without a candidate; unset CIQ_SOCKET";
+    if (engineGone(req))
+      error_ = "the ciq engine that started this build has ended (nothing listens on CIQ_SOCKET=" + path_ +
+               "): the compile stops with it; `ciq resume` builds the candidate again";
+    return std::nullopt;
+  }
+  if (!sock_ && err.rfind(kRefusedSocket, 0) == 0) { // refused at once, for who answers: no timeout to raise
+    error_ = err + "; the compile fails rather than take options from another user's process (the run directory "
+                   "of `ciq tune` must be writable by its user alone)";
     return std::nullopt;
   }
   if (!sock_) {
@@ -103,6 +127,12 @@ bool EngineClient::sendReceipt(const Receipt &r) {
   std::string op;
   if (msg)
     JsonFields(*msg, "").opt("op", op);
+  if (msg && op == "error") { // the engine read it and said why it does not count
+    std::string why = "(no reason given)";
+    JsonFields(*msg, "").opt("message", why);
+    error_ = "the ciq engine refused this compile's receipt: " + why;
+    return false;
+  }
   if (!msg || op != "ack") {
     error_ = unreachable(msg ? "no ack for the receipt" : "no ack for the receipt: " + sock_->error());
     return false;

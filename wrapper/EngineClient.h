@@ -26,10 +26,14 @@ public:
   // receipt -> ack.
   bool sendReceipt(const Receipt &r);
   const std::string &error() const { return error_; }
+  // The connection to the engine while it is open (-1 otherwise): the kernel
+  // closes it when the engine dies, which the compile watches for.
+  int connectionFd() const { return sock_ ? sock_->fd() : -1; }
 
 private:
   std::string unreachable(const std::string &why) const;
   bool noLiveRun();
+  bool engineGone(const CompileRequest &req);
   std::string path_;
   double timeout_;
   std::optional<LineSocket> sock_;

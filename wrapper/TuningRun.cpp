@@ -73,6 +73,12 @@ bool sendReceiptOrRemove(EngineClient &engine, const Receipt &rc, const std::str
   return false;
 }
 
+// Nothing to send a receipt to: the compile stopped with its engine.
+int engineEnded() {
+  return fail("the ciq engine ended during this compile (its connection closed), so the compiler was stopped "
+              "with it; `ciq resume` builds the candidate again");
+}
+
 // One candidate's compile: what every step of it reads and fills.
 struct CandidateCompile {
   const Invocation &inv;
@@ -81,6 +87,7 @@ struct CandidateCompile {
   CandidateMessage &cand;
   Receipt &rc;
   CompileRegistration &registration;
+  int engineFd;                         // the engine's connection, watched while compilers run
   std::string cwd;
   std::vector<std::string> reuseArgs;   // the user's arguments, as PTX reuse keys them
   NvccCommand reuseCmd;                 // those parsed, before the injection edits them
@@ -196,8 +203,10 @@ int compileNvcc(CandidateCompile &cc, const Injection &inj, double limit) {
   // OpenSSL's first SHA-256 sets up its provider: do that on another core
   // while the compiler runs, not after it.
   std::thread warmHash([] { sha256Hex(""); });
-  Outcome out = runCompiler(run, limit, true, cc.prep.namedOutputs, &cc.registration);
+  Outcome out = runCompiler(run, limit, true, cc.prep.namedOutputs, &cc.registration, cc.engineFd);
   warmHash.join();
+  if (out.run.endedByWatch)
+    return engineEnded();
   if (cc.rc.ptxReuse == "kept" && out.run.exitCode == 0 && !out.timedOut)
     if (std::string n = reuse.keep(candArgs); !n.empty()) {
       note(n);
@@ -231,8 +240,10 @@ int compilePtxas(CandidateCompile &cc, Injection &inj, double limit) {
       !bad.empty())
     edit.outcomes() = unappliedDirectives(cc.cand.kernelDirectives, bad);
   std::thread warmHash([] { sha256Hex(""); });
-  Outcome out = runCompiler(inj, limit, true, cc.prep.namedOutputs, &cc.registration);
+  Outcome out = runCompiler(inj, limit, true, cc.prep.namedOutputs, &cc.registration, cc.engineFd);
   warmHash.join();
+  if (out.run.endedByWatch)
+    return engineEnded();
   if (out.run.spawnFailed)
     return fail(out.run.errorMessage, 127);
   fillCompiledReceipt(cc, out, inj, nullptr);
@@ -317,7 +328,7 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
   rc.source = prep.source;
   rc.output = prep.output;
   // PTX reuse reads the user's command as it was, before the injection edits it.
-  CandidateCompile cc{inv, prep, parsed, *cand, rc, registration, cwd,
+  CandidateCompile cc{inv, prep, parsed, *cand, rc, registration, engine.connectionFd(), cwd,
                       cand->stripArgs.empty() ? inv.args : stripped.args, parsed.nvcc};
   return compileCandidate(cc, engine, req.argv);
 }

@@ -330,6 +330,22 @@ void CandidateBuilder::warnRefusedReceipts(const Evaluation &e) {
   refusedSeen_ = n;
 }
 
+// The engine's socket replaced during the build (another user unlinked it
+// and bound their own): the wrapper refused theirs at once and the compiles
+// failed, which says nothing of the candidate; a retry meets the same socket.
+bool CandidateBuilder::socketReplaced(Evaluation &e) {
+  std::string what = daemon_.socketProblem();
+  if (what.empty())
+    return false;
+  std::string dir = daemon_.socketPath().substr(0, daemon_.socketPath().find_last_of('/'));
+  e.ok = false;
+  e.reason = reason::SocketReplaced;
+  e.message = "the engine's socket " + daemon_.socketPath() + " " + what + " during the build of " + e.candidateId +
+              ", so its compiles refused to take options from it; another user can write to " + dir +
+              ": make it yours alone (chmod o-w), then `ciq resume`; log: " + e.log;
+  return true;
+}
+
 void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
   e.log = logPath;
   // Compile-only objectives run nothing the build makes: a candidate that
@@ -349,7 +365,7 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     receipts = daemon_.receipts();
     daemon_.clearCandidate();
     warnRefusedReceipts(e);
-    if (diskFault(r, receipts, e))
+    if (socketReplaced(e) || diskFault(r, receipts, e))
       return;
     if (!interrupted(r, receipts, driver_->objects(), e.log))
       break;

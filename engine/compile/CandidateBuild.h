@@ -66,6 +66,7 @@ private:
   bool learnObjects(const std::vector<Receipt> &receipts, Evaluation &e);
   bool diskFault(const SubprocessResult &r, const std::vector<Receipt> &receipts, Evaluation &e);
   void warnRefusedReceipts(const Evaluation &e);
+  bool socketReplaced(Evaluation &e);
   void guardObjects();
 
   // First, so released last: after restore() and the daemon are done with the tree.

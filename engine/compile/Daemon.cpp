@@ -31,10 +31,33 @@ std::string newInstanceToken() {
 Daemon::Daemon() : token_(newInstanceToken()) {}
 Daemon::~Daemon() { stop(); }
 
+// A run directory that another user may write to lets them unlink the
+// engine's socket and bind one of theirs in its place: the wrapper refuses
+// it (peer credentials), but every compile then fails. Refused up front.
+static bool runDirHoldsSocketSafely(const std::string &runDir, std::string &error) {
+  struct stat st;
+  if (stat(runDir.c_str(), &st) != 0)
+    return true; // not made yet: ciq makes it, under this user's umask
+  std::string fix = "; other users could replace the engine's socket there: make it yours alone (chmod o-w " +
+                    shellQuote(runDir) + "), or give the search another run_dir:, then run again";
+  if (st.st_uid != getuid()) {
+    error = "the run directory " + runDir + " belongs to uid " + std::to_string(st.st_uid) + ", not to you (uid " +
+            std::to_string(getuid()) + ")" + fix;
+    return false;
+  }
+  if (st.st_mode & S_IWOTH) {
+    char mode[8];
+    snprintf(mode, sizeof mode, "%04o", (unsigned)(st.st_mode & 07777));
+    error = "the run directory " + runDir + " has mode " + mode + ", writable by every user" + fix;
+    return false;
+  }
+  return true;
+}
+
 bool socketPathFor(const std::string &runDir, std::string &path, std::string &error) {
   path = runDir + "/engine.sock";
   if (path.size() < 100)
-    return true;
+    return runDirHoldsSocketSafely(runDir, error);
   // Deep build trees: the user's runtime directory, else a folder of ours in
   // the temporary directory, created 0700 and verified (another user who made
   // it first could otherwise replace the socket and answer as the engine).
@@ -61,9 +84,24 @@ bool Daemon::start(const std::string &socketPath, std::string &error) {
   if (!listener_.listen(socketPath, error))
     return false;
   path_ = socketPath;
+  struct stat st;
+  if (lstat(socketPath.c_str(), &st) == 0)
+    socketDev_ = st.st_dev, socketIno_ = st.st_ino;
   running_ = true;
   acceptThread_ = std::thread([this] { acceptLoop(); });
   return true;
+}
+
+std::string Daemon::socketProblem() const {
+  if (path_.empty())
+    return "";
+  struct stat st;
+  if (lstat(path_.c_str(), &st) != 0)
+    return "was removed";
+  if (st.st_dev == socketDev_ && st.st_ino == socketIno_)
+    return "";
+  return "was replaced by a " + std::string(S_ISSOCK(st.st_mode) ? "socket" : "file") + " of uid " +
+         std::to_string(st.st_uid);
 }
 
 void Daemon::stop() {

@@ -7,6 +7,7 @@
 #include "engine/compile/ReceiptCheck.h"
 
 #include <atomic>
+#include <sys/types.h>
 #include <functional>
 #include <mutex>
 #include <optional>
@@ -26,6 +27,10 @@ public:
   bool start(const std::string &socketPath, std::string &error);
   void stop();
   const std::string &socketPath() const { return path_; }
+  // "" while the socket file is the one start() bound; else what became of it
+  // ("was removed", "was replaced by a socket of uid 65534"): the builds'
+  // compiles then met another socket, which the wrapper refuses.
+  std::string socketProblem() const;
 
   void setCandidate(const CandidateMessage &c);
   // The objects of the tuned targets: a launcher compile of anything else (a
@@ -69,6 +74,8 @@ private:
 
   UnixListener listener_;
   std::string path_;
+  dev_t socketDev_ = 0;
+  ino_t socketIno_ = 0;
   std::thread acceptThread_;
   std::atomic<bool> running_{false};
   std::atomic<bool> stopRequested_{false};

@@ -100,15 +100,36 @@ std::vector<std::string> YamlReader::strings(const YAML::Node &n, const std::str
 
 namespace {
 
+// A document's nodes counted as its readers walk them: an alias is its
+// anchor's whole subtree again. yaml-cpp shares an anchor's nodes, so 930
+// bytes of aliases of aliases (9 levels of 10: "billion laughs") load at once
+// but expand to 10^9 nodes for every walk over them, which hung `ciq sample`
+// and `ciq doctor`. The largest built-in space is a few hundred nodes.
+constexpr long kMaxExpandedNodes = 100000;
+
+struct Walk {
+  const std::string &path;
+  long nodes = 0;
+  void count(const YAML::Node &n) {
+    if (++nodes <= kMaxExpandedNodes)
+      return;
+    throw ConfigError(path + ":" + std::to_string(n.Mark().line + 1) + ": the document expands to more than " +
+                      std::to_string(kMaxExpandedNodes) +
+                      " values through its aliases (aliases of aliases, a \"billion laughs\" block); ciq.yaml and "
+                      "space files need no such nesting: write the values out or use fewer aliases");
+  }
+};
+
 // yaml-cpp keeps both pairs of a repeated key and answers a lookup with the
 // first, so a second `choice:` or `controls:` block would vanish without a
 // word: every mapping of the file is checked, with both keys' lines.
-void rejectDuplicateKeys(const YAML::Node &n, const std::string &path, int depth = 0) {
+void rejectDuplicateKeys(const YAML::Node &n, Walk &walk, int depth = 0) {
   if (depth > 200) // an alias inside its own anchor: nothing further down is new
     return;
+  walk.count(n);
   if (n.IsSequence())
     for (const auto &e : n)
-      rejectDuplicateKeys(e, path, depth + 1);
+      rejectDuplicateKeys(e, walk, depth + 1);
   if (!n.IsMap())
     return;
   std::map<std::string, int> firstLine;
@@ -116,12 +137,14 @@ void rejectDuplicateKeys(const YAML::Node &n, const std::string &path, int depth
     if (kv.first.IsScalar()) {
       auto [at, fresh] = firstLine.emplace(kv.first.Scalar(), kv.first.Mark().line + 1);
       if (!fresh)
-        throw ConfigError(path + ":" + std::to_string(kv.first.Mark().line + 1) + ": duplicate key '" +
+        throw ConfigError(walk.path + ":" + std::to_string(kv.first.Mark().line + 1) + ": duplicate key '" +
                           kv.first.Scalar() + "' (first at line " + std::to_string(at->second) +
                           "); YAML keeps only one of the two: merge them into one '" + kv.first.Scalar() +
                           "' or delete one");
+    } else {
+      rejectDuplicateKeys(kv.first, walk, depth + 1); // a complex key is walked too
     }
-    rejectDuplicateKeys(kv.second, path, depth + 1);
+    rejectDuplicateKeys(kv.second, walk, depth + 1);
   }
 }
 
@@ -143,7 +166,8 @@ YAML::Node loadYamlFile(const std::string &path) {
                       std::to_string(e.mark.column + 1) + ": YAML syntax error: " + e.msg +
                       "; fix the indentation or quoting there");
   }
-  rejectDuplicateKeys(root, path);
+  Walk walk{path};
+  rejectDuplicateKeys(root, walk);
   return root;
 }
 

@@ -71,10 +71,10 @@ void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const s
     e.message = err;
     return;
   }
-  if (w.phase && !w.phase->begin(err)) {
+  if (w.phase && !w.phase->begin(err)) { // the environment's fault, not the candidate's: the search stops
     e.ok = false;
-    e.reason = reason::RunCrash;
-    e.message = "the GPU lock could not be taken: " + err;
+    e.reason = reason::GpuLockRefused;
+    e.message = "the GPU lock could not be taken before measuring " + e.candidateId + ": " + err;
     return;
   }
   // Compiles made while the benchmark runs get this candidate, in a

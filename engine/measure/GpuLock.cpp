@@ -2,7 +2,9 @@
 #include "common/EnvNames.h"
 #include "common/OwnedDir.h"
 
+#include <algorithm>
 #include <cctype>
+#include <climits>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +15,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace ciq {
 
@@ -42,11 +45,71 @@ std::string lockName(const std::string &key) {
   return explicitDir() ? fileKey(key) + ".lock" : "ciq-gpu-" + fileKey(key) + ".lock";
 }
 
+// The components of an absolute path, in order ("." dropped).
+std::vector<std::string> componentsOf(const std::string &path) {
+  std::vector<std::string> out;
+  for (auto it = llvm::sys::path::begin(path), end = llvm::sys::path::end(path); it != end; ++it)
+    if (*it != "/" && *it != ".")
+      out.push_back(it->str());
+  return out;
+}
+
+// The path to the lock folder as the kernel resolves it, one component at a
+// time, links followed: every link on the way must be root's or ours, and
+// every folder above the lock folder root's or ours and, where others may
+// write to it, sticky (sharedFolderProblem). A link another user planted as
+// $CIQ_GPU_LOCK_DIR (to a folder of root's) passed the check of the folder
+// it points to, and root then made a lock file where the link led. "" when
+// the path is sound, or a component is missing (the open says so).
+std::string pathProblem(const std::string &dir) {
+  llvm::SmallString<256> abs(dir);
+  llvm::sys::fs::make_absolute(abs);
+  std::vector<std::string> todo = componentsOf(std::string(abs));
+  std::reverse(todo.begin(), todo.end()); // a stack: the next component last
+  std::string at;                         // resolved so far ("" is "/")
+  for (int links = 0; !todo.empty();) {
+    std::string name = todo.back();
+    todo.pop_back();
+    if (name == "..") {
+      at = llvm::sys::path::parent_path(at).str();
+      continue;
+    }
+    std::string next = at + "/" + name;
+    struct stat st;
+    if (lstat(next.c_str(), &st) != 0)
+      return "";
+    if (S_ISLNK(st.st_mode)) {
+      if (st.st_uid != 0 && st.st_uid != geteuid())
+        return next + " is a symbolic link of uid " + std::to_string(st.st_uid) + ", not of root or you";
+      char target[PATH_MAX];
+      ssize_t n = readlink(next.c_str(), target, sizeof target - 1);
+      if (n < 0 || ++links > 40)
+        return next + ": cannot follow its link";
+      std::string to(target, n);
+      if (!to.empty() && to[0] == '/')
+        at.clear();
+      std::vector<std::string> more = componentsOf(to);
+      todo.insert(todo.end(), more.rbegin(), more.rend());
+      continue;
+    }
+    if (!todo.empty()) // a folder above the lock folder (which openLockDir checks itself)
+      if (std::string wrong = sharedFolderProblem(st); !wrong.empty())
+        return next + " (above the lock folder) " + wrong;
+    at = next;
+  }
+  return "";
+}
+
 // The folder, as a descriptor the lock file is opened relative to (so the
 // folder cannot be swapped after the check). It must be root's or ours, and
 // sticky where others may create files: else another user could rename the
 // lock a search holds, or replace it with a link.
 int openLockDir(const std::string &dir, std::string &error) {
+  if (std::string wrong = pathProblem(dir); !wrong.empty()) {
+    error = "the GPU lock folder " + dir + " is not one to trust: " + wrong +
+            "; another user could point it at any folder, or swap the lock files for links to your files; " + kFix;
+    return -1;
+  }
   if (explicitDir() && mkdir(dir.c_str(), 01777) == 0)
     chmod(dir.c_str(), 01777); // a missing $CIQ_GPU_LOCK_DIR is made shared, like /tmp
   int dfd = open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);

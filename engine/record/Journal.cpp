@@ -390,6 +390,10 @@ JournalContents readJournal(const std::string &path) {
       c.inputs = l.object;
     } else if (l.op == "done") {
       c.done = true;
+      c.doneBudget = 0;
+      JsonFields f(l.object, where);
+      if (!f.opt("budget", c.doneBudget).ok())
+        c.damaged.push_back(f.error());
     }
   }
   // A damaged line may have held an evaluation: its id is never given again.

@@ -85,6 +85,9 @@ struct JournalContents {
   std::vector<Evaluation> builds;        // "build" lines: made after the search (<id>-min), never resumed
   std::vector<int> completedGenerations;
   bool done = false;
+  // The budget of the last "done" line: a finished search resumes only with
+  // a larger one (0: a journal from before it, or a canary's).
+  int doneBudget = 0;
   nlohmann::json winner;                 // the "winner" line, or null
   // The last "canary" line says the canary passed ("ok": true) or was
   // skipped by --no-canary ("skipped": true): a resume need not run it.

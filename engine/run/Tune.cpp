@@ -1,4 +1,7 @@
 #include "engine/run/TuneRun.h"
+#include "common/FileIO.h"
+
+#include <cerrno>
 
 namespace ciq {
 
@@ -59,6 +62,18 @@ static std::string narrowingProblem(const TuneConfig &cfg) {
   return narrowWithoutTargetProblem(sassArchitectures(driver->objects()), cfg.path);
 }
 
+bool TuneRun::lockFolderWritable() {
+  std::string dir = llvm::sys::path::parent_path(cfg_.lockfile).str(), why;
+  int err = 0;
+  if (dir.empty() || canCreateFileIn(dir, why, &err))
+    return true;
+  if (err == ENOENT || err == ENOTDIR)
+    return fail("lockfile " + cfg_.lockfile + ": " + why + "; create it, or set lockfile: in " + cfg_.path +
+                " to a path in an existing folder (checked before the search starts)");
+  return fail("lockfile " + cfg_.lockfile + ": " + why + "; " + remedyFor(err) +
+              ", or set lockfile: in " + cfg_.path + " to a writable folder (checked before the search starts)");
+}
+
 bool TuneRun::prepare() {
   // Before anything in the run directory is read or moved.
   std::string lockErr;
@@ -74,6 +89,10 @@ bool TuneRun::prepare() {
     if (!program && !benchmarkProgramIsBuilt(cfg_, absolutePath(cfg_.benchmark.command[0], benchmarkWorkDir(cfg_))))
       return fail(err);
   }
+  // What the search ends by writing is checked before it starts: a lock
+  // folder that is missing or read-only failed the tune after all of it.
+  if (opts_.writeLock && !opts_.canaryOnly && !lockFolderWritable())
+    return false;
   // tpe without pool_size: one proposal per worker (per Slurm job in
   // flight); the default budget does not shrink with the pool.
   if (cfg_.search.poolFollowsWorkers())
@@ -297,7 +316,8 @@ bool TuneRun::finish() {
     outcome_.lock = llvm::sys::fs::exists(cfg_.lockfile) ? TuneOutcome::Lock::Unchanged : TuneOutcome::Lock::Absent;
   }
   outcome_.lockfile = cfg_.lockfile;
-  return journal({{"op", "done"}});
+  // The budget it ended under: a resume extends it only past that (Journal.h).
+  return journal({{"op", "done"}, {"budget", budget_}});
 }
 
 TuneOutcome TuneRun::run() {

@@ -48,7 +48,7 @@ bool TuneRun::minimize(WinnerChoice &w) {
       e.candidateId = tag;
       e.rendered = rd;
       builder().build(e, logPath(tag));
-      if (e.reason == reason::DiskFault) // no verdict on the control: the minimization stops
+      if (e.reason == reason::DiskFault || e.reason == reason::SocketReplaced) // no verdict: the minimization stops
         return diskFault = e.message, std::nullopt;
       if (e.ok)
         scoreCompileMetrics(cfg_, e);
@@ -98,7 +98,7 @@ bool TuneRun::minimize(WinnerChoice &w) {
   minimized_.candidateHash = minimized_.rendered.hash();
   minimized_.candidateId = win.candidateId + "-min";
   builder().build(minimized_, logPath(minimized_.candidateId));
-  if (minimized_.reason == reason::DiskFault)
+  if (minimized_.reason == reason::DiskFault || minimized_.reason == reason::SocketReplaced)
     return fail("minimization: " + minimized_.message + "; no lock is written; " + resumeHint());
   if (!minimized_.ok)
     return fail("the minimized winner " + minimized_.rendered.summary() + " does not build: " + minimized_.message);

@@ -27,7 +27,7 @@ bool TuneRun::runCanary() {
   std::string what = c.rendered.summary();
   progress_.building("canary");
   builder().build(c, logPath("canary"));
-  if (c.reason == reason::DiskFault)
+  if (c.reason == reason::DiskFault || c.reason == reason::SocketReplaced)
     return fail("canary: " + c.message + "; nothing was recorded for it: continue with `ciq resume --config " +
                 shellQuote(cfg_.path) + "`");
   const Evaluation &b = evals_.front();

@@ -54,7 +54,7 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
     e.objects.clear();
     e.ok = false;
     builder().build(e, logPath(evals_[i].candidateId + ".final"));
-    if (e.reason == reason::DiskFault)
+    if (e.reason == reason::DiskFault || e.reason == reason::SocketReplaced)
       return fail("finalists: " + e.message + "; no lock is written; " + resumeHint());
     if (!e.ok)
       return fail("finalist " + evals_[i].candidateId + " no longer builds: " + e.message);

@@ -41,7 +41,7 @@ bool TuneRun::addKernelControls() {
                    "), each scored by the whole program's objective");
   KernelControlsConfig kcfg = cfg_.kernelControls;
   if (kcfg.kernels.empty())   // the kernels kernel_time_ms times are the ones worth controls
-    kcfg.kernels = cfg_.benchmark.kernels;
+    kcfg.kernels = cfg_.benchmark.metric.kernels;
   KernelControls kc = kernelControlsFor(kcfg, kernels, order);
   if (!kc.error.empty())
     return fail(kc.error);

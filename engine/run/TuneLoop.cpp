@@ -50,8 +50,10 @@ void TuneRun::evaluate(Evaluation &e, Worker &w, const std::function<const Evalu
 
 void TuneRun::record(Evaluation &e) {
   // Not the candidate's result (a build killed twice, a write the disk
-  // refused): kept out of the journal, and the search stops.
-  if (e.reason == reason::BuildInterrupted || e.reason == reason::DiskFault) {
+  // refused, a GPU lock another user holds or planted, an engine socket
+  // replaced): kept out of the journal, and the search stops; `ciq resume`
+  // goes on once it is fixed.
+  if (stopsTheSearch(e.reason)) {
     if (interrupted_.empty())
       interrupted_ = e.message;
     return;
@@ -71,8 +73,10 @@ void TuneRun::record(Evaluation &e) {
       byDevice_.emplace(reuseKey(e), i);
     markFront(cfg_, evals_);
   }
-  if (inSearch_)
+  if (inSearch_) {
     verdicts_.gpuBusySeconds += e.measureMs / 1000;
+    ++verdicts_.searchedHere;
+  }
   if (!writeResults())
     return;
   WinnerChoice w = chooseWinner(cfg_, evals_);

@@ -83,7 +83,11 @@ bool TuneRun::openJournal() {
       spent.distinct = spent.configurations;
     auto most = mostEvaluations(cfg_.search.strategy, cfg_.space);
     bool exhausted = most && (double)prior.evaluations.size() >= *most;
-    if (prior.done && (spent.distinct >= budget_ || spent.configurations >= configurationCap() || exhausted)) {
+    // A search that ended early (its strategy ran out of new binaries) ended
+    // under the budget its done line records: only a larger one extends it.
+    bool notRaised = prior.doneBudget > 0 && budget_ <= prior.doneBudget;
+    if (prior.done &&
+        (notRaised || spent.distinct >= budget_ || spent.configurations >= configurationCap() || exhausted)) {
       std::string lock = llvm::sys::fs::exists(cfg_.lockfile) ? cfg_.lockfile + " is left as it is"
                                                               : "no lock is written";
       // A strategy that ran out of points (exhaustive over the whole space)
@@ -95,13 +99,16 @@ bool TuneRun::openJournal() {
                     " evaluations, the baseline included), so no budget adds one; " + lock +
                     "; widen space: in ciq.yaml and start a new search with `ciq tune --config " +
                     shellQuote(cfg_.path) + "`");
+      std::string early = notRaised && spent.distinct < budget_ && spent.configurations < configurationCap()
+                              ? ", ended early under this budget"
+                              : "";
       return fail("nothing to resume in " + cfg_.runDir + ": its search finished (" +
                   (binaries() ? std::to_string(spent.distinct) + " distinct binaries of a budget of " +
                                     std::to_string(budget_) + ", " + std::to_string(spent.configurations) +
                                     " configurations"
                               : std::to_string(spent.configurations) + " evaluations of a budget of " +
                                     std::to_string(budget_)) +
-                  "), and " + lock + "; raise the budget with `ciq resume --max-evaluations N` "
+                  early + "), and " + lock + "; raise the budget with `ciq resume --max-evaluations N` "
                   "to extend it, or start a new search with `ciq tune --config " + shellQuote(cfg_.path) + "`");
     }
     // Extending a finished search: the raised budget is what the user asked
@@ -119,6 +126,7 @@ bool TuneRun::openJournal() {
       return false;
     firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());
     resumedCount_ = evals_.size();
+    verdicts_.resumedEvaluations = (int)resumedCount_;
     inputsRecorded_ = !prior.inputs.is_null();
   } else if (std::string priorConfig = prior.started ? prior.started->configPath : "?";
              !prior.start.is_null() && priorConfig != cfg_.path && !opts_.fresh && !opts_.canaryOnly) {

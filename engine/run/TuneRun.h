@@ -271,6 +271,7 @@ private:
   bool extending_ = false;   // a finished search resumed with a raised budget
   // Ids continue after every id the journal used, damaged lines included.
   std::string nextName(size_t k) const { return candidateName(firstNewId_ + (evals_.size() - resumedCount_) + k); }
+  bool lockFolderWritable();   // the lockfile's folder exists and takes a new file (Tune.cpp)
   bool stopInterrupted() {
     return fail(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + shellQuote(cfg_.path) +
                        "`");

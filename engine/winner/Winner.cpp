@@ -130,6 +130,24 @@ static void printMeasurement(const TuneConfig &cfg, const std::vector<Evaluation
             ex.second.next.c_str());
 }
 
+// The GPU's share of the search phase: this process's wall clock only. After
+// `ciq resume` the search may have run in the killed process ("GPU busy 0% ...
+// 0.0 s of 0.0 s" said nothing true), so the line says what it covers.
+static void printGpuBusy(const Verdicts &v, FILE *out) {
+  double share = 100 * std::min(1.0, v.gpuBusySeconds / v.searchSeconds);
+  if (v.resumedEvaluations == 0)
+    fprintf(out, "GPU busy %.0f%% of the search phase (benchmark runs %.1f s of %.1f s)\n", share, v.gpuBusySeconds,
+            v.searchSeconds);
+  else if (v.searchedHere == 0)
+    fprintf(out, "GPU busy: not measured: the search phase ran before `ciq resume` (its %d evaluations are in the "
+                 "journal, which keeps no wall clock)\n",
+            v.resumedEvaluations);
+  else
+    fprintf(out, "GPU busy %.0f%% of this process's search phase (benchmark runs %.1f s of %.1f s, %d evaluations; "
+                 "the %d journaled before `ciq resume` are not counted)\n",
+            share, v.gpuBusySeconds, v.searchSeconds, v.searchedHere, v.resumedEvaluations);
+}
+
 // The search's counts: configurations tried, built, distinct binaries (what
 // the budget counts), how the search ended, and how busy the GPU was.
 static void printCounts(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const Verdicts &v,
@@ -155,8 +173,7 @@ static void printCounts(const TuneConfig &cfg, const std::vector<Evaluation> &ev
                                 " more configuration(s) predicted to repeat a binary were not compiled").c_str()
                              : "");
   if (cfg.benchmark.enabled && v.searchSeconds > 0)
-    fprintf(out, "GPU busy %.0f%% of the search phase (benchmark runs %.1f s of %.1f s)\n",
-            100 * std::min(1.0, v.gpuBusySeconds / v.searchSeconds), v.gpuBusySeconds, v.searchSeconds);
+    printGpuBusy(v, out);
 }
 
 // Kernels whose registers, spills or stack grew under the winner (issue 32

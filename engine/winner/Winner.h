@@ -30,6 +30,10 @@ struct Verdicts {
   std::optional<SearchEnd> searchEnd;     // unset: not searched here (e.g. a summary of a journal)
   double searchSeconds = 0;               // this process's search phase, wall clock
   double gpuBusySeconds = 0;
+  // A resumed search: the evaluations journaled by the earlier process(es),
+  // whose time is not in the two figures above (the journal keeps no wall
+  // clock), and those this process recorded in its search phase.
+  int resumedEvaluations = 0, searchedHere = 0;
   int predictedTwins = 0;                 // proposals not compiled: predicted to repeat a binary              // the benchmark's runs in it (measure_ms of its evaluations)
 };
 

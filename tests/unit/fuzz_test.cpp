@@ -41,6 +41,7 @@ bool crashes(const std::function<void()> &reader) {
   if (pid == 0) {
     // Readers print errors, never crash: silence them, keep the exit status.
     freopen("/dev/null", "w", stderr);
+    alarm(60); // a reader that hangs (a YAML alias bomb did) fails too, as SIGALRM
     reader();
     _exit(0);
   }
@@ -116,7 +117,22 @@ std::string mutateJson(const json &doc, std::mt19937 &rng) {
 }
 
 // YAML: a scalar or a whole line swapped for another shape, or bytes.
+// Aliases of aliases, 9 levels of 10 ("billion laughs", issue 42 item 2),
+// under a key of its own.
+std::string aliasBomb() {
+  std::string y = "bomb:\n  a0: &a0 [lol, lol, lol, lol, lol, lol, lol, lol, lol, lol]\n";
+  for (int i = 1; i <= 9; ++i) {
+    std::string p = "*a" + std::to_string(i - 1), row = "  a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int k = 0; k < 10; ++k)
+      row += (k ? ", " : "") + p;
+    y += row + "]\n";
+  }
+  return y;
+}
+
 std::string mutateYaml(const std::string &text, std::mt19937 &rng) {
+  if (rng() % 16 == 0)
+    return text + aliasBomb();
   if (rng() % 2)
     return mutateBytes(text, rng);
   std::vector<std::string> lines;

@@ -149,6 +149,43 @@ TEST(SharedFolder, GpuLockFolderOfAnotherUserIsRefused) {
   EXPECT_TRUE(s.victimIntact());
 }
 
+// Issue 42 item 3: $CIQ_GPU_LOCK_DIR a link another user planted, to a
+// folder of root's: it is not followed (root made a mode-0666 host.lock
+// where it pointed), nor is a folder of theirs above the lock folder; a link
+// of root's own is followed.
+TEST(SharedFolder, GpuLockDirThroughAPlantedLinkIsRefused) {
+  NEED_ROOT();
+  Scene s;
+  std::string target = s.root + "/root-locks", link = s.tmp + "/locks";
+  ASSERT_EQ(mkdir(target.c_str(), 0700), 0);
+  chmod(target.c_str(), 01777);
+  ASSERT_TRUE(asNobody([&] { return symlink(target.c_str(), link.c_str()) == 0; }));
+  setenv("CIQ_GPU_LOCK_DIR", link.c_str(), 1);
+  GpuLock l;
+  std::string err;
+  EXPECT_FALSE(l.acquire("", "pid 1 root: ciq tune app", err));
+  EXPECT_NE(err.find("the GPU lock folder " + link + " is not one to trust: " + link +
+                     " is a symbolic link of uid 65534, not of root or you"),
+            std::string::npos)
+      << err;
+  EXPECT_EQ(err.find('\n'), std::string::npos) << err;
+  EXPECT_FALSE(llvm::sys::fs::exists(target + "/host.lock"));
+  // A folder of nobody's above the lock folder: they could rename it.
+  std::string theirs = s.tmp + "/theirs";
+  ASSERT_TRUE(asNobody([&] { return mkdir(theirs.c_str(), 0755) == 0; }));
+  ASSERT_EQ(mkdir((theirs + "/locks").c_str(), 01777), 0);
+  setenv("CIQ_GPU_LOCK_DIR", (theirs + "/locks").c_str(), 1);
+  EXPECT_FALSE(l.acquire("", "pid 1 root: ciq tune app", err));
+  EXPECT_NE(err.find(theirs + " (above the lock folder) belongs to uid 65534"), std::string::npos) << err;
+  // root's own link to the same folder: followed.
+  std::string own = s.root + "/own-link";
+  ASSERT_EQ(symlink(target.c_str(), own.c_str()), 0);
+  setenv("CIQ_GPU_LOCK_DIR", own.c_str(), 1);
+  EXPECT_TRUE(l.acquire("", "pid 1 root: ciq tune app", err)) << err;
+  l.release();
+  EXPECT_TRUE(llvm::sys::fs::exists(target + "/host.lock"));
+}
+
 // A regular file another user put under the lock's name in a shared lock
 // folder (root's, sticky): locked (flock needs no write access), but its
 // mode and bytes are left as they are.

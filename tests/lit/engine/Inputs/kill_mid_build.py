@@ -3,7 +3,8 @@ in the journal and a compile of the next one runs, and kills the engine with
 SIGKILL (only the engine, as a user's kill -9 would).
 
 usage: kill_mid_build.py <ciq> <config> <run dir> <N>
-       kill_mid_build.py --wait <run dir>   (until no process of its builds is left)"""
+       kill_mid_build.py --wait <run dir>   (until no process of its builds is left)
+       kill_mid_build.py --gone-within S <run dir>   (prints whether none is left after S seconds)"""
 import json
 import os
 import signal
@@ -21,6 +22,27 @@ def builds(run):
             pass
     return found
 
+
+def leftover(run):
+    tag = ("CIQ_RUN_DIR=" + run).encode()
+    names = []
+    for pid in os.listdir("/proc"):
+        try:
+            if tag in open("/proc/%s/environ" % pid, "rb").read().split(b"\0"):
+                names.append(open("/proc/%s/comm" % pid, errors="replace").read().strip())
+        except (OSError, ValueError):
+            pass
+    return names
+
+
+if sys.argv[1] == "--gone-within":
+    limit, run = float(sys.argv[2]), os.path.realpath(sys.argv[3])
+    deadline = time.time() + limit
+    while leftover(run) and time.time() < deadline:
+        time.sleep(0.02)
+    left = leftover(run)
+    print("build processes left after %g s: %s" % (limit, " ".join(sorted(left)) if left else "none"))
+    sys.exit(0)
 
 if sys.argv[1] == "--wait":
     deadline = time.time() + 120
