@@ -39,6 +39,7 @@ ciq::Rendered lockRendering(const ciq::Lockfile &lock, const std::string &path) 
   r.ptxas = lock.ptxasOptions;
   r.nvcc = lock.nvccOptions;
   r.defines = lock.defines;
+  r.kernels = lock.kernelDirectives;   // per-kernel controls: the wrapper writes them as the lock does
   for (const auto &a : ciq::lockToCandidate(lock, path).acfs)
     r.acfs.push_back({a.stage, a.path, a.sha256});
   return r;
