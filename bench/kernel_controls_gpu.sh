@@ -4,9 +4,10 @@
 #
 #   bench/kernel_controls_gpu.sh <ciq prefix> <out dir> [ab runs]
 #
-# 1. examples/spill with SPILL_RUNTIME=ON (time_ms, the default space, which
-#    holds per-kernel controls for its one kernel): tuned through its CMake
-#    build (budget 16), the winner validated (`ciq validate`);
+# 1. examples/spill tuned for its own run time (its ciq_tune() line made
+#    `ciq_tune(spill_bench BENCHMARK spill_bench METRIC time_ms BUDGET 16
+#    SEED 1)`: the default runtime space, which holds per-kernel controls for
+#    its one kernel), through its CMake build, the winner validated;
 # 2. A/B outside ciq: the plain build and the locked build (ciq-ptxas --lock
 #    writes the winner's PTX directives), each binary run <ab runs> times
 #    (default 20) interleaved A B B A; medians of the program's own time_ms
@@ -27,7 +28,8 @@ say() { echo "$*" | tee -a "$summary"; }
 src="$out/spill-src"
 rm -rf "$src" "$out/tuned" "$out/plain"
 cp -r "$here/examples/spill" "$src" && rm -f "$src"/*.ciq.lock
-cmake -S "$src" -B "$out/tuned" "${gen[@]}" -DSPILL_RUNTIME=ON -DCompileIQ_DIR="$prefix/lib/cmake/CompileIQ" >"$out/configure.log" 2>&1 ||
+sed -i 's/^ciq_tune(spill_bench .*/ciq_tune(spill_bench BENCHMARK spill_bench METRIC time_ms BUDGET 16 SEED 1)/' "$src/CMakeLists.txt"
+cmake -S "$src" -B "$out/tuned" "${gen[@]}" -DCompileIQ_DIR="$prefix/lib/cmake/CompileIQ" >"$out/configure.log" 2>&1 ||
   { say "configure failed: $out/configure.log"; exit 1; }
 start=$(date +%s)
 cmake --build "$out/tuned" --target ciq-tune-spill_bench >"$out/tune.log" 2>&1

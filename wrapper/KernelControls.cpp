@@ -15,6 +15,10 @@ PtxInputEdit::~PtxInputEdit() {
 std::string PtxInputEdit::apply(const std::string &input, const std::string &inputToken, const std::string &arch,
                                 const std::vector<KernelDirective> &ds, std::vector<std::string> &argv) {
   std::string err;
+  // Only a regular file is read: a FIFO or device input is ptxas's to read
+  // (reading it first would take its bytes, or wait for a writer forever).
+  if (!llvm::sys::fs::is_regular_file(input))
+    return ds.empty() ? "" : "the PTX input " + input + " is not a regular file";
   if (ds.empty()) {
     entries_ = readPtxFile(input, err);
     return "";
