@@ -67,7 +67,9 @@ def main():
     cmd = args.command[1:] if args.command[:1] == ["--"] else args.command
     with open(args.candidate) as f:
         candidate = json.load(f)
-    sock_dir = tempfile.mkdtemp(prefix="ciq-fake-engine-")
+    # The socket lives under /tmp, not $TMPDIR: a test's TMPDIR under a deep
+    # checkout (CI's /check/work/...) makes a path longer than sun_path allows.
+    sock_dir = tempfile.mkdtemp(prefix="ciq-fake-engine-", dir="/tmp")
     run_dir = os.path.abspath(args.run_dir) if args.run_dir else sock_dir
     os.makedirs(run_dir, exist_ok=True)
     path = args.socket or os.path.join(sock_dir, "engine.sock")
