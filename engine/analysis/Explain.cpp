@@ -6,6 +6,7 @@
 #include "common/Subprocess.h"
 
 #include <llvm/Support/Format.h>
+#include <llvm/Support/FormatVariadic.h>
 #include <llvm/Support/Path.h>
 #include <algorithm>
 #include <cstdlib>
@@ -80,6 +81,46 @@ long deviceCodeBytes(const RecordedEval &e, std::map<std::string, long> &perObje
 
 } // namespace
 
+// Each launched kernel's GPU time in the two builds' traced runs (the
+// journal's kernel_times), or why a build has none.
+static void printKernelTimesOf(const RecordedEval &a, const RecordedEval &c, const std::string &la, const std::string &lc,
+                      llvm::raw_ostream &os) {
+  const Evaluation *ja = a.journal ? &*a.journal : nullptr, *jc = c.journal ? &*c.journal : nullptr;
+  if ((!ja || ja->kernelTimes.empty()) && (!jc || jc->kernelTimes.empty())) {
+    for (const Evaluation *j : {ja, jc})
+      if (j && !j->kernelTimesWhy.empty()) {
+        os << "\nkernel times: none for " << j->candidateId << ": " << j->kernelTimesWhy << "\n";
+        return;
+      }
+    return;
+  }
+  os << "\nkernel times (GPU ms of one traced run, CUPTI)\n";
+  row(os, "", la, lc, "ratio", 34);
+  std::vector<std::string> order;
+  for (const Evaluation *j : {ja, jc})
+    if (j)
+      for (const auto &k : j->kernelTimes)
+        if (std::find(order.begin(), order.end(), k.mangled) == order.end())
+          order.push_back(k.mangled);
+  auto find = [](const Evaluation *j, const std::string &m) -> const KernelTime * {
+    if (j)
+      for (const auto &k : j->kernelTimes)
+        if (k.mangled == m)
+          return &k;
+    return nullptr;
+  };
+  for (const auto &m : order) {
+    const KernelTime *ka = find(ja, m), *kc = find(jc, m);
+    const KernelTime &any = ka ? *ka : *kc;
+    std::string name = any.demangled.size() > 26 ? any.demangled.substr(0, 23) + "..." : any.demangled;
+    auto cell = [](const KernelTime *k) {
+      return k ? llvm::formatv("{0:g} ({1} launches)", k->gpuMs, k->launches).str() : std::string("not launched");
+    };
+    row(os, name, cell(ka), cell(kc),
+        ka && kc && ka->gpuMs > 0 ? llvm::formatv("{0:f3}x", kc->gpuMs / ka->gpuMs).str() : "", 34);
+  }
+}
+
 bool explainCandidates(const RecordedEval &cand, const RecordedEval &against,
                        const ExplainOptions &opts, llvm::raw_ostream &os, std::string &error) {
   auto kc = kernelsOf(cand), ka = kernelsOf(against);
@@ -137,6 +178,7 @@ bool explainCandidates(const RecordedEval &cand, const RecordedEval &against,
           pc.count(obj) ? delta(bytes, pc[obj]) : "");
     row(os, "total", std::to_string(ta), std::to_string(tc), delta(ta, tc));
   }
+  printKernelTimesOf(against, cand, la, lc, os);
   if (cand.score && against.score)
     os << "\nscore: " << llvm::format("%g", *against.score) << " -> " << llvm::format("%g", *cand.score) << " " << cand.unit << "\n";
   return true;

@@ -345,6 +345,41 @@ std::string casesHtml(const RunData &run) {
   return o.str() + "</table>\n";
 }
 
+// The kernels the benchmark launched (a traced run of each build,
+// benchmark.kernel_times), the baseline and the best candidate side by side.
+std::string kernelTimesHtml(const RunData &run) {
+  const RecordedEval *b = run.baseline(), *best = bestByWinnerOrder(run);
+  if (!b || !b->journal || b->journal->kernelTimes.empty())
+    return "";
+  const KernelTimes &bk = b->journal->kernelTimes;
+  const KernelTimes *wk = best && best->journal && best != b ? &best->journal->kernelTimes : nullptr;
+  double total = 0;
+  for (const auto &k : bk)
+    total += k.gpuMs;
+  std::ostringstream o;
+  o << "<h2>Kernel times</h2>\n<p>GPU time of each kernel in one traced run (CUPTI, "
+    << htmlEscape(b->journal->kernelTimesFrom == "measured_runs" ? "the last measured run" : "the first warm-up run")
+    << "), launches and share of the baseline's.</p>\n<table class='summary'>\n<tr><th>kernel</th><th>launches</th>"
+       "<th>share</th><th>baseline ms</th><th>"
+    << htmlEscape(wk ? best->id : std::string("best")) << " ms</th><th>ratio</th></tr>\n";
+  auto td = [&](const std::string &v) { o << "<td>" << htmlEscape(v) << "</td>"; };
+  for (const auto &k : bk) {
+    const KernelTime *w = nullptr;
+    if (wk)
+      for (const auto &x : *wk)
+        w = x.mangled == k.mangled ? &x : w;
+    o << "<tr>";
+    td(k.demangled);
+    td(std::to_string(k.launches));
+    td(total > 0 ? fmt::value(100 * k.gpuMs / total) + "%" : "-");
+    td(fmt::value(k.gpuMs));
+    td(w ? fmt::value(w->gpuMs) : "-");
+    td(w && k.gpuMs > 0 ? fmt::ratio(w->gpuMs / k.gpuMs) : "-");
+    o << "</tr>\n";
+  }
+  return o.str() + "</table>\n";
+}
+
 // Which controls cause the gain: each group alone and together, against the
 // baseline (measured interleaved after the search), and what minimization dropped.
 std::string attributionHtml(const RunData &run) {
@@ -392,7 +427,7 @@ std::string pageHtml(const RunData &run, const std::vector<std::string> &svgs) {
        "960px}table.summary th{text-align:left;padding-right:1em}img.plot{display:block;"
        "margin:1em 0;border:1px solid #ddd}</style>\n</head>\n<body data-plots-loaded='0'>\n"
        "<h1>ciq report</h1>\n"
-    << summaryTable(run) << casesHtml(run) << attributionHtml(run) << findingsHtml(run) << "<h2>Plots</h2>\n";
+    << summaryTable(run) << casesHtml(run) << kernelTimesHtml(run) << attributionHtml(run) << findingsHtml(run) << "<h2>Plots</h2>\n";
   for (const auto &svg : svgs) {
     std::string name = llvm::sys::path::filename(svg).str();
     o << "<img class='plot' id='" << htmlEscape(llvm::sys::path::stem(svg).str()) << "' src='"

@@ -5,7 +5,11 @@
 // builds first for the same seed (after the baseline, which is never sampled).
 #include "engine/commands/Command.h"
 #include "engine/config/Config.h"
+#include "engine/record/Journal.h"
+#include "engine/run/BaselineKernelControls.h"
 #include "engine/search/Search.h"
+
+#include <llvm/Support/FileSystem.h>
 
 #include <map>
 
@@ -18,11 +22,58 @@ cl::opt<std::string> Config("config", cl::desc("ciq.yaml to read"), cl::init("ci
 cl::opt<unsigned> Count(cl::Positional, cl::desc("<N>"), cl::init(10), cl::sub(SampleCmd));
 cl::opt<long> Seed("seed", cl::desc("RNG seed (default: search.seed of ciq.yaml)"), cl::init(-1), cl::sub(SampleCmd));
 
+// Per-kernel controls join the space after the baseline compile (its
+// ptxas receipts name the kernels): from the run directory's journaled
+// baseline when there is one, as `ciq tune` derives them; else one line
+// that says when they come. Prints what it did; false on an error line.
+bool addKernelControls(ciq::TuneConfig &cfg) {
+  if (!ciq::kernelControlsOn(cfg))
+    return true;
+  std::string journal = cfg.runDir + "/journal.jsonl";
+  const ciq::Evaluation *baseline = nullptr;
+  ciq::JournalContents jc;
+  if (llvm::sys::fs::exists(journal)) {
+    jc = ciq::readJournal(journal);
+    for (const auto &e : jc.evaluations)
+      if (e.candidateId == "c0000" && e.ok)
+        baseline = &e;
+  }
+  if (!baseline) {
+    printf("# per-kernel controls: they join the space after the baseline compile of `ciq tune` names the kernels "
+           "(no baseline in %s yet)\n", journal.c_str());
+    return true;
+  }
+  ciq::BaselineKernelControls bk = ciq::baselineKernelControls(cfg, *baseline);
+  if (!bk.controls.error.empty()) {
+    ciq::reportError(bk.controls.error);
+    return false;
+  }
+  for (const auto &n : bk.controls.notes)
+    printf("# per-kernel controls: %s\n", n.c_str());
+  printf("# per-kernel controls from the baseline of %s (%s):\n", journal.c_str(),
+         bk.launchedOnly ? "the kernels its benchmark launched, most GPU time first" : bk.why.c_str());
+  for (const auto &c : bk.controls.controls) {
+    std::string values;
+    for (const auto &v : c.values)
+      values += (values.empty() ? "" : ", ") + v;
+    printf("#   %-40s kernel %s: .%s {%s}\n", c.name.c_str(), c.kernelKey.c_str(), c.option.c_str(), values.c_str());
+    cfg.space.controls.push_back(c);
+  }
+  std::string err;
+  if (!cfg.space.compileConstraints(err)) {
+    ciq::reportError(cfg.path + ": " + err);
+    return false;
+  }
+  return true;
+}
+
 int run() {
   std::string err;
   auto cfg = ciq::openConfig(Config, err);
   if (!cfg)
     return ciq::reportError(err);
+  if (!addKernelControls(*cfg))
+    return 1;
   if (Count == 0 || Count > 100000)
     return ciq::reportError("sample: N must be from 1 to 100000, got " + std::to_string(Count));
   ciq::SearchConfig sc = cfg->search;

@@ -216,7 +216,7 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
   r.onlyKeys(n, "benchmark", {"command", "working_dir", "env", "warmup", "repeats", "timeout_s",
                               "adaptive_factor", "metric", "correctness", "finalists", "target_noise_percent",
                               "min_repeats", "max_repeats", "max_measure_s", "racing", "race_alpha", "cases",
-                              "max_regression_percent", "kernels"});
+                              "max_regression_percent", "kernels", "kernel_times"});
   if (!n["command"])
     r.fail(n, "benchmark", "missing 'command' (the benchmark's argv)");
   b.enabled = true;
@@ -274,6 +274,12 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
     } catch (const std::regex_error &e) {
       r.fail(n["kernels"], "benchmark.kernels", "'" + b.metric.kernels + "' is not a regular expression: " + e.what());
     }
+  }
+  if (n["kernel_times"]) {
+    b.kernelTimes = r.str(n["kernel_times"], "benchmark.kernel_times");
+    if (b.kernelTimes != "warmup" && b.kernelTimes != "off")
+      r.fail(n["kernel_times"], "benchmark.kernel_times",
+             "expected warmup (trace the first warm-up run of each build) or off, got '" + b.kernelTimes + "'");
   }
   if (n["correctness"] && n["correctness"].IsMap())
     parseCorrectness(n["correctness"], r, b);

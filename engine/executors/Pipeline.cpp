@@ -54,6 +54,8 @@ void shareDeviceResult(Evaluation &e, const Evaluation &d, bool runtime) {
   e.noisePercent = d.noisePercent;
   e.stoppedBy = d.stoppedBy;
   e.kernelTimes = d.kernelTimes;
+  e.kernelTimesFrom = d.kernelTimesFrom;
+  e.kernelTimesWhy = d.kernelTimesWhy;
   e.measureMs = 0;
   e.gpu = d.gpu;
   // The compile metrics are this candidate's own (identical device code).
@@ -128,6 +130,8 @@ void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const s
   e.stoppedBy = m.stoppedBy;
   e.runsSaved = m.runsSaved;
   e.kernelTimes = m.kernels;
+  e.kernelTimesFrom = m.kernelsFrom;
+  e.kernelTimesWhy = m.kernelsWhy;
   for (const auto &c : m.cases) // scored against the baseline's cases when recorded (CaseScore.h)
     e.cases.push_back({c.name, c.values, c.median, c.cvPercent, c.noisePercent, c.stoppedBy, c.runsSaved});
   for (const auto &o : w.cfg.objectives)

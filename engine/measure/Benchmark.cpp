@@ -243,6 +243,12 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   std::string tracePrefix;
   if (b_.metric.kind == "kernel_time" && !startKernelTrace(logPath, so.setEnv, tracePrefix, o))
     return o;
+  if (figuresOnly_ && !startKernelTrace(logPath, so.setEnv, tracePrefix, o)) {
+    o.kernelsWhy = o.message;   // the run goes on untraced: its figures are not the metric
+    o.reason.clear();
+    o.message.clear();
+    tracePrefix.clear();
+  }
   if (!file.empty() && llvm::sys::fs::exists(file)) {
     if (auto ec = llvm::sys::fs::remove(file)) {
       o.reason = reason::NoFreshResult;
@@ -281,7 +287,7 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
     o.ok = true;
     return o;
   }
-  if (!tracePrefix.empty()) {
+  if (!tracePrefix.empty() && !figuresOnly_) {
     readKernelTimes(tracePrefix, o);
     return o;
   }
@@ -304,7 +310,30 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   }
   o.value = *v;
   o.ok = true;
+  if (!tracePrefix.empty())
+    readKernelFigures(tracePrefix, o);
   return o;
+}
+
+bool BenchmarkRunner::tracesWarmup() const {
+  return b_.metric.kind != "kernel_time" && b_.kernelTimes == "warmup" && b_.warmup > 0;
+}
+
+RunOutcome BenchmarkRunner::tracedWarmupRun(const std::string &logPath) {
+  figuresOnly_ = true;
+  RunOutcome r = runOnce(logPath);
+  figuresOnly_ = false;
+  return r;
+}
+
+// The traced warm-up run's kernels: a trace that is missing or broken costs
+// the per-kernel figures only, never the run.
+void BenchmarkRunner::readKernelFigures(const std::string &prefix, RunOutcome &o) {
+  std::string err;
+  if (auto trace = readKernelTrace(prefix, err))
+    o.kernels = std::move(trace->kernels);
+  else
+    o.kernelsWhy = err;
 }
 
 // Every run traced gets its own traces: the earlier run's files, at the same
@@ -371,6 +400,12 @@ bool enoughRuns(const std::vector<double> &values, const BenchmarkConfig &b, con
   return false;
 }
 
+void noteKernelFigures(MeasureOutcome &m, RunOutcome &r, const char *from) {
+  m.kernelsFrom = r.kernels.empty() ? "" : from;
+  m.kernelsWhy = r.kernelsWhy;
+  m.kernels = std::move(r.kernels);
+}
+
 // Adds a run's time to m; a failed run (the gate or a measured one) ends
 // the measurement with its reason.
 static bool countRun(MeasureOutcome &m, const RunOutcome &r) {
@@ -395,13 +430,17 @@ MeasureOutcome BenchmarkRunner::measure(const std::string &logPath, int repeats,
   double measuredMs = 0;
   m.stoppedBy = adaptive ? "max_repeats" : "repeats";
   for (int i = 0; (int)m.values.size() < cap; ++i) {
-    auto r = runOnce(logPath);
+    bool traced = i == 0 && tracesWarmup();
+    auto r = traced ? tracedWarmupRun(logPath) : runOnce(logPath);
     if (!countRun(m, r))
       return m;
+    if (traced)
+      noteKernelFigures(m, r, "warmup_run");
     if (i < b.warmup)
       continue;
     m.values.push_back(r.value);
-    m.kernels = std::move(r.kernels);
+    if (b.metric.kind == "kernel_time")
+      noteKernelFigures(m, r, "measured_runs");
     walls.push_back(r.wallMs);
     measuredMs += r.wallMs;
     if (enoughRuns(m.values, b, race ? &race->runs : nullptr, race && race->minimize, adaptive, cap, m.stoppedBy,

@@ -19,7 +19,8 @@ struct RunOutcome {
   std::string message;    // one line
   double value = 0;       // the metric, in its unit
   double wallMs = 0;      // process wall time, ms
-  KernelTimes kernels;    // benchmark.metric kernel_time: the run's kernels (KernelTrace.h)
+  KernelTimes kernels;    // the run's kernels, when it was traced (KernelTrace.h)
+  std::string kernelsWhy; // a traced warm-up run without kernel times: why (one line)
 };
 
 // One case's runs (benchmark.cases): what MeasureOutcome says of the whole
@@ -46,10 +47,19 @@ struct MeasureOutcome {
   // benchmark.cases: each case's runs (values, median and noise above stay
   // empty: the cases' ratios to the baseline make the score, CaseScore.h).
   std::vector<CaseMeasure> cases;
-  // benchmark.metric kernel_time: the kernels of the last measured run (of
-  // the first case, with cases), for the per-kernel table.
+  // The kernels of the build, for the per-kernel table: with the
+  // kernel_time metric those of the last measured run, else those of the
+  // traced warm-up run (benchmark.kernel_times); with cases, every case's
+  // kernels merged (launch counts and times summed over the cases).
   KernelTimes kernels;
+  // Where `kernels` comes from: "measured_runs", "warmup_run", or "" (none:
+  // kernelsWhy says why, when tracing was asked for and gave nothing).
+  std::string kernelsFrom, kernelsWhy;
 };
+
+// Keeps the traced run r's kernels in m (`from`: "warmup_run" or
+// "measured_runs"), or why it has none.
+void noteKernelFigures(MeasureOutcome &m, RunOutcome &r, const char *from);
 
 // The candidate racing compares against: the best one measured so far.
 struct RaceAgainst {
@@ -82,6 +92,13 @@ public:
   // One measured run of `command` (default: the configured benchmark),
   // with the selected case's args after it (selectCase).
   RunOutcome runOnce(const std::string &logPath, const std::vector<std::string> &command = {});
+  // A warm-up run traced for its kernels only (benchmark.kernel_times: warmup):
+  // its value is not counted, and a trace that failed never fails the run
+  // (kernelsWhy says why it has no kernels).
+  RunOutcome tracedWarmupRun(const std::string &logPath);
+  // Whether the first warm-up run of a build is traced: a metric other than
+  // kernel_time, benchmark.kernel_times warmup and at least one warm-up run.
+  bool tracesWarmup() const;
   // The correctness gate alone; with benchmark.correctness.compare, also
   // the output comparison against the reference (setReferenceFile).
   RunOutcome checkCorrectness(const std::string &logPath);
@@ -112,12 +129,14 @@ private:
   double bestWallMs_ = 0;
   std::string referenceFile_;
   const BenchmarkCase *case_ = nullptr;
+  bool figuresOnly_ = false;   // the run in progress is tracedWarmupRun's
   std::map<std::string, std::string> runEnv() const;
   std::string referencePath() const;
   MeasureOutcome measureCases(const std::string &logPath, const RaceAgainst *race);
   bool startKernelTrace(const std::string &logPath, std::map<std::string, std::string> &env, std::string &prefix,
                         RunOutcome &o);
   void readKernelTimes(const std::string &prefix, RunOutcome &o);
+  void readKernelFigures(const std::string &prefix, RunOutcome &o);
   RunOutcome compareOutput(const std::string &stdoutText, const std::string &cwd);
 };
 

@@ -4,7 +4,10 @@
 // own (fixed count, adaptive noise target, racing against the incumbent's
 // runs of the same case).
 #include "engine/measure/Benchmark.h"
+
+#include <algorithm>
 #include "engine/measure/Interleave.h"
+#include "engine/measure/KernelTrace.h"
 #include "engine/measure/Stats.h"
 
 namespace ciq {
@@ -13,6 +16,7 @@ namespace {
 
 struct CaseState {
   CaseMeasure m;
+  MeasureOutcome kernels;   // the case's traced run (kernels, kernelsFrom, kernelsWhy)
   std::vector<double> walls;
   bool active = true;
 };
@@ -51,15 +55,18 @@ MeasureOutcome BenchmarkRunner::measureCases(const std::string &logPath, const R
         continue;
       any = true;
       selectCase(&b.cases[k]);
-      RunOutcome r = runOnce(logPath);
+      bool traced = round == 0 && tracesWarmup();
+      RunOutcome r = traced ? tracedWarmupRun(logPath) : runOnce(logPath);
       if (!r.ok)
         return failed(b.cases[k], r);
       m.wallMs += r.wallMs;
+      if (traced)
+        noteKernelFigures(c.kernels, r, "warmup_run");
       if (round < b.warmup)
         continue;
       c.m.values.push_back(r.value);
-      if (k == 0) // the per-kernel table shows the first case's kernels
-        m.kernels = std::move(r.kernels);
+      if (b.metric.kind == "kernel_time")
+        noteKernelFigures(c.kernels, r, "measured_runs");
       c.walls.push_back(r.wallMs);
       measuredMs += r.wallMs;
       const std::vector<double> *incumbent = nullptr;
@@ -92,7 +99,15 @@ MeasureOutcome BenchmarkRunner::measureCases(const std::string &logPath, const R
     // limit would kill the big one).
     bestWall = std::max(bestWall, median(c.walls));
     m.cases.push_back(c.m);
+    // The per-kernel table shows every case's kernels.
+    mergeKernelTimes(m.kernels, c.kernels.kernels);
+    if (!c.kernels.kernelsFrom.empty())
+      m.kernelsFrom = c.kernels.kernelsFrom;
+    if (m.kernelsWhy.empty())
+      m.kernelsWhy = c.kernels.kernelsWhy;
   }
+  std::stable_sort(m.kernels.begin(), m.kernels.end(),
+                   [](const KernelTime &a, const KernelTime &b) { return a.gpuMs > b.gpuMs; });
   m.ok = true;
   noteBestRunWallMs(bestWall);
   return m;

@@ -74,6 +74,13 @@ struct BenchmarkConfig {
   // one command, as before.
   std::vector<BenchmarkCase> cases;
   double maxRegressionPercent = 1.0;
+  // benchmark.kernel_times: where a metric other than kernel_time gets its
+  // per-kernel figures. "warmup" (the default): the first warm-up run of each
+  // build (and of each case) is traced through ciq's CUPTI injection, so the
+  // timed runs stay untraced and the figures cost no extra run; "off": no
+  // tracing (a benchmark already under a profiler). The kernel_time metric
+  // traces every run it times, whatever this says.
+  std::string kernelTimes = "warmup";
 };
 
 } // namespace ciq

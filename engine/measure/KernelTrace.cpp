@@ -69,7 +69,9 @@ std::string statusProblem(const std::string &status, const std::string &err, uns
   return "";
 }
 
-void merge(KernelTimes &into, const KernelTimes &from) {
+} // namespace
+
+void mergeKernelTimes(KernelTimes &into, const KernelTimes &from) {
   for (const KernelTime &k : from) {
     auto it = std::find_if(into.begin(), into.end(), [&](const KernelTime &o) { return o.mangled == k.mangled; });
     if (it == into.end()) {
@@ -83,6 +85,8 @@ void merge(KernelTimes &into, const KernelTimes &from) {
   }
 }
 
+namespace {
+void merge(KernelTimes &into, const KernelTimes &from) { mergeKernelTimes(into, from); }
 } // namespace
 
 std::string demangleKernel(const std::string &mangled) {

@@ -36,6 +36,10 @@ bool removeKernelTraces(const std::string &prefix, std::string &error);
 // matches or the pattern is not a regex.
 std::optional<double> kernelTimeMs(const KernelTimes &kernels, const std::string &pattern, std::string &error);
 
+// Adds `from` to `into`, kernel by kernel (mangled name): launches and GPU
+// time summed, min and max kept.
+void mergeKernelTimes(KernelTimes &into, const KernelTimes &from);
+
 // LLVM's Itanium demangler; the name itself when it is not mangled.
 std::string demangleKernel(const std::string &mangled);
 

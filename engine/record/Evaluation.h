@@ -63,9 +63,13 @@ struct Evaluation {
   int runsSaved = 0;              // runs racing spared this candidate
   std::vector<std::string> gpuProblems;   // the GPU's state while its runs ran (MeasuredPhase), when wrong
   std::vector<double> smClockMhz;   // the GPU's SM clock before and after its runs (MeasuredPhase); empty: unknown
-  // benchmark.metric kernel_time: the kernels one measured run launched, with
-  // their GPU time (the last run; with cases, the first case's). Empty: not traced.
+  // The kernels the benchmark launched, with their GPU time: with the
+  // kernel_time metric the last measured run's, else the traced warm-up
+  // run's (benchmark.kernel_times); with cases, every case's merged.
+  // Empty: not traced (kernelTimesWhy says why, when tracing was tried).
   KernelTimes kernelTimes;
+  std::string kernelTimesFrom;   // "measured_runs", "warmup_run", or "" (MeasureOutcome::kernelsFrom)
+  std::string kernelTimesWhy;
   double buildMs = 0, measureMs = 0;
   std::string log;
   std::string replay;             // shell line that rebuilds this candidate

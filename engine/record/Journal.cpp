@@ -81,6 +81,10 @@ json evaluationToJson(const Evaluation &e) {
   }
   if (!e.kernelTimes.empty())
     j["kernel_times"] = kernelTimesToJson(e.kernelTimes);
+  if (!e.kernelTimesFrom.empty())   // which runs were traced (issue 39: timed runs stay untraced)
+    j["kernel_times_from"] = e.kernelTimesFrom;
+  if (!e.kernelTimesWhy.empty())
+    j["kernel_times_why"] = e.kernelTimesWhy;
   return j;
 }
 
@@ -150,7 +154,8 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
       .opt("build_ms", e.buildMs)
       .opt("measure_ms", e.measureMs).opt("log", e.log)
       .opt("replay", e.replay).opt("evaluated_at", e.evaluatedAt)
-      .opt("node", e.node).opt("gpu", e.gpu).opt("slurm", e.slurm);
+      .opt("node", e.node).opt("gpu", e.gpu).opt("slurm", e.slurm)
+      .opt("kernel_times_from", e.kernelTimesFrom).opt("kernel_times_why", e.kernelTimesWhy);
   e.ok = status == "OK";
   e.rendered.controls = *controls;
   std::vector<json> acfs, objects;

@@ -1,4 +1,5 @@
 #include "engine/run/TuneRun.h"
+#include "engine/winner/KernelTable.h"
 #include "common/FileIO.h"
 
 #include <cerrno>
@@ -299,6 +300,7 @@ bool TuneRun::finish() {
   std::vector<Evaluation> shown = evals_;
   WinnerChoice sw = w;
   if (!minimized_.candidateId.empty() && w.improved) {
+    borrowKernelTimes(minimized_, evals_);
     shown.push_back(minimized_);
     sw.index = (int)shown.size() - 1;
   }

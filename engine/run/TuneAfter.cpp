@@ -1,4 +1,5 @@
 #include "engine/run/TuneRun.h"
+#include "engine/winner/CaseVariants.h"
 
 namespace ciq {
 
@@ -12,10 +13,6 @@ const Evaluation *TuneRun::knownBuild(const std::string &candidateHash) const {
 bool TuneRun::minimize(WinnerChoice &w) {
   if (!w.improved || w.index <= 0)
     return true;
-  if (runtimeObjective() && !cfg_.benchmark.cases.empty()) { // their re-measurements run one command
-    progress_.note("minimization and attribution are not run with benchmark.cases: the winner is locked as found");
-    return true;
-  }
   const Evaluation &win = evals_[w.index];
   const Objective &o = cfg_.objectives.front();
   int trial = 0;
@@ -25,6 +22,19 @@ bool TuneRun::minimize(WinnerChoice &w) {
                           std::string &error) -> std::optional<bool> {
     Rendered cur = render(cfg_.space, current), red = render(cfg_.space, reduced);
     std::string tag = win.candidateId + "-min" + std::to_string(++trial);
+    if (runtimeObjective() && !cfg_.benchmark.cases.empty()) {
+      // Kept when any case is significantly worse without it.
+      std::vector<std::string> problems;
+      auto cases = measureVariantsPerCase(builder(), *bench(), cfg_, {{"without", red}, {"with", cur}}, rounds(), tag,
+                                          error, measureOptions(&problems));
+      notePhaseProblems(problems);
+      if (!cases)
+        return std::nullopt;
+      std::string each;
+      bool worse = betterInAnyCase(*cases, 1, o.unit, each);
+      detail = "with it, against without it: " + each;
+      return worse;
+    }
     if (runtimeObjective()) {
       std::vector<std::string> problems;
       auto rows = measureVariants(builder(), bench(), cfg_, {{"without", red}, {"with", cur}}, rounds(), tag, error,
@@ -106,32 +116,77 @@ bool TuneRun::minimize(WinnerChoice &w) {
   return journal(buildToJson(minimized_));   // `ciq explain <id>-min`
 }
 
+// One measurement of the attribution variants (the runtime rows interleaved).
+std::optional<std::vector<VariantResult>> TuneRun::attributionRows(const Evaluation &win, std::string &err) {
+  std::vector<std::string> problems;
+  auto rows = measureVariants(builder(), runtimeObjective() ? bench() : nullptr, cfg_,
+                              attributionVariants(win.rendered), rounds(), "attribution", err,
+                              measureOptions(&problems));
+  notePhaseProblems(problems);
+  if (rows)
+    for (const auto &r : *rows)
+      verdicts_.attribution.push_back(formatVariant(r, cfg_.objectives.front().unit));
+  return rows;
+}
+
+// benchmark.cases: each case's rows, then the rows over all cases (the
+// geometric mean of the case ratios, judged as `ciq validate` judges them),
+// which are the ones journaled and locked.
+std::optional<std::vector<VariantResult>> TuneRun::attributionRowsByCase(Evaluation &win, std::string &err) {
+  std::vector<std::string> problems;
+  auto perCase = measureVariantsPerCase(builder(), *bench(), cfg_, attributionVariants(win.rendered), rounds(),
+                                        "attribution", err, measureOptions(&problems));
+  notePhaseProblems(problems);
+  if (!perCase)
+    return std::nullopt;
+  const std::string &unit = cfg_.objectives.front().unit;
+  for (const auto &c : *perCase) {
+    verdicts_.attribution.push_back("  case " + c.name + ":");
+    for (const auto &r : c.rows)
+      verdicts_.attribution.push_back("  " + formatVariant(r, unit));
+  }
+  // The lock's per-case figures are this measurement's, the baseline's
+  // and the winner's interleaved (a minimized winner has no others).
+  std::vector<CaseResult> base, mine;
+  for (const auto &c : *perCase) {
+    base.push_back(caseResultOf(c.name, c.rows.front()));
+    mine.push_back(caseResultOf(c.name, c.rows.back()));
+  }
+  std::string why;
+  if (compareCases(mine, base, why) > 0) {
+    evals_[0].cases = base;
+    win.cases = mine;
+  }
+  auto rows = aggregateCaseRows(*perCase, cfg_);
+  verdicts_.attribution.push_back("  all cases (geometric mean of the ratios to the baseline, per case):");
+  for (const auto &r : rows)
+    verdicts_.attribution.push_back("  " + formatVariant(r, "x"));
+  return rows;
+}
+
 // The winner's gain split into application parameters and compiler controls
 // (Attribution.h); for a runtime objective its "both" row, measured last, is
 // the verdict the lock is written on.
 bool TuneRun::attribute(WinnerChoice &w) {
-  if (!w.improved || w.index <= 0 || (runtimeObjective() && !cfg_.benchmark.cases.empty()))
+  if (!w.improved || w.index <= 0)
     return true;
   Evaluation &win = minimized_.candidateId.empty() ? evals_[w.index] : minimized_;
   bool runtime = runtimeObjective();
+  bool cases = runtime && !cfg_.benchmark.cases.empty();
   std::string err;
-  std::vector<std::string> problems;
-  auto rows = measureVariants(builder(), runtime ? bench() : nullptr, cfg_, attributionVariants(win.rendered),
-                              rounds(), "attribution", err, measureOptions(&problems));
-  notePhaseProblems(problems);
+  auto rows = cases ? attributionRowsByCase(win, err) : attributionRows(win, err);
   if (!rows)
     return stopRequested() ? stoppedIn("attribution") : fail("attribution: " + err + "; no lock is written; " + resumeHint());
-  for (const auto &r : *rows)
-    verdicts_.attribution.push_back(formatVariant(r, cfg_.objectives.front().unit));
   lockExtra_["attribution"] = variantsToJson(*rows);
   if (!journal({{"op", "attribution"}, {"rows", variantsToJson(*rows)}}))
     return false;
   if (runtime) {
     const VariantResult &both = rows->back();
     const std::string &metric = cfg_.objectives.front().metric;
-    evals_[0].scores[metric] = rows->front().median;
+    evals_[0].scores[metric] = rows->front().median;   // with cases: the baseline's ratio, 1
     win.scores[metric] = both.median;
-    win.cvPercent = both.cvPercent;
+    if (!cases)
+      win.cvPercent = both.cvPercent;
     verdicts_.speedup = both.speedup.value_or(0); // 0: not printed
     verdicts_.pValue = both.pValue;
     if (!both.significant) {

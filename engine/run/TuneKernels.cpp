@@ -5,50 +5,24 @@
 // they meant.
 #include "engine/run/TuneRun.h"
 
-#include "engine/config/KernelSpace.h"
-
-#include <algorithm>
+#include "engine/run/BaselineKernelControls.h"
 
 namespace ciq {
-namespace {
-
-// The kernel keys the baseline's benchmark launched, by GPU time, largest
-// first (its traced run, engine/measure/KernelTrace.h); empty when ciq has
-// no kernel times for it (then every kernel of the build gets controls).
-std::vector<std::string> launchedKernelOrder(const Evaluation &baseline) {
-  std::vector<const KernelTime *> t;
-  for (const auto &k : baseline.kernelTimes)
-    t.push_back(&k);
-  std::stable_sort(t.begin(), t.end(), [](const KernelTime *a, const KernelTime *b) { return a->gpuMs > b->gpuMs; });
-  std::vector<std::string> keys;
-  for (const auto *k : t)
-    keys.push_back(kernelKey(k->mangled));
-  return keys;
-}
-
-} // namespace
 
 bool TuneRun::addKernelControls() {
   if (!kernelControlsOn(cfg_) || evals_.empty() || !evals_.front().ok)
     return true;
-  const Evaluation &baseline = evals_.front();
-  std::vector<SpaceKernel> kernels = spaceKernels(baseline.kernels);
-  std::vector<std::string> order = launchedKernelOrder(baseline);
-  if (order.empty())
-    progress_.note(std::string("per-kernel controls: for every kernel the build compiles (") +
-                   (cfg_.benchmark.enabled ? "no kernel times: the objective is not kernel_time_ms"
-                                           : "no benchmark runs") +
+  BaselineKernelControls bk = baselineKernelControls(cfg_, evals_.front());
+  if (!bk.launchedOnly)
+    progress_.note("per-kernel controls: for every kernel the build compiles (" + bk.why +
                    "), each scored by the whole program's objective");
-  KernelControlsConfig kcfg = cfg_.kernelControls;
-  if (kcfg.kernels.empty())   // the kernels kernel_time_ms times are the ones worth controls
-    kcfg.kernels = cfg_.benchmark.metric.kernels;
-  KernelControls kc = kernelControlsFor(kcfg, kernels, order);
+  const KernelControls &kc = bk.controls;
   if (!kc.error.empty())
     return fail(kc.error);
   for (const auto &n : kc.notes)
     progress_.note(n);
   if (kc.controls.empty()) {
-    progress_.note("per-kernel controls: none for the " + std::to_string(kernels.size()) +
+    progress_.note("per-kernel controls: none for the " + std::to_string(bk.kernels) +
                    " kernel(s) of the baseline (no register ceiling below what they use, no __launch_bounds__ to "
                    "relax)");
     return true;

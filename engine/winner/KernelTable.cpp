@@ -25,6 +25,17 @@ std::string launchNote(const Evaluation &base, const Evaluation &win, const std:
          " ms GPU time]";
 }
 
+void borrowKernelTimes(Evaluation &built, const std::vector<Evaluation> &evals) {
+  if (!built.kernelTimes.empty() || built.objectsSha256.empty())
+    return;
+  for (const Evaluation &e : evals)
+    if (e.ok && !e.kernelTimes.empty() && e.objectsSha256 == built.objectsSha256) {
+      built.kernelTimes = e.kernelTimes;
+      built.kernelTimesFrom = e.kernelTimesFrom + " of " + e.candidateId + " (the same objects)";
+      return;
+    }
+}
+
 void printKernelTimes(const Evaluation &base, const Evaluation *win, FILE *out) {
   if (base.kernelTimes.empty() && (!win || win->kernelTimes.empty()))
     return;

@@ -16,6 +16,12 @@ const KernelTime *findKernelTime(const KernelTimes &ks, const std::string &mangl
 // or "" when the baseline has no kernel times (nothing traced).
 std::string launchNote(const Evaluation &base, const Evaluation &win, const std::string &mangled);
 
+// A build made after the search (the minimized winner) is not traced: it
+// gets the kernel times of a traced evaluation of the very same objects
+// (objects_sha256, host code included, so the same launches), said in its
+// kernelTimesFrom; none when no such evaluation exists.
+void borrowKernelTimes(Evaluation &built, const std::vector<Evaluation> &evals);
+
 // "kernel times (GPU ms of one traced run): ..." and one row per kernel
 // launched by the baseline or the winner; nothing when neither was traced.
 void printKernelTimes(const Evaluation &base, const Evaluation *win, FILE *out);

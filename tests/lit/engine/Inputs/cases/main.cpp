@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 extern "C" int cases_tile();
+extern "C" int cases_unroll();
 
 int main(int argc, char **argv) {
   std::string size = "small";
@@ -29,6 +30,8 @@ int main(int argc, char **argv) {
   }
   static const double small[] = {10, 12, 9, 8}, large[] = {10, 5, 7, 4};
   double t = (size == "small" ? small : large)[(tile - 1) & 3];
+  if (size == "large" && cases_unroll() == 2)
+    t *= 0.9;
   t *= 1 + 0.002 * ((int)(getpid() % 11) - 5) / 5.0;
   printf("time_ms=%.4f\n", t);
   return 0;
