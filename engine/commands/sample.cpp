@@ -56,7 +56,10 @@ bool addKernelControls(ciq::TuneConfig &cfg) {
     std::string values;
     for (const auto &v : c.values)
       values += (values.empty() ? "" : ", ") + v;
-    printf("#   %-40s kernel %s: .%s {%s}\n", c.name.c_str(), c.kernelKey.c_str(), c.option.c_str(), values.c_str());
+    if (c.option == "smem_spilling")   // a flag: written or not
+      printf("#   %-40s .pragma \"enable_smem_spilling\" (on, or unset)\n", c.name.c_str());
+    else
+      printf("#   %-40s .%s N, N in {%s}\n", c.name.c_str(), c.option.c_str(), values.c_str());
     cfg.space.controls.push_back(c);
   }
   std::string err;
