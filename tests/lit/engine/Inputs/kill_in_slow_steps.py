@@ -41,6 +41,8 @@ def build_processes(run):
 def descendants():
     parent = {}
     for p in os.listdir("/proc"):
+        if not p.isdigit():
+            continue
         try:
             fields = open("/proc/%s/stat" % p).read().rsplit(")", 1)[1].split()
         except (OSError, IndexError):
