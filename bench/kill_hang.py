@@ -40,6 +40,20 @@ otherwise.
 usage: kill_hang.py --ciq BIN --module-dir DIR --project DIR --work DIR
                     [--kill-points 10] [--hang-trials 3] [--budget 16]
                     [--signal-trials 10] [--setsid-trials 3] [--nvcc NVCC]
+                    [--build-kill-trials 8] [--only-build-kills]
+and (issue 42) --build-kill-trials searches killed with SIGKILL once during a
+build, at its start, during cicc/cudafe++, a host compile and the link in
+turn:
+
+  builds with processes 1 s (and 5 s) after the kill;
+
+--only-build-kills runs those alone (about 10 s a trial here):
+  python3 bench/kill_hang.py --ciq build/bin/ciq --module-dir build/lib/cmake/CompileIQ \
+      --project tests/lit/engine/Inputs/proj --work /tmp/ciq-build-kills --only-build-kills \
+      --build-kill-trials 8
+(CIQ_TEST_UNGUARDED_BUILDS=1 in front: the builds without ciq-build-guard,
+as before it.)
+
 The CI variant (tests/lit/engine/kill-hang.test) runs 3 kill points, 1
 hang trial, 2 signal trials and 1 setsid trial on the lit project; the full
 one, on the same project:
@@ -68,6 +82,9 @@ p.add_argument("--budget", type=int, default=16)
 p.add_argument("--signal-trials", type=int, default=10)
 p.add_argument("--setsid-trials", type=int, default=3)
 p.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nvcc")
+p.add_argument("--build-kill-trials", type=int, default=8)
+p.add_argument("--only-build-kills", action="store_true",
+               help="run the --build-kill-trials alone (a minute or two), then exit")
 args = p.parse_args()
 # The searches run in other directories: the paths given must not depend on
 # where this script was started (the docstring's command uses relative ones).
@@ -214,6 +231,55 @@ def old_survivors(run_dir, old_tokens, resume):
         time.sleep(0.01)
 
 
+# Issue 42 item 7: kill -9 of `ciq tune` during a build, at the build's
+# start, while cicc or cudafe++ runs, during a host compile (gcc, cc1plus)
+# and during the link, in turn; then how many builds still had processes
+# 1 s later (and 5 s later). Each trial is a fresh search, killed once.
+KILL_STAGES = [("at the build's start", None), ("during cicc/cudafe++", ("cicc", "cudafe++")),
+               ("during a host compile", ("gcc", "cc1plus", "g++", "c++")),
+               ("during the link", ("ld", "collect2", "nvlink"))]
+
+
+def build_kills(trials):
+    landed = {name: 0 for name, _ in KILL_STAGES}
+    after1 = after5 = procs1 = 0
+    for t in range(trials):
+        name, comms = KILL_STAGES[t % len(KILL_STAGES)]
+        kcfg, krun = config("buildkill%d" % t)
+        proc = run_ciq(["tune", "--fresh", "--config", kcfg, "--no-lock"], krun + ".log")
+        if comms is None:
+            hit = wait_for(lambda: bool(processes(krun)), proc)
+        else:
+            hit = wait_for(lambda: any(c in comms for _, c in processes(krun).values()), proc)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        killed = time.time()
+        if not hit:
+            continue  # the search ended before this stage ran: no kill landed in a build
+        landed[name] += 1
+        time.sleep(max(0, killed + 1 - time.time()))
+        left = processes(krun)
+        procs1 += len(left)
+        after1 += int(bool(left))
+        while processes(krun) and time.time() < killed + 5:
+            time.sleep(0.05)
+        left = processes(krun)
+        after5 += int(bool(left))
+        for pid in left:  # this script's own search's processes, by pid
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+    kills = sum(landed.values())
+    print("build kills: %d (%s)" % (kills, ", ".join("%d %s" % (n, k) for k, n in landed.items())))
+    print("builds with processes 1 s after the kill: %d of %d (%d processes); 5 s after: %d" %
+          (after1, kills, procs1, after5))
+    return after1 + after5  # a stage the search never reached is no survivor
+
+
+if args.only_build_kills:
+    sys.exit(1 if build_kills(args.build_kill_trials) else 0)
+
 # The uninterrupted search.
 ref_cfg, ref_run = config("ref")
 rc = subprocess.call([args.ciq, "tune", "--config", ref_cfg, "--no-lock"], stdout=open(ref_run + ".log", "w"),
@@ -308,6 +374,7 @@ print("surviving processes after SIGTERM: %d" % term_left)
 print("candidate objects left in the build tree: %d" % objects_left)
 
 bad = lost + repeated + changed + changed_winner + survivors + left + term_left + objects_left + (trials - reported)
+bad += build_kills(args.build_kill_trials)
 
 # Issue 29: small exhaustive searches (c0000, c0001 with TILE=2, c0002 with
 # TILE=8): each runs cicc, since a -D parameter reaches nvcc's front end.

@@ -147,6 +147,27 @@ bool checkLockSha256(const json &lock, const std::string &path, std::string &err
   return false;
 }
 
+std::string unsealedLockWarning(const std::string &path) {
+  return path + ": no \"" + std::string(kLockShaKey) +
+         "\" (written by hand or by an older ciq): its winner is checked against candidate_hash, but an edit of "
+         "its other fields (score, compiler versions) would go unnoticed; seal it as it is with `ciq lock seal " +
+         path + "`, or tune again";
+}
+
+bool sealLockfile(const std::string &path, bool &alreadySealed, std::string &error) {
+  auto l = readLockfile(path, error);
+  if (!l)
+    return false;
+  alreadySealed = l->sealed;
+  if (l->sealed)
+    return true;
+  auto j = parseLockJson(path, error); // the lock as it is, every key kept
+  if (!j)
+    return false;
+  (*j)[kLockShaKey] = lockSha256Of(*j);
+  return writeFileAtomically(path, j->dump(2) + "\n", error, /*durable=*/true);
+}
+
 std::optional<Lockfile> readLockfile(const std::string &path, std::string &error, bool checkIntegrity) {
   auto parsed = parseLockJson(path, error);
   if (!parsed)
@@ -216,6 +237,7 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
   }
   if (checkIntegrity && !checkLockSha256(j, path, error))
     return std::nullopt;
+  l.sealed = j.contains(kLockShaKey);
   for (const char *k : {"schema_version", "engine_version", "created_at", "target", "compiler",
                         "architectures", "gpu", "search_space", "winner", "score", kLockShaKey})
     j.erase(k);

@@ -41,6 +41,11 @@ struct Lockfile {
   std::string deviceCodeSha256;
   nlohmann::json score = nlohmann::json::object();      // objective, unit, baseline, winner, speedup, cv, p
   nlohmann::json extra = nlohmann::json::object();      // forward-compatible fields kept on rewrite
+  // The lock carries lock_sha256 (every lock ciq writes does). False: written
+  // by hand or by a ciq before lock_sha256; read all the same (every field
+  // typed, the winner checked by candidate_hash), and readers that print say
+  // unsealedLockWarning() once.
+  bool sealed = true;
 };
 
 // The candidate hash: SHA-256 of the compact JSON (keys sorted)
@@ -61,6 +66,14 @@ constexpr const char *kLockShaKey = "lock_sha256";
 std::string lockSha256Of(const nlohmann::json &lock);
 // True when `lock` has no lock_sha256 (hand-written, or older) or it matches.
 bool checkLockSha256(const nlohmann::json &lock, const std::string &path, std::string &error);
+// The one warning line for a lock without lock_sha256: what it means and the
+// command that seals it.
+std::string unsealedLockWarning(const std::string &path);
+// `ciq lock seal`: adds lock_sha256 to a lock that has none, after reading it
+// as every reader does (types, candidate_hash); nothing else changes. False
+// with one line when it does not read, or cannot be written. *alreadySealed
+// tells a lock that carried a matching hash already (left as it was).
+bool sealLockfile(const std::string &path, bool &alreadySealed, std::string &error);
 
 nlohmann::json lockToJson(const Lockfile &l);
 // Parses and checks a lockfile's shape and its winner against candidate_hash;

@@ -31,6 +31,12 @@ std::string wrapperPath() {
   return p.str().str();
 }
 
+std::string buildGuardPath() {
+  llvm::SmallString<256> p(binDir());
+  llvm::sys::path::append(p, "ciq-build-guard");
+  return p.str().str();
+}
+
 std::optional<std::string> cacheDir(std::string &error) {
   llvm::SmallString<256> p;
   const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");

@@ -10,6 +10,7 @@ std::string executablePath();            // absolute path of the running `ciq`
 std::string binDir();                    // folder of ciq (and ciq-ptxas)
 std::string shareDir();                  // <prefix>/share/ciq, or $CIQ_SHARE_DIR
 std::string wrapperPath();               // <bin>/ciq-ptxas
+std::string buildGuardPath();            // <bin>/ciq-build-guard
 // ciq's cache: $XDG_CACHE_HOME/ciq, else $HOME/.cache/ciq, else (no home)
 // <tmp>/ciq-<uid>/cache. Created when missing and used only when it is this
 // user's own (common/OwnedDir.h): its entries (a compiler's version, a

@@ -213,6 +213,17 @@ int endTaggedDescendants(const std::string &tag, bool (*isLiveSpawn)(int pid)) {
   return (int)killed.size();
 }
 
+int signalAllDescendants(int sig) {
+  static ProcRow rows[kTableRows];
+  int n = readProcTable(rows, kTableRows);
+  markDescendants(rows, n);
+  int sent = 0;
+  for (int i = 0; i < n; ++i)
+    if (rows[i].ours && !dead(rows[i]) && kill(rows[i].pid, sig) == 0)
+      ++sent;
+  return sent;
+}
+
 void endAllDescendants(double seconds) {
   // One table for the handler and the end of main, never both at once.
   static std::atomic<bool> busy{false};

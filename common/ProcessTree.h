@@ -40,6 +40,11 @@ int endTaggedDescendants(const std::string &tag, bool (*isLiveSpawn)(int pid));
 // `seconds` passed. For the termination handler and the end of `ciq`.
 void endAllDescendants(double seconds);
 
+// Async-signal-safe: sends `sig` to every live descendant of this process
+// (whatever its group or session); returns how many it signalled. For the
+// build guard (ciq-build-guard), which asks a build to end before it ends it.
+int signalAllDescendants(int sig);
+
 // True when this process has at least one child (a zombie included).
 bool haveChildren();
 

@@ -364,6 +364,10 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
   std::string tag = newRunTag();
   auto env = buildEnv(o, tag);
   std::vector<std::string> args = argv;
+  if (!o.guard.empty()) {
+    args = {o.guard, std::to_string(getpid()), std::to_string(std::max(0, o.niceness))};
+    args.insert(args.end(), argv.begin(), argv.end());
+  }
   auto cargs = cArgv(args);
   auto cenv = cArgv(env);
   if (terminating)
@@ -377,7 +381,7 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     describeChild(sp, o, outW, errP[1], inP[0] >= 0 ? inP[0] : devNull);
     std::lock_guard<std::mutex> g(spawnMu);
     auto spawn = [&] { spawnErr = posix_spawnp(&pid, cargs[0], &sp.actions, &sp.attr, cargs.data(), cenv.data()); };
-    if (o.niceness > 0) {
+    if (o.niceness > 0 && o.guard.empty()) {
       // Linux keeps a nice value per thread and a child starts with its
       // creator's: spawned from a thread of its own that raised its value,
       // the child and everything it starts run lower, while this thread
@@ -401,7 +405,7 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
         close(fd);
     r.spawnFailed = true;
     r.exitCode = 127;
-    r.errorMessage = "cannot run '" + argv[0] + "': " + strerror(spawnErr);
+    r.errorMessage = "cannot run '" + args[0] + "': " + strerror(spawnErr);
     return r;
   }
   if (o.onStart)

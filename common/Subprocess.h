@@ -38,6 +38,12 @@ struct SubprocessOptions {
   // closes when the engine dies, so a killed search's compile stops with it
   // (nvcc went on to its host compile). -1: none.
   int endWhenReadable = -1;
+  // A build guard (ciq-build-guard, common/build_guard_main.cpp) to run the
+  // command under: it leads the process group in the command's place and
+  // ends everything below it when this process dies, a kill -9 included,
+  // which no handler here can. It applies `niceness` to the command only.
+  // Empty: the command leads its group itself.
+  std::string guard;
 };
 
 // The run ends when the child exits: what it started (in its group or not,

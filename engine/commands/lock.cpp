@@ -36,8 +36,8 @@ cl::SubCommand LockCmd("lock", "Show a lockfile (show [ciq.lock]), verify that a
                                "paths its ACFs reach the compiler by (acfs [ciq.lock]), or print the variables that "
                                "apply it to run-time compiles (env [ciq.lock]: eval \"$(ciq lock env ciq.lock)\"), or check it "
                                "against a CMake target and print the arguments that apply it (render, for "
-                               "ciq_apply_lock())");
-cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify|acfs|env|render"), cl::Required, cl::sub(LockCmd));
+                               "ciq_apply_lock()), or add lock_sha256 to a lock without it (seal [ciq.lock])");
+cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify|acfs|env|render|seal"), cl::Required, cl::sub(LockCmd));
 cl::opt<std::string> LockPath(cl::Positional, cl::desc("[lockfile]"), cl::init("ciq.lock"), cl::sub(LockCmd));
 cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock; show: list the "
                                                    "options each CUDA compile of the target gets there; render: "
@@ -392,6 +392,7 @@ int render() {
   for (const auto &a : r.lockArchitectures) archs += (archs.empty() ? "" : ";") + a;
   if (!archs.empty()) line("lock-architectures", archs);
   if (!r.skip.empty()) line("skip", r.skip);
+  if (!r.warning.empty()) line("warning", r.warning);
   if (r.throughWrapper) printf("through-wrapper\n");
   if (!r.wrapperReason.empty()) line("wrapper-reason", r.wrapperReason);
   for (const auto &o : r.options) line("option", o);
@@ -411,9 +412,24 @@ std::string verifyUsageProblem() {
   return "";
 }
 
+// A lock without lock_sha256 (an older ciq's, or edited on purpose) gets
+// one, once it reads as every reader reads it.
+int seal() {
+  std::string err;
+  bool already = false;
+  if (!ciq::sealLockfile(LockPath, already, err))
+    return ciq::reportError(err);
+  printf("%s: %s\n", LockPath.c_str(), already ? "carries lock_sha256 already, left as it was"
+                                                : "sealed (lock_sha256 added; nothing else changed)");
+  return 0;
+}
+
 int run() {
-  if (Action != "show" && Action != "verify" && Action != "acfs" && Action != "env" && Action != "render")
-    return ciq::reportError("lock: unknown action '" + Action + "'; expected show, verify, acfs, env or render");
+  if (Action != "show" && Action != "verify" && Action != "acfs" && Action != "env" && Action != "render" &&
+      Action != "seal")
+    return ciq::reportError("lock: unknown action '" + Action + "'; expected show, verify, acfs, env, render or seal");
+  if (Action == "seal")
+    return seal();
   if (Action == "render") {
     if (Target.empty() || BuildDir.empty())
       return ciq::reportError("lock render: give --target (the CMake target applying the lock) and --build-dir");
@@ -426,6 +442,8 @@ int run() {
   auto l = ciq::readLockfile(LockPath, err);
   if (!l)
     return ciq::reportError(err);
+  if (!l->sealed)
+    ciq::reportWarning(ciq::unsealedLockWarning(LockPath));
   if (Action == "show")
     return BuildDir.empty() ? show(*l) : show(*l) + showObjects(*l);
   if (Action == "acfs")

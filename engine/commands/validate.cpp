@@ -202,6 +202,8 @@ int run() {
   auto lock = ciq::readLockfile(cfg->lockfile, err);
   if (!lock)
     return ciq::reportError(err);
+  if (!lock->sealed)
+    ciq::reportWarning(ciq::unsealedLockWarning(cfg->lockfile));
   std::vector<ciq::Variant> variants = ciq::attributionVariants(lockRendering(*lock, cfg->lockfile));
 
   ciq::CandidateBuilder builder(*cfg, {ciq::reportWarning, ciq::reportNote});

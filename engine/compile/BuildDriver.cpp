@@ -289,6 +289,11 @@ SubprocessResult BuildDriver::runStep(const std::vector<std::string> &cmd, const
   o.mergeStderrIntoStdout = true;
   o.stdoutFile = logPath;
   o.niceness = cfg_.buildNiceness;
+  // A kill -9 of the engine runs no handler here: the guard ends the build
+  // (cmake, ninja, make, the compiles and links they run in groups of their
+  // own) within a second of the engine's death (docs/troubleshooting.md).
+  if (const char *off = getenv(env::TestUnguardedBuilds); !off || std::string(off) != "1")
+    o.guard = buildGuardPath();
   // A tuning run's settings never leak from the user's shell into the build.
   o.unsetEnv = {env::Lock};
   // The build's process group is written down while it runs, so that an

@@ -256,6 +256,8 @@ LockRender renderLockForBuild(const std::string &lockPath, const LockBuild &b) {
     return r;
   }
   r.candidate = l->candidateId;
+  if (!l->sealed)
+    r.warning = unsealedLockWarning(lockPath);
   checkTarget(*l, b, r);
   checkCompilers(*l, b, retune, r);
   wrapper::NvccCommand line = configuredLine(b);

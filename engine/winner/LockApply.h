@@ -30,6 +30,7 @@ struct LockRender {
   std::vector<std::string> lockArchitectures;
   bool throughWrapper = false;          // the architectures are only known per compile: ciq-ptxas --lock
   std::string skip;                     // another build configuration: build without the lock, this says why
+  std::string warning;                  // applies, but the module warns (a lock without lock_sha256)
   std::string wrapperReason;            // why through the wrapper, when CUDA_ARCHITECTURES is fixed
   std::vector<std::string> options;     // CUDA compile options, in order
   std::vector<std::string> defines;     // NAME=VALUE

@@ -11,3 +11,12 @@ def candidate_hash(ptxas, nvcc, defines, acfs):
                 "nvcc": nvcc, "ptxas": ptxas}
     text = json.dumps(rendered, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def lock_sha256(lock):
+    """lock_sha256 as common/Lockfile.h defines it: SHA-256 of the compact JSON
+    (keys sorted) of every other key. A fixture that stands for a lock ciq wrote
+    carries it; one without it reads with a warning (docs/lockfile.md)."""
+    rest = {k: v for k, v in lock.items() if k != "lock_sha256"}
+    text = json.dumps(rest, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()

@@ -137,6 +137,55 @@ TEST(Reliability4, LockScoreIsTypedAndHashed) {
   EXPECT_TRUE(readLockfile(path, err)) << err;
 }
 
+// Item 1, follow-up: a lock without lock_sha256 (an older ciq's, or edited on
+// purpose) was accepted silently. It is still read, every field typed (a
+// wrong type refused as in a sealed lock) and its winner checked, but it is
+// marked unsealed, so readers say one warning line naming `ciq lock seal`,
+// which adds the hash and changes nothing else.
+TEST(Reliability4, UnsealedLockIsReadTypedWarnedAndSealable) {
+  test::Scratch dir("ciq-r4");
+  std::string path = dir.path() + "/ciq.lock", err;
+  ASSERT_TRUE(writeLockfile(path, sampleLock(), err)) << err;
+  auto sealedLock = readLockfile(path, err);
+  ASSERT_TRUE(sealedLock) << err;
+  EXPECT_TRUE(sealedLock->sealed);
+  json j;
+  ASSERT_TRUE(parseJsonFile(path, j, err)) << err;
+  j.erase(kLockShaKey);
+  j["score"]["winner"] = 0.5; // an edit no hash covers any more
+  writeText(path, j.dump(2));
+  auto l = readLockfile(path, err);
+  ASSERT_TRUE(l) << err;
+  EXPECT_FALSE(l->sealed);
+  std::string w = unsealedLockWarning(path);
+  EXPECT_NE(w.find(path + ": no \"lock_sha256\""), std::string::npos) << w;
+  EXPECT_NE(w.find("`ciq lock seal " + path + "`"), std::string::npos) << w;
+  EXPECT_EQ(w.find('\n'), std::string::npos) << w;
+  // Typed all the same: a wrong type is refused, not sealed.
+  json wrong = j;
+  wrong["score"]["direction"] = 5;
+  writeText(path, wrong.dump(2));
+  bool already = true;
+  EXPECT_FALSE(sealLockfile(path, already, err));
+  EXPECT_NE(err.find("score: \"direction\": expected a string"), std::string::npos) << err;
+  // Sealed as it is: the hash added, every other key unchanged; then it reads sealed.
+  writeText(path, j.dump(2));
+  ASSERT_TRUE(sealLockfile(path, already, err)) << err;
+  EXPECT_FALSE(already);
+  json resealed;
+  ASSERT_TRUE(parseJsonFile(path, resealed, err)) << err;
+  ASSERT_TRUE(resealed.contains(kLockShaKey));
+  EXPECT_EQ(resealed[kLockShaKey], lockSha256Of(j));
+  resealed.erase(kLockShaKey);
+  EXPECT_EQ(resealed, j);
+  l = readLockfile(path, err);
+  ASSERT_TRUE(l) << err;
+  EXPECT_TRUE(l->sealed);
+  EXPECT_EQ(l->score["winner"], 0.5);
+  ASSERT_TRUE(sealLockfile(path, already, err)) << err;
+  EXPECT_TRUE(already);
+}
+
 // Item 6: a run directory every user can write to is refused before the
 // engine listens there (another user could unlink the socket and bind
 // theirs); a socket replaced during a build is noticed, with its owner.

@@ -47,4 +47,5 @@ for spec in a.acf:
 w = lock["winner"]
 w["candidate_hash"] = lock_hash.candidate_hash(w["rendered"]["ptxas"], w["rendered"]["nvcc"],
                                                w["rendered"]["defines"], w["acfs"])
+lock["lock_sha256"] = lock_hash.lock_sha256(lock)
 json.dump(lock, open(a.out, "w"), indent=2, sort_keys=True)

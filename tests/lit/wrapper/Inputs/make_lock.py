@@ -56,5 +56,6 @@ lock = {
                "acfs": acfs, "device_code_sha256": device_code},
     "score": {},
 }
+lock["lock_sha256"] = lock_hash.lock_sha256(lock)  # as ciq writes it
 with open(a.out, "w") as f:
     json.dump(lock, f, indent=2, sort_keys=True)
