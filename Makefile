@@ -7,10 +7,13 @@ DEBS  := cmake ninja-build g++ make llvm-14-dev llvm-14-tools nlohmann-json3-dev
          libboost-math-dev ccache sccache gnuplot-nox python3 python3-yaml python3-pip chromium libcsv-dev \
          libzstd-dev liblz4-dev slurmctld slurmd slurm-client munge
 # Python packages the tests use, from the Python package index (pip):
-# triton for tests/lit/engine/triton.test (a real Triton compile, no GPU needed).
-PIPS  := triton
+# triton for tests/lit/engine/triton.test (a real Triton compile, no GPU needed);
+# torch for tests/lit/torch/extension.test (a real CUDAExtension build, no GPU
+# needed: PyPI's Linux wheel is a CUDA build; 1.5 min, 4 GB with its nvidia-*
+# wheels; it pulls another CUPTI, which PIP_DISTS puts back below).
+PIPS  := triton torch
 # Python distributions whose files the build uses, checked by distribution
-# name: NVIDIA's CUPTI (headers and libcupti of libciq-kernel-trace, the
+# name and version: NVIDIA's CUPTI (headers and libcupti of libciq-kernel-trace, the
 # kernel_time metric), of the toolkit's release, where the toolkit has no
 # extras/CUPTI (cmake/FindCUPTI.cmake finds either).
 PIP_DISTS := nvidia-cuda-cupti==13.0.*
@@ -42,7 +45,8 @@ deps:
 	  python3 -c "import $$p" 2>/dev/null || \
 	  echo "ciq: could not install $$p; the tests that need it are skipped (lit REQUIRES)"; }; done
 	@for p in $(PIP_DISTS); do d=$${p%%=*}; \
-	  python3 -c "import importlib.metadata as m, sys; m.version(sys.argv[1])" $$d 2>/dev/null || { \
+	  python3 -c "import importlib.metadata as m, sys; from pip._vendor.packaging.requirements import Requirement; \
+	    r = Requirement(sys.argv[1]); sys.exit(m.version(r.name) not in r.specifier)" "$$p" 2>/dev/null || { \
 	  echo "ciq: installing $$p (pip)"; \
 	  python3 -m pip install -q "$$p" 2>/dev/null || python3 -m pip install -q --user --break-system-packages "$$p" || \
 	  python3 -c "import importlib.metadata as m, sys; m.version(sys.argv[1])" $$d 2>/dev/null || \

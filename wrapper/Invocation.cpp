@@ -173,8 +173,11 @@ bool isCiqPtxasCommand(const char *arg) {
 bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
   int i = 1;
   for (; i < argc; ++i) {
-    if (argv[i][0] != '-' && isCiqPtxasCommand(argv[i]))
-      continue; // `ciq-ptxas ciq-ptxas nvcc`: its options are read like ours
+    // `ciq-ptxas ciq-ptxas nvcc`: its options are read like ours. A stand-in
+    // (ciq-ptxas named nvcc or ptxas, first on PATH inside a tune) is the
+    // compiler the launcher form names, not a second launcher.
+    if (argv[i][0] != '-' && kindOf(argv[i]).empty() && isCiqPtxasCommand(argv[i]))
+      continue;
     std::string a = argv[i];
     auto value = [&](const std::string &opt, std::string &out) {
       if (a == opt && i + 1 < argc) {
@@ -228,6 +231,20 @@ bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
     inv.args.push_back(argv[k]);
   if (compiler >= 0) {
     inv.kind = kindOf(argv[compiler]);
+    // `$CIQ_PTXAS nvcc` inside a tune: `nvcc` on PATH is ciq's own stand-in;
+    // the compiler to run is the real one behind it (CIQ_REAL_NVCC, else PATH
+    // minus ciq-ptxas), named by its path so no stand-in runs in between.
+    if (isCiqPtxasCommand(argv[compiler])) {
+      std::string why;
+      auto real = findReal(inv.kind, why);
+      if (!real) {
+        error = "'" + std::string(argv[compiler]) + "' is ciq-ptxas's own " + inv.kind + " stand-in: " + why;
+        return false;
+      }
+      inv.prefix.back() = *real;
+      inv.compilerPath = *real;
+      return true;
+    }
     auto p = findExecutable(argv[compiler], selfExe());
     inv.compilerPath = p ? *p : argv[compiler];
   }

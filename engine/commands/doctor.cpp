@@ -4,6 +4,7 @@
 #include "engine/commands/Command.h"
 #include "engine/compile/BuildDriver.h"
 #include "engine/compile/CompileLines.h"
+#include "engine/compile/TorchRoute.h"
 #include "engine/config/CMakeCache.h"
 #include "engine/config/Config.h"
 #include "engine/analysis/Doctor.h"
@@ -119,6 +120,33 @@ DoctorCheck checkCompileLines(const TuneConfig &cfg) {
   return c;
 }
 
+// PyTorch extensions: which of PyTorch's nvcc routes the workload takes
+// (docs/config.md, "PyTorch extensions"), and a PyTorch that can build them.
+DoctorCheck checkTorch(const TorchUse &use) {
+  DoctorCheck c{"pytorch"};
+  std::string version;
+  if (std::string p = torchProblem(use, version); !p.empty()) {
+    c.status = DoctorCheck::Fail;
+    c.detail = p.substr(0, p.rfind("; "));
+    c.fix = p.substr(p.rfind("; ") + 2);
+    return c;
+  }
+  std::string route;
+  if (use.build)
+    route = use.file + " builds through PYTORCH_NVCC (ninja) or CUDA_HOME/bin/nvcc (without ninja), both the nvcc "
+            "stand-in during a tune";
+  if (use.jit)
+    route += (route.empty() ? "" : "; ") + std::string("the benchmark's load()/load_inline() compiles at run time "
+             "through PYTORCH_NVCC, each candidate in its own TORCH_EXTENSIONS_DIR");
+  c.detail = "PyTorch " + version + ": " + route;
+  if (use.build && !use.cudaSources) {
+    c.status = DoctorCheck::Fail;
+    c.detail = use.file + " names no .cu source: nothing of the extension compiles through nvcc";
+    c.fix = "tune an extension with CUDA sources (CUDAExtension with .cu files)";
+  }
+  return c;
+}
+
 // ciq's cache folder: made, this user's own (common/OwnedDir.h), writable.
 DoctorCheck checkCacheDir() {
   std::string error;
@@ -164,6 +192,8 @@ int run() {
     checks.push_back(checkConfig(cfg, error));
   if (cfg)
     checks.push_back(checkCompileLines(*cfg));
+  if (cfg && detectTorchUse(*cfg).any())
+    checks.push_back(checkTorch(detectTorchUse(*cfg)));
   return printChecks(checks, llvm::outs());
 }
 

@@ -12,6 +12,8 @@
 #include "engine/winner/LockWriter.h"
 #include "engine/winner/LockApply.h"
 #include "engine/winner/LockObjects.h"
+#include "engine/compile/TorchRoute.h"
+#include "engine/winner/SharedObjectCode.h"
 #include "engine/winner/LockUnits.h"
 #include "common/BuildMode.h"
 #include "common/Lockfile.h"
@@ -80,6 +82,13 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
   if (narrowed.rfind("sm_", 0) == 0)
     onlySm = std::atoi(narrowed.c_str() + 3);
   for (const auto &o : objects) {
+    // A module linked from several CUDA objects: each object's device code.
+    if (auto units = ciq::sharedObjectUnitHashes(o, err, onlySm)) {
+      hashes.insert(hashes.end(), units->begin(), units->end());
+      continue;
+    }
+    if (!err.empty())
+      return ciq::reportError(err);
     auto dc = ciq::readDeviceCode(o, err, onlySm);
     if (!dc)
       return ciq::reportError(err + hint);
@@ -348,13 +357,24 @@ int env(const ciq::Lockfile &l) {
     return ciq::reportError(err);
   SmallString<256> lock(LockPath.getValue());
   sys::fs::make_absolute(lock);
-  printf("# %s (%s) for compiles made at run time; apply with: eval \"$(ciq lock env %s)\"\n",
+  printf("# %s (%s) for compiles made at run time and PyTorch extension builds; apply with: eval \"$(ciq lock env %s)\"\n",
          LockPath.c_str(), l.candidateId.c_str(), ciq::shellQuote(LockPath).c_str());
   printf("export %s=%s\n", ciq::env::Lock, ciq::shellQuote(lock.str().str()).c_str());
   if (!l.ptxasPath.empty())
     printf("export %s=%s\n", ciq::env::RealPtxas, ciq::shellQuote(l.ptxasPath).c_str());
   printf("export TRITON_PTXAS_PATH=%s\n", ciq::shellQuote(standin + "/ptxas").c_str());
   printf("export TRITON_PTXAS_BLACKWELL_PATH=%s\n", ciq::shellQuote(standin + "/ptxas").c_str());
+  // PyTorch extensions (pip install ., setup.py build_ext, load()): PyTorch
+  // runs nvcc by a path; the nvcc stand-in in lock mode applies the lock.
+  std::string nvcc = !l.nvccPath.empty() ? l.nvccPath
+                     : l.ptxasPath.empty() ? "" : (sys::path::parent_path(l.ptxasPath) + "/nvcc").str();
+  if (!nvcc.empty())
+    printf("export %s=%s\n", ciq::env::RealNvcc, ciq::shellQuote(nvcc).c_str());
+  std::string note;
+  for (const auto &kv : ciq::torchEnv(*cache, standin, nvcc, note))
+    printf("export %s=%s\n", kv.first.c_str(), ciq::shellQuote(kv.second).c_str());
+  if (!note.empty())
+    printf("# %s\n", note.c_str());
   return 0;
 }
 

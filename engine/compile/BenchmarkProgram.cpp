@@ -1,4 +1,5 @@
 #include "engine/compile/BenchmarkProgram.h"
+#include "engine/compile/BuildArtifacts.h"
 #include "common/FindExecutable.h"
 #include "common/Paths.h"
 #include "common/Subprocess.h"
@@ -115,12 +116,20 @@ std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg,
     cmd[i] = to;
     copied = true;
   }
+  // Files the benchmark imports (benchmark.artifacts): this build's copies,
+  // put in place before each of its runs.
+  auto manifest = snapshotArtifacts(cfg, dir, error);
+  if (!manifest)
+    return std::nullopt;
+  if (!manifest->empty())
+    return withArtifacts(*manifest, cmd);
   // Nothing of this build in the command: every "build" would run the one
   // program the build tree holds now, and the comparison would be void.
   if (!copied && !runtimeSelects) {
     error = cfg.benchmark.commandLoc.str() + ": '" + shellJoin(cfg.benchmark.command) +
             "' names no program the build makes, so ciq cannot run each build's own copy side by side; name "
-            "the built program in the command (command[0], or an argument such as [python3, run.py, ./app])";
+            "the built program in the command (command[0], or an argument such as [python3, run.py, ./app]), or "
+            "the files it imports in benchmark.artifacts (an extension module: ['my_ext*.so'])";
     return std::nullopt;
   }
   return cmd;

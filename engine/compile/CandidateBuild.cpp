@@ -102,6 +102,8 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   if (!note.empty())
     messages_.note(note);
   realPtxas_ = realPtxasFor(cfg_);
+  if (!startTorch(error))
+    return false;
   // A frozen winner applied by ciq_apply_lock() must not leak into the
   // candidates, or the "baseline" would be the old winner.
   if (llvm::sys::fs::exists(cfg_.lockfile)) {
@@ -126,6 +128,26 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
     return false;
   guardObjects();
   started_ = true;
+  return true;
+}
+
+// PyTorch's nvcc runs reach the stand-in (TorchRoute.h); a workload that
+// builds or loads an extension with a PyTorch that cannot (missing, no CUDA)
+// stops here, before any build, with one line.
+bool CandidateBuilder::startTorch(std::string &error) {
+  torch_ = detectTorchUse(cfg_);
+  std::string version;
+  if (torch_.any()) {
+    if (std::string p = torchProblem(torch_, version); !p.empty()) {
+      error = p;
+      return false;
+    }
+  }
+  auto standin = standinEnv(standinDir_, realPtxas_);
+  std::string note;
+  torchEnv_ = torchEnv(cfg_.runDir, standinDir_, standin.count(env::RealNvcc) ? standin[env::RealNvcc] : "", note);
+  if (torch_.any() && !note.empty())
+    messages_.note(note);
   return true;
 }
 
@@ -202,6 +224,10 @@ std::map<std::string, std::string> CandidateBuilder::buildEnv() const {
     for (const auto &kv : standinEnv(standinDir_, realPtxas_))
       env[kv.first] = kv.second;
     env[env::Ptxas] = wrapperPath();
+    // PyTorch's builds run nvcc by a path; what build.env sets stays the user's.
+    for (const auto &kv : torchEnv_)
+      if (!cfg_.build.env.count(kv.first))
+        env[kv.first] = kv.second;
   }
   return env;
 }
@@ -220,6 +246,12 @@ std::map<std::string, std::string> CandidateBuilder::runtimeEnv(const Evaluation
     llvm::sys::fs::remove_directories(cache);
   llvm::sys::fs::create_directories(cache);
   env["TRITON_CACHE_DIR"] = cache;
+  // load()/load_inline(): PyTorch's nvcc is the stand-in, and each candidate
+  // compiles into a folder of its own (a cached build would hide it).
+  for (const auto &kv : torchEnv_)
+    if (!cfg_.benchmark.env.count(kv.first))
+      env[kv.first] = kv.second;
+  env["TORCH_EXTENSIONS_DIR"] = cache + "/torch-extensions";
   return env;
 }
 
@@ -268,6 +300,18 @@ bool CandidateBuilder::learnObjects(const std::vector<Receipt> &receipts, Evalua
   for (const auto &rc : receipts)
     if (rc.ptxasRan && rc.exitStatus == 0)
       objs.push_back(commandBuildObject(rc.source, rc.output));
+  if (objs.empty() && torch_.build) {
+    e.reason = reason::StaleBuild;
+    e.message = "the configuration did not reach the compiler: build.command (" + shellJoin(cfg_.build.command) +
+                ") compiled no CUDA source through ciq-ptxas: " +
+                (torch_.cudaSources ? std::string("a PyTorch build whose objects were up to date, or a wheel pip "
+                                                  "took from its cache, compiles nothing; give build.clean (e.g. "
+                                                  "[rm, -rf, build]) and pip's --no-cache-dir")
+                                    : torch_.file + " names no .cu source (a CppExtension, or a CUDAExtension "
+                                                    "without CUDA sources has nothing to tune)") +
+                "; log: " + e.log;
+    return false;
+  }
   if (objs.empty()) {
     e.reason = reason::StaleBuild;
     e.message = "the configuration did not reach the compiler: build.command (" + shellJoin(cfg_.build.command) +

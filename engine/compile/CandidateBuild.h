@@ -7,6 +7,7 @@
 #include "engine/config/Config.h"
 #include "engine/compile/Daemon.h"
 #include "engine/compile/RunLock.h"
+#include "engine/compile/TorchRoute.h"
 #include "engine/record/Evaluation.h"
 
 #include <map>
@@ -75,6 +76,9 @@ private:
   std::unique_ptr<BuildDriver> driver_;
   Messages messages_;
   std::string standinDir_, realPtxas_;
+  TorchUse torch_;                               // how the workload uses PyTorch (TorchRoute.h)
+  std::map<std::string, std::string> torchEnv_;  // PYTORCH_NVCC, CUDA_HOME view, ...
+  bool startTorch(std::string &error);
   bool haveBaseline_ = false;
   std::vector<std::string> runtimeKernels_;   // the baseline's
   Daemon daemon_;

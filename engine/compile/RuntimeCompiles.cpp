@@ -52,6 +52,15 @@ std::map<std::string, std::string> standinEnv(const std::string &standinDir, con
   env["PATH"] = standinDir + (path && *path ? ":" + std::string(path) : "");
   if (!realPtxas.empty())
     env[env::RealPtxas] = realPtxas;
+  // The real nvcc behind the nvcc stand-in and behind `$CIQ_PTXAS nvcc`
+  // (where `nvcc` on PATH is the stand-in): the user's, else the one beside
+  // the real ptxas.
+  const char *nvcc = getenv(env::RealNvcc);
+  std::string beside = realPtxas.empty() ? "" : (llvm::sys::path::parent_path(realPtxas) + "/nvcc").str();
+  if (nvcc && *nvcc)
+    env[env::RealNvcc] = nvcc;
+  else if (!beside.empty() && llvm::sys::fs::can_execute(beside) && !isCiqPtxas(beside))
+    env[env::RealNvcc] = beside;
   return env;
 }
 

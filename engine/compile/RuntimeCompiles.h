@@ -26,7 +26,8 @@ std::string realPtxasFor(const TuneConfig &cfg);
 
 // The variables that point a process's run-time compiles at the stand-ins
 // in standinDir: TRITON_PTXAS_PATH, TRITON_PTXAS_BLACKWELL_PATH, PATH (the
-// stand-ins first), CIQ_REAL_PTXAS.
+// stand-ins first), CIQ_REAL_PTXAS, CIQ_REAL_NVCC (the user's, else the nvcc
+// beside the real ptxas).
 std::map<std::string, std::string> standinEnv(const std::string &standinDir, const std::string &realPtxas);
 
 // The candidate's own framework cache (TRITON_CACHE_DIR), named by its

@@ -216,7 +216,7 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
   r.onlyKeys(n, "benchmark", {"command", "working_dir", "env", "warmup", "repeats", "timeout_s",
                               "adaptive_factor", "metric", "correctness", "finalists", "target_noise_percent",
                               "min_repeats", "max_repeats", "max_measure_s", "racing", "race_alpha", "cases",
-                              "max_regression_percent", "kernels", "kernel_times"});
+                              "max_regression_percent", "kernels", "kernel_times", "artifacts"});
   if (!n["command"])
     r.fail(n, "benchmark", "missing 'command' (the benchmark's argv)");
   b.enabled = true;
@@ -225,6 +225,15 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
   if (b.command.empty() || b.command[0].empty())
     r.fail(n["command"], "benchmark.command", "the command is empty");
   b.workingDir = n["working_dir"] ? absolutePath(r.str(n["working_dir"], "benchmark.working_dir"), base) : "";
+  // Files the build makes that the benchmark imports or loads (an extension
+  // module, a shared library): BuildArtifacts.h.
+  if (n["artifacts"]) {
+    b.artifacts = r.strings(n["artifacts"], "benchmark.artifacts");
+    b.artifactsLoc = {r.file(), n["artifacts"].Mark().line + 1, "benchmark.artifacts"};
+    for (const auto &a : b.artifacts)
+      if (a.empty())
+        r.fail(n["artifacts"], "benchmark.artifacts", "an empty file name; give the files the build makes (globs allowed)");
+  }
   if (n["env"]) {
     r.needMap(n["env"], "benchmark.env");
     for (const auto &kv : n["env"])

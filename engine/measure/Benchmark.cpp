@@ -1,4 +1,5 @@
 #include "engine/measure/Benchmark.h"
+#include "engine/measure/ArtifactInstall.h"
 #include "engine/measure/KernelTrace.h"
 #include "engine/measure/KernelTraceSetup.h"
 #include "engine/measure/MetricParser.h"
@@ -255,6 +256,12 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
       o.message = "cannot remove the previous result file " + file + " before the run: " + ec.message();
       return o;
     }
+  }
+  // A re-measured build's own copies of the files it imports (benchmark.artifacts).
+  if (std::string err; !installArtifactsFor(cmd, err)) {
+    o.reason = reason::RunCrash;
+    o.message = err;
+    return o;
   }
   auto r = runSubprocess(cmd, so);
   appendLog(logPath, "benchmark: " + shellJoin(cmd), r);

@@ -41,6 +41,11 @@ struct BenchmarkConfig {
   SourceLoc commandLoc;               // where command: is, for errors about the program
   std::string workingDir;             // default: the build directory
   std::map<std::string, std::string> env;
+  // Files the build makes that the benchmark imports (benchmark.artifacts:
+  // relative to the build directory, globs allowed): each build's copies are
+  // put in place before each of its runs (engine/compile/BuildArtifacts.h).
+  std::vector<std::string> artifacts;
+  SourceLoc artifactsLoc;
   int warmup = 1;
   int repeats = 5;                    // fixed measured runs per candidate (when not adaptive)
   // repeats: adaptive (docs/config.md, "Adaptive repeats"): measure until the
