@@ -74,7 +74,7 @@ private:
   const TuneConfig &cfg_;
   std::unique_ptr<BuildDriver> driver_;
   Messages messages_;
-  std::string standinDir_, realPtxas_;
+  std::string standinDir_, realPtxas_, realNvcc_;
   bool haveBaseline_ = false;
   std::vector<std::string> runtimeKernels_;   // the baseline's
   Daemon daemon_;
