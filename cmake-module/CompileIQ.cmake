@@ -964,6 +964,11 @@ function(_ciq_ptxas_version out)
   if(NOT v)
     get_filename_component(nvcc "${CMAKE_CUDA_COMPILER}" REALPATH)
     get_filename_component(bin "${nvcc}" DIRECTORY)
+    # A CMAKE_CUDA_COMPILER that is a link to ccache resolves to ccache's
+    # folder, which holds no ptxas: the toolkit CMake found behind it does.
+    if(NOT EXISTS "${bin}/ptxas" AND EXISTS "${CMAKE_CUDA_COMPILER_TOOLKIT_ROOT}/bin/ptxas")
+      set(bin "${CMAKE_CUDA_COMPILER_TOOLKIT_ROOT}/bin")
+    endif()
     execute_process(COMMAND "${bin}/ptxas" --version OUTPUT_VARIABLE text ERROR_QUIET
       RESULT_VARIABLE rc)
     set(v "unknown")

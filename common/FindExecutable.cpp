@@ -14,14 +14,13 @@ std::string real(const std::string &p) {
   return realpath(p.c_str(), buf) ? std::string(buf) : p;
 }
 
-} // namespace
-
-std::optional<std::string> findExecutable(const std::string &name, const std::string &skip) {
-  std::string skipReal = skip.empty() ? "" : real(skip);
+// The first PATH entry's `name` (or `name` itself, holding a '/') that is
+// an executable file and not refused.
+template <class Refused>
+std::optional<std::string> searchPath(const std::string &name, Refused refused) {
   auto usable = [&](const std::string &p) {
     struct stat st;
-    return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0 &&
-           (skipReal.empty() || real(p) != skipReal);
+    return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0 && !refused(p);
   };
   if (name.find('/') != std::string::npos)
     return usable(name) ? std::optional<std::string>(name) : std::nullopt;
@@ -43,9 +42,29 @@ std::optional<std::string> findExecutable(const std::string &name, const std::st
   return std::nullopt;
 }
 
+std::string baseOf(const std::string &resolved) { return resolved.substr(resolved.rfind('/') + 1); }
+
+} // namespace
+
+std::optional<std::string> findExecutable(const std::string &name, const std::string &skip) {
+  std::string skipReal = skip.empty() ? "" : real(skip);
+  return searchPath(name, [&](const std::string &p) { return !skipReal.empty() && real(p) == skipReal; });
+}
+
+std::optional<std::string> findRealCompiler(const std::string &name, const std::string &skip) {
+  std::string skipReal = skip.empty() ? "" : real(skip);
+  return searchPath(name, [&](const std::string &p) {
+    return (!skipReal.empty() && real(p) == skipReal) || isCiqPtxas(p) || isCompilerCache(p);
+  });
+}
+
+bool isCompilerCache(const std::string &path) {
+  std::string base = baseOf(real(path));
+  return base == "ccache" || base == "sccache" || base == "buildcache";
+}
+
 bool isCiqPtxas(const std::string &path) {
-  std::string resolved = real(path);
-  std::string base = resolved.substr(resolved.rfind('/') + 1);
+  std::string base = baseOf(real(path));
   return base.rfind("ciq-ptxas", 0) == 0;
 }
 

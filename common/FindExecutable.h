@@ -17,4 +17,13 @@ std::optional<std::string> findExecutable(const std::string &name,
 // file's own name): what a stand-in must never take for the real compiler.
 bool isCiqPtxas(const std::string &path);
 
+// True for a compiler cache (ccache, sccache, buildcache) under any name: a
+// link named nvcc to ccache runs the next nvcc on PATH (which may be a ciq
+// stand-in), so it is never the real compiler (issue 41 item 4).
+bool isCompilerCache(const std::string &path);
+
+// The real compiler `name` on PATH: the first executable that is neither
+// `skip` nor ciq-ptxas nor a compiler cache under that name.
+std::optional<std::string> findRealCompiler(const std::string &name, const std::string &skip = "");
+
 } // namespace ciq

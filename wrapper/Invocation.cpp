@@ -23,6 +23,8 @@ std::string selfExe();
 std::string parentCache();
 std::string putCiqFirst(const std::string &cache);
 bool isCiqPtxasCommand(const char *arg);
+std::string compilerBehindCache(const std::string &kind, const std::string &link);
+std::string realPath(const std::string &p);
 
 } // namespace
 
@@ -103,7 +105,12 @@ std::optional<std::string> findReal(const std::string &tool, std::string &error)
   std::string var = tool == "ptxas" ? env::RealPtxas : env::RealNvcc;
   std::string self = selfExe();
   std::string wanted = getEnv(var.c_str());
-  auto found = findExecutable(wanted.empty() ? tool : wanted, self);
+  auto found = wanted.empty() ? findRealCompiler(tool, self) : findExecutable(wanted, self);
+  if (found && ciq::isCompilerCache(*found)) {
+    error = var + "=" + wanted + " is a compiler cache (" + baseName(realPath(*found)) + "), not the real " + tool +
+            ": it would run the next " + tool + " on PATH, this stand-in again; point " + var + " at the real " + tool;
+    return std::nullopt;
+  }
   if (found && isCiqPtxas(*found)) {
     error = (wanted.empty() ? "the " + tool + " found on PATH (" + *found + ")" : var + "=" + wanted) +
             " is ciq-ptxas itself, not the real " + tool + "; set " + var + " to the real " + tool;
@@ -125,10 +132,14 @@ std::optional<std::string> findReal(const std::string &tool, std::string &error)
 bool enterStandin(const std::string &tool, std::string &error) {
   std::string var = tool == "ptxas" ? env::StandinPtxasDepth : env::StandinNvccDepth;
   int depth = std::atoi(getEnv(var.c_str()).c_str());
-  if (depth >= 1) {
-    error = "the " + tool + " stand-in called itself again (through PATH or " +
-            (tool == "ptxas" ? env::RealPtxas : env::RealNvcc) + "); set " +
-            (tool == "ptxas" ? env::RealPtxas : env::RealNvcc) + " to the real " + tool;
+  // Once inside a compile it passed on (a compiler cache behind it runs the
+  // next nvcc on PATH: this stand-in, main.cpp) is no loop; more is.
+  bool reentry = depth == 1 && getEnv(env::Wrapped) == "1";
+  if (depth >= 1 && !reentry) {
+    std::string real = tool == "ptxas" ? env::RealPtxas : env::RealNvcc;
+    error = "the " + tool + " stand-in called itself again (through PATH or " + real + "); set " + real +
+            " to the real " + tool + " (a link named " + tool + " to ccache is none: name the " + tool +
+            " it should run, e.g. " + real + "=/usr/local/cuda/bin/" + tool + ")";
     return false;
   }
   setenv(var.c_str(), std::to_string(depth + 1).c_str(), 1);
@@ -163,6 +174,11 @@ std::string cacheParentProblem() {
 
 // ciq-ptxas again (a launcher chain that names it twice): it runs once.
 namespace {
+std::string realPath(const std::string &p) {
+  char buf[PATH_MAX];
+  return realpath(p.c_str(), buf) ? std::string(buf) : p;
+}
+
 bool isCiqPtxasCommand(const char *arg) {
   auto p = findExecutable(arg);
   return p && isCiqPtxas(*p);
@@ -247,9 +263,27 @@ bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
     }
     auto p = findExecutable(argv[compiler], selfExe());
     inv.compilerPath = p ? *p : argv[compiler];
+    if (ciq::isCompilerCache(inv.compilerPath))
+      inv.compilerPath = compilerBehindCache(inv.kind, inv.compilerPath);
   }
   return true;
 }
+
+// CMAKE_CUDA_COMPILER=<dir>/nvcc, that nvcc a link to ccache (issue 41 item
+// 4): the command keeps the link, so ccache still caches, but what ciq reads
+// of the compiler (its folder's ptxas and fatbinary for PTX reuse, its
+// version) is the nvcc ccache runs: CIQ_REAL_NVCC (the engine sets it), else
+// the first nvcc on PATH that is neither a cache nor ciq-ptxas.
+namespace {
+std::string compilerBehindCache(const std::string &kind, const std::string &link) {
+  std::string wanted = getEnv(kind == "ptxas" ? env::RealPtxas : env::RealNvcc);
+  if (!wanted.empty())
+    if (auto p = findExecutable(wanted); p && !isCiqPtxas(*p) && !ciq::isCompilerCache(*p))
+      return *p;
+  auto p = findRealCompiler(kind, selfExe());
+  return p ? *p : link;
+}
+} // namespace
 
 int execArgv(const std::vector<std::string> &argv) {
   std::vector<char *> c;

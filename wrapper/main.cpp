@@ -68,14 +68,21 @@ void standinPassThrough(const char *tool, char **argv, const std::string &self) 
     return;
   bool ptxas = !std::strcmp(tool, "ptxas");
   const char *depthVar = ptxas ? ciq::env::StandinPtxasDepth : ciq::env::StandinNvccDepth;
+  // Entered again inside a compile it already passed on (CIQ_WRAPPED): a
+  // compiler cache behind it ran the next nvcc on PATH, this stand-in. Once
+  // more it goes to the real compiler, which is never a cache nor ciq-ptxas;
+  // a third entry is a loop the driver explains.
   const char *depth = std::getenv(depthVar);
-  if (depth && std::atoi(depth) >= 1)
+  int entered = depth ? std::atoi(depth) : 0;
+  if (entered >= 2 || (entered == 1 && !std::getenv(ciq::env::Wrapped)))
     return;
   const char *wanted = std::getenv(ptxas ? ciq::env::RealPtxas : ciq::env::RealNvcc);
-  auto real = ciq::findExecutable(wanted && *wanted ? wanted : tool, self);
-  if (!real || ciq::isCiqPtxas(*real))
+  // A link named nvcc to ccache is no real nvcc: ccache would run the next
+  // nvcc on PATH, this stand-in again (issue 41 item 4).
+  auto real = wanted && *wanted ? ciq::findExecutable(wanted, self) : ciq::findRealCompiler(tool, self);
+  if (!real || ciq::isCiqPtxas(*real) || ciq::isCompilerCache(*real))
     return;
-  setenv(depthVar, "1", 1);
+  setenv(depthVar, entered ? "2" : "1", 1);
   argv[0] = const_cast<char *>(real->c_str());
   execv(real->c_str(), argv);
   unsetenv(depthVar);

@@ -102,6 +102,7 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   if (!note.empty())
     messages_.note(note);
   realPtxas_ = realPtxasFor(cfg_);
+  realNvcc_ = realNvccFor(cfg_);
   if (!startTorch(error))
     return false;
   // A frozen winner applied by ciq_apply_lock() must not leak into the
@@ -210,10 +211,15 @@ static bool interrupted(const SubprocessResult &r, const std::vector<Receipt> &r
 // What every compile of this engine needs to reach it: the socket, the run
 // directory and this engine's token (compiles without it are refused).
 std::map<std::string, std::string> CandidateBuilder::engineEnv() const {
-  return {{env::Socket, daemon_.socketPath()},
-          {env::RunDir, cfg_.runDir},
-          {env::EngineToken, daemon_.token()},
-          {env::SocketTimeout, std::to_string((int)cfg_.timeouts.socketSeconds)}};
+  std::map<std::string, std::string> env = {{env::Socket, daemon_.socketPath()},
+                                            {env::RunDir, cfg_.runDir},
+                                            {env::EngineToken, daemon_.token()},
+                                            {env::SocketTimeout, std::to_string((int)cfg_.timeouts.socketSeconds)}};
+  // CMAKE_CUDA_COMPILER a link to ccache: the stand-ins and the launcher
+  // read the nvcc behind it, never the link (RuntimeCompiles.h).
+  if (!realNvcc_.empty())
+    env[env::RealNvcc] = realNvcc_;
+  return env;
 }
 
 std::map<std::string, std::string> CandidateBuilder::buildEnv() const {

@@ -75,7 +75,7 @@ private:
   const TuneConfig &cfg_;
   std::unique_ptr<BuildDriver> driver_;
   Messages messages_;
-  std::string standinDir_, realPtxas_;
+  std::string standinDir_, realPtxas_, realNvcc_;
   TorchUse torch_;                               // how the workload uses PyTorch (TorchRoute.h)
   std::map<std::string, std::string> torchEnv_;  // PYTORCH_NVCC, CUDA_HOME view, ...
   bool startTorch(std::string &error);

@@ -31,11 +31,25 @@ bool makeStandinDir(const std::string &dir, std::string &error) {
   return true;
 }
 
+std::string realNvccFor(const TuneConfig &cfg) {
+  if (const char *v = getenv(env::RealNvcc); v && *v)
+    return v;
+  if (cfg.build.kind != "cmake")
+    return "";
+  std::string nvcc = cacheValue(readCMakeCache(cfg.buildDir), "CMAKE_CUDA_COMPILER");
+  if (nvcc.empty() || !isCompilerCache(nvcc))
+    return "";
+  auto behind = findRealCompiler("nvcc", wrapperPath());
+  return behind ? *behind : "";
+}
+
 std::string realPtxasFor(const TuneConfig &cfg) {
   if (const char *v = getenv(env::RealPtxas); v && *v)
     return v;
   if (cfg.build.kind == "cmake") {
-    std::string nvcc = cacheValue(readCMakeCache(cfg.buildDir), "CMAKE_CUDA_COMPILER");
+    std::string nvcc = realNvccFor(cfg);
+    if (nvcc.empty())
+      nvcc = cacheValue(readCMakeCache(cfg.buildDir), "CMAKE_CUDA_COMPILER");
     std::string beside = nvcc.empty() ? "" : (llvm::sys::path::parent_path(nvcc) + "/ptxas").str();
     if (!beside.empty() && llvm::sys::fs::can_execute(beside))
       return beside;

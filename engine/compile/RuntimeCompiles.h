@@ -22,6 +22,10 @@ bool makeStandinDir(const std::string &dir, std::string &error);
 
 // The real ptxas behind the stand-ins: $CIQ_REAL_PTXAS, else beside the
 // build tree's CUDA compiler, else the first ptxas on PATH; "" when none.
+// The nvcc behind CMAKE_CUDA_COMPILER where that is a link to a compiler
+// cache (ccache runs the next nvcc on PATH, which may be a ciq stand-in:
+// issue 41 item 4): CIQ_REAL_NVCC for every compile; "" otherwise.
+std::string realNvccFor(const TuneConfig &cfg);
 std::string realPtxasFor(const TuneConfig &cfg);
 
 // The variables that point a process's run-time compiles at the stand-ins

@@ -1,5 +1,7 @@
 #include "engine/run/TuneRun.h"
 
+#include <cstdlib>
+
 namespace ciq {
 
 // One candidate in one worker (LocalExecutor.h): deviceTwin names the
@@ -219,13 +221,25 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation, int
   std::optional<TwinPredictor> twins;
   if (predict)
     twins.emplace(cfg_.space.controls.size(), evals_, before, [this](const Evaluation &e) { return reuseKey(e); });
+  DefaultRules defaults = compilerDefaults();
   std::vector<Point> out;
   std::set<Point> seen;
   for (const auto &p : pool) {
-    Point q = withoutInert(p, inert);
-    bool earlier = std::any_of(evals_.begin(), evals_.end(),
-                               [&](const Evaluation &e) { return e.generation < before && e.point == q; });
-    if (earlier || inFlight.count(q) || !seen.insert(q).second) {
+    Point d = withDefaultsUnset(defaults, p);
+    Point q = withoutInert(d, inert);
+    auto earlier = std::find_if(evals_.begin(), evals_.end(),
+                                [&](const Evaluation &e) { return e.generation < before && e.point == q; });
+    if (earlier != evals_.end() && d != p && q == d) {
+      // Its values equal the compiler's defaults where it differs from an
+      // evaluated point: that point's twin, its score known, nothing compiled.
+      skipped_.push_back({p, earlier->ok, normalizedObjectives(cfg_, *earlier), generation});
+      if (predictedTwins_.insert(p).second && defaultsAnnounced_++ == 0)
+        progress_.note("configurations that set a control to the compiler's default (e.g. " +
+                       render(cfg_.space, p).summary() + ", like " + earlier->candidateId +
+                       ") build what leaving it unset builds: they are not compiled");
+      continue;
+    }
+    if (earlier != evals_.end() || inFlight.count(q) || !seen.insert(q).second) {
       if (q != p)
         skipped_.push_back({p, false, {}, generation});
       continue;
@@ -244,6 +258,28 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation, int
     out.push_back(q);
   }
   return out;
+}
+
+} // namespace ciq
+
+namespace ciq {
+
+// What the compiler does for an unset control, as far as this build leaves
+// it the compiler's (DefaultValues.h): read from the tuned objects' compile
+// lines, which a command build or FindCUDA does not give.
+DefaultRules TuneRun::compilerDefaults() {
+  std::vector<std::vector<std::string>> commands;
+  bool known = cfg_.build.kind == "cmake";
+  for (const auto &o : builder().driver().objects()) {
+    known = known && !o.command.empty();
+    commands.push_back(o.command);
+  }
+  auto var = [](const char *name) {
+    const char *v = getenv(name);
+    return std::string(v ? v : "");
+  };
+  std::string env = var("NVCC_PREPEND_FLAGS") + " " + var("NVCC_APPEND_FLAGS");
+  return defaultRules(cfg_.space, commands, known, env);
 }
 
 } // namespace ciq

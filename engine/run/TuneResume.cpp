@@ -87,7 +87,7 @@ bool TuneRun::openJournal() {
     // under the budget its done line records: only a larger one extends it.
     bool notRaised = prior.doneBudget > 0 && budget_ <= prior.doneBudget;
     if (prior.done &&
-        (notRaised || spent.distinct >= budget_ || spent.configurations >= configurationCap() || exhausted)) {
+        (notRaised || spent.distinct >= budget_ || spent.compiled >= configurationCap() || exhausted)) {
       std::string lock = llvm::sys::fs::exists(cfg_.lockfile) ? cfg_.lockfile + " is left as it is"
                                                               : "no lock is written";
       // A strategy that ran out of points (exhaustive over the whole space)
@@ -99,7 +99,7 @@ bool TuneRun::openJournal() {
                     " evaluations, the baseline included), so no budget adds one; " + lock +
                     "; widen space: in ciq.yaml and start a new search with `ciq tune --config " +
                     shellQuote(cfg_.path) + "`");
-      std::string early = notRaised && spent.distinct < budget_ && spent.configurations < configurationCap()
+      std::string early = notRaised && spent.distinct < budget_ && spent.compiled < configurationCap()
                               ? ", ended early under this budget"
                               : "";
       return fail("nothing to resume in " + cfg_.runDir + ": its search finished (" +

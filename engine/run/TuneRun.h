@@ -28,6 +28,7 @@
 #include "engine/run/ResultsCsv.h"
 #include "engine/search/Search.h"
 #include "engine/search/TwinPredictor.h"
+#include "engine/search/DefaultValues.h"
 #include "common/Sha256.h"
 #include "engine/executors/slurm/SlurmExecutor.h"
 #include "engine/executors/slurm/SlurmFinalists.h"
@@ -141,20 +142,26 @@ private:
     if (!binaries())
       return std::to_string(budget_) + " configuration" + (budget_ == 1 ? "" : "s");
     bool one = budget_ == 1;
+    std::string cap = "; at most " + std::to_string(configurationCap()) + " configurations compiled";
     if (runtimeObjective())
-      return std::to_string(budget_) + (one ? " distinct binary" : " distinct binaries");
-    return std::to_string(budget_) + (one ? " distinct device code" : " distinct device codes");
+      return std::to_string(budget_) + (one ? " distinct binary" : " distinct binaries") + cap;
+    return std::to_string(budget_) + (one ? " distinct device code" : " distinct device codes") + cap;
   }
   int counted() const { return binaries() ? countBudget(evals_).distinct : (int)evals_.size(); }
+  // The most configurations the search compiles (the baseline included):
+  // search.max_configurations_per_binary x budget, so that a budget of
+  // distinct binaries also bounds the search's compile time (issue 41 item 7).
   int configurationCap() const {
     return binaries() ? cfg_.search.maxConfigurationsPerBinary * budget_ : std::numeric_limits<int>::max();
   }
-  bool budgetLeft() const { return counted() < budget_ && (int)evals_.size() < configurationCap(); }
+  int compiled() const { return countBudget(evals_).compiled; }
+  bool budgetLeft() const { return counted() < budget_ && compiled() < configurationCap(); }
   // Why a search with no budget left ended: the budget, else the configuration cap.
   SearchEnd budgetEnd() const { return counted() >= budget_ ? SearchEnd::Budget : SearchEnd::ConfigurationCap; }
-  // How many more candidates one batch may start without passing the budget or the cap.
+  // How many more candidates one batch may start without passing the budget
+  // or the cap (each may compile: a configuration twin found later is one fewer).
   size_t room() const {
-    return (size_t)std::max(0, std::min(budget_ - counted(), configurationCap() - (int)evals_.size()));
+    return (size_t)std::max(0, std::min(budget_ - counted(), configurationCap() - compiled()));
   }
   void fitGenerationsToBudget() {
     cfg_.search.generations = std::max(1, (budget_ - 1 + cfg_.search.poolSize - 1) / cfg_.search.poolSize);
@@ -254,6 +261,7 @@ private:
   std::map<std::string, size_t> byHash_, byDevice_;
   std::set<int> inertAnnounced_;
   std::set<Point> predictedTwins_;
+  int defaultsAnnounced_ = 0;
   std::vector<MinimizeTrial> priorTrials_;   // resume: the minimization's comparisons already made   // proposals not compiled: predicted twins (TwinPredictor.h)
   // Pool points not evaluated because an inert control was all that set them
   // apart: the strategy sees them as taken, so it moves on (not journaled: a
@@ -282,6 +290,7 @@ private:
   // generations before `before` (generation - search.propose_ahead); inFlight:
   // points of the generations since, not to be proposed again.
   std::vector<Point> unspent(std::vector<Point> pool, int generation, int before, const std::set<Point> &inFlight);
+  DefaultRules compilerDefaults();
   // `ciq stop` during a re-measurement after the search (finalists,
   // minimization, attribution): its rounds end at once, no lock is written,
   // and `ciq resume` measures these phases again (the search is kept).

@@ -48,9 +48,10 @@ std::string searchEndText(SearchEnd end, int budget, int configurationCap, const
            (deviceCodes ? "device code" : "binary") + ", after " +
            binaries + " of a budget of " + std::to_string(budget);
   case SearchEnd::ConfigurationCap:
-    return "search ended: " + std::to_string(c.configurations) + " configurations gave only " + binaries +
+    return "search ended: " + std::to_string(c.compiled) + " configurations compiled gave only " + binaries +
            " (cap: search.max_configurations_per_binary x budget = " + std::to_string(configurationCap) +
-           "); the space holds few distinct " + (deviceCodes ? "device codes" : "binaries");
+           "); the space holds few distinct " + (deviceCodes ? "device codes" : "binaries") +
+           ", or more compiles find them: raise search.max_configurations_per_binary";
   case SearchEnd::Generations:
     return "search ended: search.generations reached after " + binaries + " of a budget of " + std::to_string(budget);
   }

@@ -2,7 +2,7 @@
 // --max-evaluations): distinct binaries. A candidate whose configuration or
 // device code an earlier one had is recorded as that one's twin (its result
 // reused, no GPU time) and costs nothing; a flat landscape still ends, after
-// search.max_configurations_per_binary configurations per binary of the budget.
+// search.max_configurations_per_binary compiled configurations per binary of the budget.
 #pragma once
 #include "engine/record/Evaluation.h"
 

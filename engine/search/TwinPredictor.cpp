@@ -48,6 +48,18 @@ TwinPredictor::TwinPredictor(size_t controls, const std::vector<Evaluation> &eva
       usable_[c] = false;
   for (const auto &s : seen)
     known_.emplace(canonical(s.e->point), s.e);
+  // Per control and context (every other control's value): the values tried
+  // there and the binaries they gave.
+  for (const auto &s : seen)
+    for (size_t c = 0; c < controls; ++c) {
+      Point ctx = s.e->point;
+      ctx[c] = kMasked;
+      Context &x = contexts_[{c, ctx}];
+      x.values.insert(s.e->point[c]);
+      x.keys.insert(s.key);
+      if (!x.first)
+        x.first = s.e;
+    }
 }
 
 int TwinPredictor::find(size_t control, int value) const {
@@ -84,7 +96,19 @@ const Evaluation *TwinPredictor::predict(const Point &p) const {
   if (merged_ == 0)
     return nullptr;
   auto it = known_.find(canonical(p));
-  return it == known_.end() ? nullptr : it->second;
+  if (it != known_.end())
+    return it->second;
+  // A control whose kInertAfter values all gave one binary where the other
+  // controls are as in p (--register-usage-level under --opt-level=1): its
+  // other values are predicted to give that binary too (issue 41 item 7).
+  for (size_t c = 0; c < p.size() && c < parent_.size(); ++c) {
+    Point ctx = p;
+    ctx[c] = kMasked;
+    auto x = contexts_.find({c, ctx});
+    if (x != contexts_.end() && x->second.keys.size() == 1 && (int)x->second.values.size() >= kInertAfter)
+      return x->second.first;
+  }
+  return nullptr;
 }
 
 } // namespace ciq

@@ -8,12 +8,15 @@
 // evidence (values equivalent in one context and not in another, e.g.
 // --register-usage-level at -O1 and at -O3) is not used. A proposal whose
 // values, each mapped to its equivalence class, land on an evaluated point is
-// predicted to be that point's twin.
+// predicted to be that point's twin. A control whose values (three or more)
+// all gave one binary where every other control had one set of values is
+// inert there: its other values, in that context, are predicted twins too.
 #pragma once
 #include "engine/record/Evaluation.h"
 
 #include <functional>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -42,6 +45,16 @@ private:
   std::vector<bool> usable_;                 // false: contradicting evidence
   std::map<Point, const Evaluation *> known_;  // canonical point -> an evaluation with a binary
   int merged_ = 0;
+  // A control inert in one context: values tried with the other controls
+  // fixed, and the binaries they gave (predict()).
+  static constexpr int kMasked = -2;
+  static constexpr int kInertAfter = 3;
+  struct Context {
+    std::set<int> values;
+    std::set<std::string> keys;
+    const Evaluation *first = nullptr;
+  };
+  std::map<std::pair<size_t, Point>, Context> contexts_;
 };
 
 } // namespace ciq
