@@ -326,9 +326,9 @@ bool BenchmarkRunner::tracesWarmup() const {
   return b_.metric.kind != "kernel_time" && b_.kernelTimes == "warmup" && b_.warmup > 0;
 }
 
-RunOutcome BenchmarkRunner::tracedWarmupRun(const std::string &logPath) {
+RunOutcome BenchmarkRunner::tracedWarmupRun(const std::string &logPath, const std::vector<std::string> &command) {
   figuresOnly_ = true;
-  RunOutcome r = runOnce(logPath);
+  RunOutcome r = runOnce(logPath, command);
   figuresOnly_ = false;
   return r;
 }

@@ -95,7 +95,7 @@ public:
   // A warm-up run traced for its kernels only (benchmark.kernel_times: warmup):
   // its value is not counted, and a trace that failed never fails the run
   // (kernelsWhy says why it has no kernels).
-  RunOutcome tracedWarmupRun(const std::string &logPath);
+  RunOutcome tracedWarmupRun(const std::string &logPath, const std::vector<std::string> &command = {});
   // Whether the first warm-up run of a build is traced: a metric other than
   // kernel_time, benchmark.kernel_times warmup and at least one warm-up run.
   bool tracesWarmup() const;

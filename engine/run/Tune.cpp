@@ -301,6 +301,7 @@ bool TuneRun::finish() {
   WinnerChoice sw = w;
   if (!minimized_.candidateId.empty() && w.improved) {
     borrowKernelTimes(minimized_, evals_);
+    traceMinimized();
     shown.push_back(minimized_);
     sw.index = (int)shown.size() - 1;
   }

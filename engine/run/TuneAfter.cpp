@@ -1,4 +1,5 @@
 #include "engine/run/TuneRun.h"
+#include "engine/measure/KernelTrace.h"
 #include "engine/winner/CaseVariants.h"
 
 namespace ciq {
@@ -162,6 +163,39 @@ std::optional<std::vector<VariantResult>> TuneRun::attributionRowsByCase(Evaluat
   for (const auto &r : rows)
     verdicts_.attribution.push_back("  " + formatVariant(r, "x"));
   return rows;
+}
+
+// The minimized winner is built after the search and measured untraced
+// (attribution); unless it borrowed an evaluation's kernel times (the same
+// objects), one traced run of its benchmark copy (each case's, with cases)
+// gives its per-kernel figures, as a warm-up run gives every evaluation's.
+void TuneRun::traceMinimized() {
+  if (minimized_.candidateId.empty() || !minimized_.kernelTimes.empty() || !bench() || !bench()->tracesWarmup() ||
+      compilesAtRunTime())
+    return;
+  auto it = snapshots_.find(minimized_.rendered.hash());
+  if (it == snapshots_.end())
+    return;
+  MeasureOutcome m;
+  std::string log = logPath(minimized_.candidateId + "-trace");
+  std::vector<const BenchmarkCase *> cases;
+  for (const auto &c : cfg_.benchmark.cases)
+    cases.push_back(&c);
+  if (cases.empty())
+    cases.push_back(nullptr);
+  for (const BenchmarkCase *c : cases) {
+    bench()->selectCase(c);
+    RunOutcome r = bench()->tracedWarmupRun(log, it->second);
+    if (r.ok)
+      mergeKernelTimes(m.kernels, r.kernels);
+    if (!r.kernelsWhy.empty() && minimized_.kernelTimesWhy.empty())
+      minimized_.kernelTimesWhy = r.kernelsWhy;
+  }
+  bench()->selectCase(nullptr);
+  if (!m.kernels.empty()) {
+    minimized_.kernelTimes = std::move(m.kernels);
+    minimized_.kernelTimesFrom = "traced_run_after_search";
+  }
 }
 
 // The winner's gain split into application parameters and compiler controls

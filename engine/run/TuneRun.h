@@ -103,6 +103,7 @@ private:
                           const std::vector<std::vector<double>> &values);
   bool minimize(WinnerChoice &w);
   bool attribute(WinnerChoice &w);
+  void traceMinimized();
   std::optional<std::vector<VariantResult>> attributionRows(const Evaluation &win, std::string &err);
   std::optional<std::vector<VariantResult>> attributionRowsByCase(Evaluation &win, std::string &err);
   bool runtimeObjective() const { return bench() && !isCompileMetric(cfg_.objectives.front().metric); }
