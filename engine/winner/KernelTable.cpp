@@ -29,7 +29,8 @@ void borrowKernelTimes(Evaluation &built, const std::vector<Evaluation> &evals) 
   if (!built.kernelTimes.empty() || built.objectsSha256.empty())
     return;
   for (const Evaluation &e : evals)
-    if (e.ok && !e.kernelTimes.empty() && e.objectsSha256 == built.objectsSha256) {
+    if (e.ok && !e.kernelTimes.empty() && e.objectsSha256 == built.objectsSha256 &&
+        e.deviceCodeSha256 == built.deviceCodeSha256) {
       built.kernelTimes = e.kernelTimes;
       built.kernelTimesFrom = e.kernelTimesFrom + " of " + e.candidateId + " (the same objects)";
       return;

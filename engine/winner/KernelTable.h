@@ -17,9 +17,10 @@ const KernelTime *findKernelTime(const KernelTimes &ks, const std::string &mangl
 std::string launchNote(const Evaluation &base, const Evaluation &win, const std::string &mangled);
 
 // A build made after the search (the minimized winner) is not traced: it
-// gets the kernel times of a traced evaluation of the very same objects
-// (objects_sha256, host code included, so the same launches), said in its
-// kernelTimesFrom; none when no such evaluation exists.
+// gets the kernel times of a traced evaluation of the very same program
+// (objects_sha256, the host code, so the same launches, and
+// device_code_sha256, the same kernels), said in its kernelTimesFrom; none
+// when no such evaluation exists.
 void borrowKernelTimes(Evaluation &built, const std::vector<Evaluation> &evals);
 
 // "kernel times (GPU ms of one traced run): ..." and one row per kernel
