@@ -43,10 +43,22 @@ bool linkEntries(const std::string &from, const std::string &to, const std::stri
 
 } // namespace
 
+// A finished view (its mark) of this ciq (bin/nvcc is this ciq-ptxas) over
+// this toolkit: `ciq lock env` keeps one in the user's cache, which another
+// ciq (moved, rebuilt, removed) may have made.
+static bool viewIsCurrent(const std::string &view, const std::string &toolkitRoot) {
+  if (!fs::exists(view + "/" + kViewMark))
+    return false;
+  llvm::SmallString<256> nvcc, wrapper, include, toolkitInclude;
+  return !fs::real_path(view + "/bin/nvcc", nvcc) && !fs::real_path(wrapperPath(), wrapper) && nvcc == wrapper &&
+         !fs::real_path(view + "/include", include) && !fs::real_path(toolkitRoot + "/include", toolkitInclude) &&
+         include == toolkitInclude;
+}
+
 bool makeCudaHomeView(const std::string &view, const std::string &toolkitRoot, std::string &error) {
-  // Made once per run dir and never changed while builds may read it (a
-  // worker's build beside another's start): built aside, then renamed.
-  if (fs::exists(view + "/" + kViewMark))
+  // Made once and never changed while builds may read it (a worker's build
+  // beside another's start): built aside, then renamed.
+  if (viewIsCurrent(view, toolkitRoot))
     return true;
   std::string tmp = view + ".tmp." + std::to_string(getpid());
   fs::remove_directories(tmp);
@@ -62,9 +74,17 @@ bool makeCudaHomeView(const std::string &view, const std::string &toolkitRoot, s
     }
   ok = ok && writeFileAtomically(tmp + "/" + kViewMark, "a CUDA_HOME for PyTorch builds made by ciq; nvcc is ciq-ptxas\n",
                                  error);
-  if (ok) {
-    fs::remove_directories(view); // one left half-made by a killed ciq (no mark)
-    if (fs::rename(tmp, view) && !fs::exists(view + "/" + kViewMark)) {
+  // rename() never replaces a folder that has entries: a current view
+  // another ciq finished meanwhile (lit runs tests in parallel) stays as it
+  // is, builds may be reading it. A view without its mark (left half-made by
+  // a killed ciq) or of another ciq or toolkit is moved aside and replaced.
+  if (ok && fs::rename(tmp, view)) {
+    if (!viewIsCurrent(view, toolkitRoot)) {
+      std::string broken = view + ".broken." + std::to_string(getpid());
+      if (!fs::rename(view, broken) && !fs::rename(tmp, view))
+        fs::remove_directories(broken);
+    }
+    if (!viewIsCurrent(view, toolkitRoot)) {
       error = "cannot rename " + tmp + " to " + view;
       ok = false;
     }
