@@ -14,10 +14,16 @@ KernelControlsConfig parseKernelControls(const YAML::Node &n, const YamlReader &
     k.mode = r.str(n, "kernel_controls");
   } else {
     r.needMap(n, "kernel_controls");
-    r.onlyKeys(n, "kernel_controls", {"mode", "kernels", "max_kernels", "directives"});
+    r.onlyKeys(n, "kernel_controls", {"mode", "kernels", "max_kernels", "directives", "scoring", "budget"});
     if (n["mode"]) k.mode = r.str(n["mode"], "kernel_controls.mode");
     if (n["kernels"]) k.kernels = r.str(n["kernels"], "kernel_controls.kernels");
     if (n["max_kernels"]) k.maxKernels = (int)r.integer(n["max_kernels"], "kernel_controls.max_kernels", 1, 64);
+    if (n["scoring"]) {
+      k.scoring = r.str(n["scoring"], "kernel_controls.scoring");
+      if (k.scoring != "per_kernel" && k.scoring != "whole_program")
+        r.fail(n["scoring"], "kernel_controls.scoring", "expected per_kernel or whole_program, got '" + k.scoring + "'");
+    }
+    if (n["budget"]) k.budget = (int)r.integer(n["budget"], "kernel_controls.budget", 1, 100000);
     if (n["directives"]) {
       k.directives = r.strings(n["directives"], "kernel_controls.directives");
       for (const auto &d : k.directives)

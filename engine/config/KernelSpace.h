@@ -25,6 +25,11 @@ struct KernelControlsConfig {
   std::string kernels;       // a regex on the mangled or demangled name ("" : every kernel)
   int maxKernels = 8;        // the first this many (by GPU time, when known; else as compiled)
   std::vector<std::string> directives = {"maxnreg", "minnctapersm", "smem_spilling"};
+  // How a kernel's controls are judged: "per_kernel" (on its own GPU time,
+  // where the benchmark's kernels are timed: engine/search/KernelSearch.h)
+  // or "whole_program" (as controls of the whole program's objective).
+  std::string scoring = "per_kernel";
+  int budget = 0;            // binaries kept for the per-kernel stage (0: auto)
   std::string origin;        // "ciq.yaml:12" of the section, for errors
 };
 

@@ -351,7 +351,7 @@ bool TuneRun::runSearch() {
     return false;
   if (opts_.canaryOnly)
     return journal({{"op", "done"}});
-  return searchGenerations() && finish();
+  return searchGenerations() && searchKernels() && finish();
 }
 
 TuneOutcome runTune(TuneConfig cfg, const TuneOptions &opts) {

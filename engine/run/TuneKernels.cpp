@@ -43,6 +43,7 @@ bool TuneRun::addKernelControls() {
     return fail(cfg_.path + ": search.strategy: " + e.what());
   }
   progress_.note("per-kernel controls: " + names + " (space now " + cfg_.space.sizeSummary() + ")");
+  planKernelStage(bk.launchedOnly);
   if (resumedCount_ > 1)
     return true; // journaled by the run that added them
   nlohmann::json controls = nlohmann::json::array();

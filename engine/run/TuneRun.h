@@ -12,6 +12,7 @@
 #include "engine/search/Budget.h"
 #include "engine/compile/CandidateBuild.h"
 #include "engine/search/InertControls.h"
+#include "engine/search/KernelSearch.h"
 #include "engine/compile/InputIdentity.h"
 #include "engine/measure/Interleave.h"
 #include "common/JsonRead.h"
@@ -63,6 +64,7 @@ class TuneFeed;
 
 class TuneRun {
   friend class TuneFeed;   // the search as a stream of candidates (TuneSearch.cpp)
+  friend class KernelFeed; // the per-kernel stage (TuneKernelStage.cpp)
 
 public:
   TuneRun(TuneConfig cfg, TuneOptions opts) : cfg_(std::move(cfg)), opts_(opts) {}
@@ -78,6 +80,17 @@ private:
   bool addKernelControls();
   bool searchGenerations();
   bool searchLoop();
+  // The per-kernel stage after the command-line search (TuneKernelStage.cpp).
+  bool searchKernels();
+  void planKernelStage(bool launchedOnly);
+  // After a stream of candidates: false when it stopped the search (a kill,
+  // a disk fault, `ciq stop`), saying why.
+  bool streamEnded();
+  // Stage 1 of a per-kernel search leaves the per-kernel controls unset.
+  void maskKernelControls(std::vector<Point> &pool) const;
+  // The binaries of the budget the search may spend now: the per-kernel
+  // stage's share is kept back until it starts.
+  int stageBudget() const { return inKernelStage_ ? budget_ : budget_ - kernelReserve_; }
   bool inSearch_ = false;   // evaluations recorded now count towards the GPU's busy time
   bool startWorkers();
   bool checkArchitectures();
@@ -156,13 +169,13 @@ private:
     return binaries() ? cfg_.search.maxConfigurationsPerBinary * budget_ : std::numeric_limits<int>::max();
   }
   int compiled() const { return countBudget(evals_).compiled; }
-  bool budgetLeft() const { return counted() < budget_ && compiled() < configurationCap(); }
+  bool budgetLeft() const { return counted() < stageBudget() && compiled() < configurationCap(); }
   // Why a search with no budget left ended: the budget, else the configuration cap.
-  SearchEnd budgetEnd() const { return counted() >= budget_ ? SearchEnd::Budget : SearchEnd::ConfigurationCap; }
+  SearchEnd budgetEnd() const { return counted() >= stageBudget() ? SearchEnd::Budget : SearchEnd::ConfigurationCap; }
   // How many more candidates one batch may start without passing the budget
   // or the cap (each may compile: a configuration twin found later is one fewer).
   size_t room() const {
-    return (size_t)std::max(0, std::min(budget_ - counted(), configurationCap() - compiled()));
+    return (size_t)std::max(0, std::min(stageBudget() - counted(), configurationCap() - compiled()));
   }
   void fitGenerationsToBudget() {
     cfg_.search.generations = std::max(1, (budget_ - 1 + cfg_.search.poolSize - 1) / cfg_.search.poolSize);
@@ -269,6 +282,12 @@ private:
   // resumed search re-derives them, and never evaluates a point twice).
   std::vector<ScoredPoint> skipped_;
   int budget_ = 0;
+  // The per-kernel stage (engine/search/KernelSearch.h): its kernels and
+  // trials, and the binaries kept for it (0: per-kernel controls, if any,
+  // are scored by the whole program's objective with the rest).
+  std::vector<KernelPlan> kernelPlans_;
+  int kernelReserve_ = 0;
+  bool inKernelStage_ = false;
   bool canaryDone_ = false; // resume: the journal records a passed (or skipped) canary
   Verdicts verdicts_;                  // what the summary reports after the search
   nlohmann::json lockExtra_ = nlohmann::json::object();   // minimization, attribution, measurement: into the lock

@@ -110,6 +110,7 @@ bool TuneFeed::propose() {
     return false;
   TuneRun &r = r_;
   std::vector<Point> pool = r.strategy_->pool(next, r.history(before));
+  r.maskKernelControls(pool);
   if (pool.empty()) {
     end(SearchEnd::SpaceExhausted);
     return false;
@@ -198,6 +199,10 @@ bool TuneRun::searchLoop() {
   // then meet the budget are still in flight: the budget is the reason.
   if (verdicts_.searchEnd && !budgetLeft())
     verdicts_.searchEnd = budgetEnd();
+  return streamEnded();
+}
+
+bool TuneRun::streamEnded() {
   if (!interrupted_.empty())
     return stopInterrupted();
   if (recordingFailed_ || outcome_.status == TuneOutcome::Status::Failed)

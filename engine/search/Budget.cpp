@@ -54,6 +54,9 @@ std::string searchEndText(SearchEnd end, int budget, int configurationCap, const
            ", or more compiles find them: raise search.max_configurations_per_binary";
   case SearchEnd::Generations:
     return "search ended: search.generations reached after " + binaries + " of a budget of " + std::to_string(budget);
+  case SearchEnd::KernelStage:
+    return "search ended: the per-kernel stage tried every kernel's controls and measured their combination, after " +
+           binaries + " of a budget of " + std::to_string(budget);
   }
   return "";
 }

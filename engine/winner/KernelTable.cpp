@@ -25,6 +25,13 @@ std::string launchNote(const Evaluation &base, const Evaluation &win, const std:
          " ms GPU time]";
 }
 
+bool launchedNoSlower(const Evaluation &base, const Evaluation &win, const std::string &mangled) {
+  const KernelTime *b = findKernelTime(base.kernelTimes, mangled), *w = findKernelTime(win.kernelTimes, mangled);
+  if (!b || !w || !b->launches || !w->launches)
+    return false;
+  return w->gpuMs / (double)w->launches <= 1.01 * b->gpuMs / (double)b->launches;
+}
+
 void borrowKernelTimes(Evaluation &built, const std::vector<Evaluation> &evals) {
   if (!built.kernelTimes.empty() || built.objectsSha256.empty())
     return;

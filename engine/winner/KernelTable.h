@@ -15,6 +15,10 @@ const KernelTime *findKernelTime(const KernelTimes &ks, const std::string &mangl
 // " [launched: 1.2 -> 1.1 ms GPU time]", " [not launched by the benchmark]",
 // or "" when the baseline has no kernel times (nothing traced).
 std::string launchNote(const Evaluation &base, const Evaluation &win, const std::string &mangled);
+// The benchmark launched the kernel in both, and under the winner it took no
+// more GPU time a launch (within 1%): more registers or spills were its
+// trade (a relaxed occupancy request), not a loss.
+bool launchedNoSlower(const Evaluation &base, const Evaluation &win, const std::string &mangled);
 
 // A build made after the search (the minimized winner) is not traced: it
 // gets the kernel times of a traced evaluation of the very same program

@@ -182,11 +182,12 @@ static void printCounts(const TuneConfig &cfg, const std::vector<Evaluation> &ev
 // launches, so a gain on one kernel can hide a loss on another.
 static void printWorseKernels(const Evaluation &base, const Evaluation &win, bool measured, FILE *out) {
   auto bk = byKernel(base), wk = byKernel(win);
-  std::vector<std::string> lines;
+  std::vector<std::string> lines, traded;
   for (const auto &[key, w] : wk) {
     auto it = bk.find(key);
     if (it == bk.end())
       continue;
+    bool faster = key.entry && launchedNoSlower(base, win, w.name);
     const KernelStats &b = it->second;
     std::string what;
     auto worse = [&](const char *name, long from, long to) {
@@ -199,10 +200,17 @@ static void printWorseKernels(const Evaluation &base, const Evaluation &win, boo
       worse("spill bytes", b.spillStores + b.spillLoads, w.spillStores + w.spillLoads);
       worse("stack bytes", b.stackFrame, w.stackFrame);
     }
-    if (!what.empty())
+    if (!what.empty() && faster)
+      traded.push_back(key.name + " " + key.arch + ": " + what + launchNote(base, win, w.name));
+    else if (!what.empty())
       lines.push_back(key.name + (key.entry ? "" : " (device function)") + " " + key.arch + ": " + what +
                       (key.entry ? launchNote(base, win, w.name) : ""));
   }
+  if (!traded.empty())
+    fprintf(out, "kernels that grew but ran no slower under the winner: %zu (launched by the benchmark, timed)\n",
+            traded.size());
+  for (const auto &l : traded)
+    fprintf(out, "  %s\n", l.c_str());
   if (lines.empty())
     return;
   fprintf(out, "kernels worse under the winner: %zu%s\n", lines.size(),

@@ -1,0 +1,273 @@
+// The per-kernel stage of a search (engine/search/KernelSearch.h): after the
+// command-line search has spent its share of the budget, every kernel's
+// per-kernel controls are tried at once on top of its best configuration,
+// each judged on its own kernel's GPU time; the per-kernel bests are then
+// combined and the combination measured as a whole. Its rounds are a
+// function of the journaled evaluations, so `ciq resume` takes up where a
+// killed stage stopped, repeating nothing.
+#include "engine/run/TuneRun.h"
+
+#include <atomic>
+
+namespace ciq {
+namespace {
+
+bool setsKernelControl(const SearchSpace &space, const Point &p) {
+  for (size_t i = 0; i < p.size() && i < space.controls.size(); ++i)
+    if (p[i] != kUnset && space.controls[i].render == RenderKind::Kernel)
+      return true;
+  return false;
+}
+
+std::string speedup(double ratio) { return fmt::ratio(1 / ratio); }
+
+} // namespace
+
+// The stage as a stream of candidates: its design rounds, then solo retries
+// of trials whose round gave no kernel times, then the combinations.
+class KernelFeed : public SearchFeed {
+public:
+  KernelFeed(TuneRun &r, size_t base, int generation) : r_(r), base_(base), g0_(generation) {
+    for (size_t k = 0;; ++k) {
+      auto p = designRound(r.evals_[base].point, r.kernelPlans_, k);
+      if (!p)
+        break;
+      queue_.push_back(*p);
+    }
+  }
+  std::vector<Evaluation> take(size_t most) override;
+  bool more() const override { return !ended_ && !halted_; }
+  bool halted() const override { return halted_; }
+  void record(Evaluation &e) override;
+
+private:
+  enum class Phase { Design, Retry, Combine, Done };
+  bool advance();
+  std::vector<const Evaluation *> stage() const {
+    std::vector<const Evaluation *> out;
+    for (const auto &e : r_.evals_)
+      if (e.generation >= g0_ && setsKernelControl(r_.cfg_.space, e.point))
+        out.push_back(&e);
+    return out;
+  }
+  bool evaluated(const Point &p) const {
+    return std::any_of(r_.evals_.begin(), r_.evals_.end(), [&](const Evaluation &e) { return e.point == p; });
+  }
+  void noteVerdicts(const std::vector<KernelVerdict> &verdicts);
+  void noteInterference();
+  // The budget ended the stage before its combinations: what it learned.
+  void endEarly() {
+    if (phase_ != Phase::Combine && phase_ != Phase::Done) {
+      verdicts_ = judgeKernels(r_.kernelPlans_, r_.evals_[base_].point, r_.evals_[base_], stage());
+      noteVerdicts(verdicts_);
+      r_.progress_.note("per-kernel search: the budget ended it before the per-kernel bests were combined");
+    }
+    phase_ = Phase::Done;
+    ended_ = true;
+  }
+
+  TuneRun &r_;
+  const size_t base_;
+  const int g0_;
+  Phase phase_ = Phase::Design;
+  std::vector<Point> queue_;
+  size_t next_ = 0;
+  int outstanding_ = 0;
+  std::vector<KernelVerdict> verdicts_;
+  bool ended_ = false;
+  std::atomic<bool> halted_{false};
+};
+
+std::vector<Evaluation> KernelFeed::take(size_t most) {
+  std::vector<Evaluation> out;
+  if (r_.stopRequested())
+    halted_ = true;
+  while (!halted_ && !ended_ && out.size() < most) {
+    if (!r_.budgetLeft()) {
+      if (outstanding_ == 0)
+        endEarly();
+      break;
+    }
+    // The rounds and retries leave room for the two combinations; twins
+    // cost nothing, so the rounds go on while distinct binaries fit.
+    int keep = phase_ == Phase::Combine ? 0 : 2;
+    if (next_ < queue_.size() && (int)r_.room() - keep <= outstanding_) {
+      if (outstanding_ > 0)
+        break;
+      next_ = queue_.size();   // no room for more of this phase
+    }
+    if (next_ < queue_.size()) {
+      const Point &p = queue_[next_++];
+      if (evaluated(p))   // before the engine was killed, or a round equal to a combination
+        continue;
+      int g = g0_ + (int)phase_;
+      Evaluation e = newEvaluation(r_.cfg_.space, p, g, r_.nextName((size_t)outstanding_));
+      e.replay = "ciq replay " + e.candidateId + " --config " + shellQuote(r_.cfg_.path);
+      out.push_back(std::move(e));
+      ++outstanding_;
+      continue;
+    }
+    if (outstanding_ > 0 || !advance())
+      break;
+  }
+  return out;
+}
+
+// The next phase, once every candidate of this one is recorded: false when
+// the stage is over.
+bool KernelFeed::advance() {
+  const Point &base = r_.evals_[base_].point;
+  queue_.clear();
+  next_ = 0;
+  if (phase_ == Phase::Design) {
+    phase_ = Phase::Retry;
+    for (const KernelTrial &t : trialsToRetry(r_.kernelPlans_, base, stage()))
+      queue_.push_back(soloRound(base, t));
+    if (!queue_.empty()) {
+      r_.progress_.note("per-kernel search: " + std::to_string(queue_.size()) +
+                        " trial(s) alone again: their rounds gave no kernel times");
+      return true;
+    }
+  }
+  if (phase_ == Phase::Retry) {
+    phase_ = Phase::Combine;
+    verdicts_ = judgeKernels(r_.kernelPlans_, base, r_.evals_[base_], stage());
+    noteVerdicts(verdicts_);
+    queue_ = combinations(base, verdicts_);
+    if (!queue_.empty())
+      return true;
+  }
+  if (phase_ == Phase::Combine && !verdicts_.empty())
+    noteInterference();
+  phase_ = Phase::Done;
+  ended_ = true;
+  return false;
+}
+
+void KernelFeed::record(Evaluation &e) {
+  --outstanding_;
+  r_.record(e);
+  if (!r_.interrupted_.empty() || r_.recordingFailed_)
+    halted_ = true;
+  else if (e.reason == reason::StaleBuild) {
+    r_.fail(e.message);
+    halted_ = true;
+  } else if (r_.stopRequested())
+    halted_ = true;
+}
+
+void KernelFeed::noteVerdicts(const std::vector<KernelVerdict> &verdicts) {
+  const SearchSpace &space = r_.cfg_.space;
+  for (const auto &v : verdicts) {
+    size_t timed = 0;
+    for (const auto &[t, ratio] : v.tried)
+      timed += ratio > 0;
+    std::string head = "per-kernel search: kernel " + v.label + " (" + fmt::value(v.baseMs) + " ms a launch in " +
+                       r_.evals_[base_].candidateId + "), " + std::to_string(timed) + " of " +
+                       std::to_string(v.tried.size()) + " trial(s) timed: ";
+    if (v.best)
+      r_.progress_.note(head + "best " + trialText(space, *v.best) + ", " + fmt::value(v.baseMs * v.bestRatio) +
+                        " ms a launch (" + speedup(v.bestRatio) + ")");
+    else
+      r_.progress_.note(head + "none at least " + fmt::value(kMinKernelGain * 100) +
+                        "% faster: it keeps the compile it had");
+  }
+}
+
+// The combination measured as a whole: a kernel slower in it than its best
+// trial was alone (beyond the noise margin) met interference from another
+// kernel's controls (a shared cache, concurrent launches).
+void KernelFeed::noteInterference() {
+  const Evaluation *combined = nullptr;
+  for (const auto &p : combinations(r_.evals_[base_].point, verdicts_))
+    for (const auto &e : r_.evals_)
+      if (e.point == p && kernelTimesUsable(e) && !combined)
+        combined = &e;
+  if (!combined)
+    return;
+  for (const auto &v : verdicts_) {
+    double ms = kernelMsPerLaunch(*combined, v.key);
+    if (!v.best || ms <= 0 || v.baseMs <= 0)
+      continue;
+    double ratio = ms / v.baseMs;
+    if (ratio > v.bestRatio * (1 + 2 * kMinKernelGain))
+      r_.progress_.note("per-kernel search: kernel " + v.label + " ran " + fmt::percent((ratio / v.bestRatio - 1) * 100) +
+                        " slower in " + combined->candidateId + " (the combination) than with its control alone: "
+                        "the whole-program objective decides between them");
+  }
+}
+
+bool TuneRun::searchKernels() {
+  if (kernelReserve_ == 0 || kernelPlans_.empty())
+    return true;
+  // The base: the best evaluation of the command-line search (per-kernel
+  // controls unset) that has kernel times.
+  std::vector<Evaluation> first;
+  std::vector<size_t> at;
+  int lastGeneration = 0;
+  for (size_t i = 0; i < evals_.size(); ++i)
+    if (!setsKernelControl(cfg_.space, evals_[i].point)) {
+      first.push_back(evals_[i]);
+      at.push_back(i);
+      lastGeneration = std::max(lastGeneration, evals_[i].generation);
+    }
+  WinnerChoice w = chooseWinner(cfg_, first);
+  size_t base = w.index > 0 && kernelTimesUsable(first[(size_t)w.index]) ? at[(size_t)w.index] : 0;
+  if (!kernelTimesUsable(evals_[base])) {
+    progress_.note("per-kernel search: skipped: " + evals_[base].candidateId + " has no kernel times (" +
+                   (evals_[base].kernelTimesWhy.empty() ? "not traced" : evals_[base].kernelTimesWhy) + ")");
+    return true;
+  }
+  inKernelStage_ = true;
+  progress_.note("per-kernel search: " + std::to_string(kernelPlans_.size()) + " kernel(s) on top of " +
+                 evals_[base].candidateId + ", every kernel's next trial in each binary, each judged on its own GPU time");
+  auto started = std::chrono::steady_clock::now();
+  inSearch_ = true;
+  KernelFeed feed(*this, base, lastGeneration + 1);
+  executor().stream(feed, knownResults());
+  inSearch_ = false;
+  verdicts_.searchSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  verdicts_.searchEnd = budgetLeft() ? SearchEnd::KernelStage : budgetEnd();
+  return streamEnded();
+}
+
+void TuneRun::maskKernelControls(std::vector<Point> &pool) const {
+  if (kernelReserve_ == 0)
+    return;
+  std::vector<Point> out;
+  for (Point p : pool) {
+    for (size_t i = 0; i < p.size() && i < cfg_.space.controls.size(); ++i)
+      if (cfg_.space.controls[i].render == RenderKind::Kernel)
+        p[i] = kUnset;
+    if (std::find(out.begin(), out.end(), p) == out.end())
+      out.push_back(p);
+  }
+  pool = std::move(out);
+}
+
+// Whether the per-kernel stage runs, and the binaries kept for it: it needs
+// kernel times of the baseline (the kernels it launched) and a runtime
+// objective; its share is half the budget at most, its rounds plus two
+// combinations at least where the budget allows.
+void TuneRun::planKernelStage(bool launchedOnly) {
+  const KernelControlsConfig &kc = cfg_.kernelControls;
+  if (kc.scoring != "per_kernel" || !runtimeObjective() || !launchedOnly)
+    return;
+  std::vector<KernelPlan> plans = kernelPlans(cfg_.space, spaceKernels(evals_.front().kernels));
+  int rounds = (int)mostTrials(plans);
+  int want = kc.budget > 0 ? kc.budget : std::min(rounds + 2, std::max(3, budget_ / 2));
+  want = std::min(want, budget_ - 2);   // the baseline and one command-line candidate at least
+  if (plans.empty() || want < 2) {
+    progress_.note("per-kernel search: the budget of " + std::to_string(budget_) +
+                   " is too small to judge each kernel on its own time; its controls are scored by the whole "
+                   "program's objective");
+    return;
+  }
+  kernelPlans_ = std::move(plans);
+  kernelReserve_ = want;
+  progress_.note("per-kernel search: the last " + std::to_string(want) + " binaries of the budget judge each of the " +
+                 std::to_string(kernelPlans_.size()) + " kernel(s) on its own GPU time (" + std::to_string(rounds) +
+                 " round(s) would try every value; kernel_controls.budget sets the share)");
+}
+
+} // namespace ciq

@@ -1,0 +1,219 @@
+#include "engine/search/KernelSearch.h"
+
+#include "common/InvalidReason.h"
+#include "common/KernelDirective.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <map>
+
+namespace ciq {
+namespace {
+
+int valueOf(const Control &c, int index) { return std::atoi(c.values[(size_t)index].c_str()); }
+
+// The control's value indexes in the order worth trying: those on the
+// preferred side of `from` nearest first, then the other side nearest first.
+std::vector<int> orderAround(const Control &c, int from, bool upFirst) {
+  std::vector<int> up, down;
+  for (size_t i = 0; i < c.values.size(); ++i)
+    (valueOf(c, (int)i) > from ? up : down).push_back((int)i);
+  std::sort(up.begin(), up.end(), [&](int a, int b) { return valueOf(c, a) < valueOf(c, b); });
+  std::sort(down.begin(), down.end(), [&](int a, int b) { return valueOf(c, a) > valueOf(c, b); });
+  std::vector<int> out = upFirst ? up : down;
+  const auto &rest = upFirst ? down : up;
+  out.insert(out.end(), rest.begin(), rest.end());
+  return out;
+}
+
+// One directive's values, most promising first, for a kernel as the
+// baseline compiled it.
+std::vector<int> directiveOrder(const Control &c, const SpaceKernel &k) {
+  bool spills = k.spillBytes > 0;
+  if (c.option == kDirectiveMaxnreg)   // spilling: room first; else the occupancy steps below
+    return orderAround(c, k.registers, spills);
+  if (c.option == kDirectiveMinBlocks) // spilling: ask for fewer blocks (more registers each)
+    return orderAround(c, k.minBlocks > 0 ? k.minBlocks : 1, !spills);
+  std::vector<int> all;
+  for (size_t i = 0; i < c.values.size(); ++i)
+    all.push_back((int)i);
+  return all;
+}
+
+// The trial a point carries for one kernel: the one control of the kernel
+// it sets apart from the base (none, or several: not a single trial).
+std::optional<KernelTrial> trialIn(const KernelPlan &k, const Point &base, const Point &p) {
+  std::optional<KernelTrial> t;
+  for (size_t c : k.controls) {
+    if (c >= p.size() || p[c] == base[c])
+      continue;
+    if (t)
+      return std::nullopt;
+    t = KernelTrial{c, p[c]};
+  }
+  return t;
+}
+
+bool carriesOtherTrials(const std::vector<KernelPlan> &plans, const KernelPlan &self, const Point &base,
+                        const Point &p) {
+  for (const auto &k : plans)
+    if (&k != &self)
+      for (size_t c : k.controls)
+        if (c < p.size() && p[c] != base[c])
+          return true;
+  return false;
+}
+
+} // namespace
+
+std::vector<KernelPlan> kernelPlans(const SearchSpace &space, const std::vector<SpaceKernel> &kernels) {
+  std::vector<KernelPlan> plans;
+  std::map<std::string, size_t> at;
+  for (size_t i = 0; i < space.controls.size(); ++i) {
+    const Control &c = space.controls[i];
+    if (c.render != RenderKind::Kernel)
+      continue;
+    auto [it, fresh] = at.insert({c.kernelKey, plans.size()});
+    if (fresh)
+      plans.push_back({c.kernelKey, c.kernelLabel, {}, {}});
+    plans[it->second].controls.push_back(i);
+  }
+  for (auto &plan : plans) {
+    SpaceKernel k;
+    for (const auto &s : kernels)
+      if (s.key == plan.key)
+        k = s;
+    // Which directive leads: occupancy for a kernel that spills under its
+    // launch bounds (examples/spill: 2.16x from .minnctapersm alone), the
+    // register ceiling for one that does not.
+    std::vector<size_t> order = plan.controls;
+    std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+      auto rank = [&](size_t i) {
+        const std::string &d = space.controls[i].option;
+        if (d == kDirectiveSmemSpilling)
+          return 1;
+        bool lead = k.spillBytes > 0 ? d == kDirectiveMinBlocks : d == kDirectiveMaxnreg;
+        return lead ? 0 : 2;
+      };
+      return rank(a) < rank(b);
+    });
+    for (size_t c : order)
+      for (int v : directiveOrder(space.controls[c], k))
+        plan.trials.push_back({c, v});
+  }
+  return plans;
+}
+
+size_t mostTrials(const std::vector<KernelPlan> &plans) {
+  size_t most = 0;
+  for (const auto &k : plans)
+    most = std::max(most, k.trials.size());
+  return most;
+}
+
+std::optional<Point> designRound(const Point &base, const std::vector<KernelPlan> &plans, size_t r) {
+  Point p = base;
+  bool any = false;
+  for (const auto &k : plans)
+    if (r < k.trials.size()) {
+      p[k.trials[r].control] = k.trials[r].value;
+      any = true;
+    }
+  return any ? std::optional<Point>(p) : std::nullopt;
+}
+
+Point soloRound(const Point &base, const KernelTrial &t) {
+  Point p = base;
+  p[t.control] = t.value;
+  return p;
+}
+
+double kernelMsPerLaunch(const Evaluation &e, const std::string &key) {
+  for (const auto &k : e.kernelTimes)
+    if (k.launches > 0 && kernelKey(k.mangled) == key)
+      return k.gpuMs / (double)k.launches;
+  return -1;
+}
+
+bool kernelTimesUsable(const Evaluation &e) {
+  return !e.kernelTimes.empty() && (e.ok || e.reason == reason::CaseRegression);
+}
+
+std::vector<KernelVerdict> judgeKernels(const std::vector<KernelPlan> &plans, const Point &base,
+                                        const Evaluation &baseEval, const std::vector<const Evaluation *> &stage) {
+  std::vector<KernelVerdict> out;
+  for (const auto &k : plans) {
+    KernelVerdict v{k.key, k.label, kernelMsPerLaunch(baseEval, k.key), {}, std::nullopt, 1, {}};
+    std::map<size_t, std::pair<int, double>> perControl;   // control -> (value, ratio)
+    for (const KernelTrial &t : k.trials) {
+      double best = -1;   // a trial measured twice (a round and a retry): its faster time
+      for (const Evaluation *e : stage) {
+        auto carried = trialIn(k, base, e->point);
+        double ms = kernelTimesUsable(*e) ? kernelMsPerLaunch(*e, k.key) : -1;
+        if (carried && *carried == t && ms > 0 && v.baseMs > 0)
+          best = best < 0 ? ms / v.baseMs : std::min(best, ms / v.baseMs);
+      }
+      v.tried.push_back({t, best});
+      if (best < 0 || best > 1 - kMinKernelGain)
+        continue;
+      if (best < v.bestRatio) {
+        v.bestRatio = best;
+        v.best = t;
+      }
+      auto it = perControl.find(t.control);
+      if (it == perControl.end() || best < it->second.second)
+        perControl[t.control] = {t.value, best};
+    }
+    for (const auto &[c, vr] : perControl)
+      v.bestPerControl.push_back({c, vr.first});
+    out.push_back(v);
+  }
+  return out;
+}
+
+std::vector<KernelTrial> trialsToRetry(const std::vector<KernelPlan> &plans, const Point &base,
+                                       const std::vector<const Evaluation *> &stage) {
+  std::vector<KernelTrial> out;
+  for (const auto &k : plans)
+    for (const KernelTrial &t : k.trials) {
+      bool seen = false, told = false, alone = false;
+      for (const Evaluation *e : stage) {
+        auto carried = trialIn(k, base, e->point);
+        if (!carried || !(*carried == t))
+          continue;
+        seen = true;
+        told = told || kernelTimesUsable(*e);
+        alone = alone || !carriesOtherTrials(plans, k, base, e->point);
+      }
+      if (seen && !told && !alone)
+        out.push_back(t);
+    }
+  return out;
+}
+
+std::vector<Point> combinations(const Point &base, const std::vector<KernelVerdict> &verdicts) {
+  Point first = base, second = base;
+  bool any = false;
+  for (const auto &v : verdicts) {
+    if (!v.best)
+      continue;
+    any = true;
+    first[v.best->control] = v.best->value;
+    for (const auto &t : v.bestPerControl)
+      second[t.control] = t.value;
+  }
+  if (!any)
+    return {};
+  std::vector<Point> out = {first};
+  if (second != first)
+    out.push_back(second);
+  return out;
+}
+
+std::string trialText(const SearchSpace &space, const KernelTrial &t) {
+  const Control &c = space.controls[t.control];
+  std::string d = c.option == kDirectiveSmemSpilling ? "enable_smem_spilling" : "." + c.option + " " + c.values[(size_t)t.value];
+  return "kernel " + c.kernelLabel + ": " + d;
+}
+
+} // namespace ciq
