@@ -1,0 +1,148 @@
+// The per-kernel search (engine/search/KernelSearch.h): the order of each
+// kernel's trials, the rounds that carry every kernel's next trial, the
+// judgement of each kernel on its own time, the retries and combinations.
+#include "engine/config/KernelSpace.h"
+#include "engine/search/KernelSearch.h"
+
+#include <gtest/gtest.h>
+
+using namespace ciq;
+
+namespace {
+
+SpaceKernel kernel(const std::string &name, int registers, long spills, int minBlocks) {
+  SpaceKernel k;
+  k.key = k.mangled = name;
+  k.demangled = name.substr(3, name.size() - 4) + "()";   // _Z5spillv -> spill()
+  k.registers = registers;
+  k.spillBytes = spills;
+  k.ptxKnown = true;
+  k.maxThreads = 256;
+  k.minBlocks = minBlocks;
+  return k;
+}
+
+struct Fixture {
+  std::vector<SpaceKernel> kernels = {kernel("_Z5spillv", 80, 888, 3), kernel("_Z5plainv", 48, 0, 0)};
+  SearchSpace space;
+  Fixture() {
+    KernelControlsConfig cfg;
+    space.controls = kernelControlsFor(cfg, kernels).controls;
+  }
+  std::string text(const KernelTrial &t) const { return trialText(space, t); }
+};
+
+// A measured evaluation whose traced run timed each kernel.
+Evaluation timed(const Point &p, double spillMs, double plainMs, bool ok = true) {
+  Evaluation e;
+  e.point = p;
+  e.ok = ok;
+  for (auto [name, ms] : {std::pair<const char *, double>{"_Z5spillv", spillMs}, {"_Z5plainv", plainMs}}) {
+    KernelTime t;
+    t.mangled = name;
+    t.launches = 4;
+    t.gpuMs = 4 * ms;
+    e.kernelTimes.push_back(t);
+  }
+  return e;
+}
+
+} // namespace
+
+TEST(KernelSearch, ASpillingKernelTriesFewerBlocksFirstAndAPlainOneLowerCeilings) {
+  Fixture f;
+  auto plans = kernelPlans(f.space, f.kernels);
+  ASSERT_EQ(plans.size(), 2u);
+  EXPECT_EQ(plans[0].label, "spill");
+  // __launch_bounds__(256, 3) that spills: 2 and 1 blocks per SM first,
+  // then more; shared-memory spilling; then the ceilings above 80 first.
+  std::vector<std::string> first;
+  for (size_t i = 0; i < 4; ++i)
+    first.push_back(f.text(plans[0].trials[i]));
+  EXPECT_EQ(first, (std::vector<std::string>{"kernel spill: .minnctapersm 2", "kernel spill: .minnctapersm 1",
+                                             "kernel spill: .minnctapersm 4", "kernel spill: .minnctapersm 5"}));
+  EXPECT_EQ(f.text(plans[0].trials[7]), "kernel spill: enable_smem_spilling");
+  EXPECT_EQ(f.text(plans[0].trials[8]), "kernel spill: .maxnreg 96");
+  // 48 registers, no spills: the nearest lower ceilings first.
+  EXPECT_EQ(f.text(plans[1].trials[0]), "kernel plain: .maxnreg 40");
+  EXPECT_EQ(f.text(plans[1].trials[1]), "kernel plain: .maxnreg 32");
+  EXPECT_EQ(mostTrials(plans), plans[0].trials.size());
+}
+
+TEST(KernelSearch, EachRoundCarriesTheNextTrialOfEveryKernelThatHasOne) {
+  Fixture f;
+  auto plans = kernelPlans(f.space, f.kernels);
+  Point base = f.space.baseline();
+  auto r0 = designRound(base, plans, 0);
+  ASSERT_TRUE(r0);
+  EXPECT_EQ((*r0)[plans[0].trials[0].control], plans[0].trials[0].value);
+  EXPECT_EQ((*r0)[plans[1].trials[0].control], plans[1].trials[0].value);
+  // Past the plain kernel's last trial only the spilling kernel moves.
+  auto late = designRound(base, plans, plans[1].trials.size());
+  ASSERT_TRUE(late);
+  for (size_t c : plans[1].controls)
+    EXPECT_EQ((*late)[c], kUnset);
+  EXPECT_FALSE(designRound(base, plans, mostTrials(plans)));
+}
+
+TEST(KernelSearch, EachKernelIsJudgedOnItsOwnTimeAndTheBestsAreCombined) {
+  Fixture f;
+  auto plans = kernelPlans(f.space, f.kernels);
+  Point base = f.space.baseline();
+  Evaluation b = timed(base, 1.0, 1.0);
+  // Round 0: spill 2 blocks per SM halves its time; plain .maxnreg 40 is
+  // 20% faster. Round 1: spill 1 block is slower than 2; plain 32 slower.
+  // Noise below 1% is no gain.
+  Evaluation r0 = timed(*designRound(base, plans, 0), 0.5, 0.8);
+  Evaluation r1 = timed(*designRound(base, plans, 1), 0.6, 1.3);
+  Evaluation r2 = timed(*designRound(base, plans, 2), 0.995, 1.0);
+  auto v = judgeKernels(plans, base, b, {&r0, &r1, &r2});
+  ASSERT_EQ(v.size(), 2u);
+  ASSERT_TRUE(v[0].best);
+  EXPECT_EQ(f.text(*v[0].best), "kernel spill: .minnctapersm 2");
+  EXPECT_DOUBLE_EQ(v[0].bestRatio, 0.5);
+  ASSERT_TRUE(v[1].best);
+  EXPECT_EQ(f.text(*v[1].best), "kernel plain: .maxnreg 40");
+  auto combos = combinations(base, v);
+  ASSERT_EQ(combos.size(), 1u);   // one control each: the two combinations are one
+  EXPECT_EQ(combos[0][v[0].best->control], v[0].best->value);
+  EXPECT_EQ(combos[0][v[1].best->control], v[1].best->value);
+}
+
+TEST(KernelSearch, NoFasterTrialNoCombination) {
+  Fixture f;
+  auto plans = kernelPlans(f.space, f.kernels);
+  Point base = f.space.baseline();
+  Evaluation b = timed(base, 1.0, 1.0);
+  Evaluation r0 = timed(*designRound(base, plans, 0), 0.995, 1.2);
+  auto v = judgeKernels(plans, base, b, {&r0});
+  EXPECT_FALSE(v[0].best);
+  EXPECT_FALSE(v[1].best);
+  EXPECT_TRUE(combinations(base, v).empty());
+}
+
+TEST(KernelSearch, ARoundWithoutKernelTimesIsRetriedTrialByTrialAlone) {
+  Fixture f;
+  auto plans = kernelPlans(f.space, f.kernels);
+  Point base = f.space.baseline();
+  Evaluation failed = timed(*designRound(base, plans, 0), 0, 0, false);
+  failed.kernelTimes.clear();
+  failed.reason = "kernel_control_ignored";
+  auto retry = trialsToRetry(plans, base, {&failed});
+  ASSERT_EQ(retry.size(), 2u);
+  // Tried alone and failed again: not retried a second time.
+  Evaluation alone = timed(soloRound(base, retry[0]), 0, 0, false);
+  alone.kernelTimes.clear();
+  EXPECT_EQ(trialsToRetry(plans, base, {&failed, &alone}).size(), 1u);
+  // A case slower than the limit still timed its kernels: usable.
+  Evaluation regressed = timed(*designRound(base, plans, 0), 0.5, 2.0, false);
+  regressed.reason = "case_regression";
+  EXPECT_TRUE(kernelTimesUsable(regressed));
+  EXPECT_TRUE(trialsToRetry(plans, base, {&regressed}).empty());
+}
+
+TEST(KernelSearch, AKernelNotLaunchedHasNoTime) {
+  Evaluation e = timed({}, 1.0, 2.0);
+  EXPECT_DOUBLE_EQ(kernelMsPerLaunch(e, "_Z5plainv"), 2.0);
+  EXPECT_LT(kernelMsPerLaunch(e, "_Z5otherv"), 0);
+}
