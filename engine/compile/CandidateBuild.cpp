@@ -279,6 +279,14 @@ void CandidateBuilder::endRuntime(Evaluation &e) {
     }
   bool required = cfg_.build.kind == "none";
   applyRuntimeReceipts(receipts, runtimeKernels_, required, e);
+  // The per-kernel controls of kernels compiled while it ran, checked like
+  // the build's (the baseline names them: before it, there are none).
+  if (e.ok && haveBaseline_)
+    if (std::string bad = kernelControlProblem(e.rendered, receipts, kernelScope(true)); !bad.empty()) {
+      e.ok = false;
+      e.reason = reason::KernelControlIgnored;
+      e.message = bad + " while the benchmark ran";
+    }
   if (e.ok && !haveBaseline_) {
     haveBaseline_ = true;
     runtimeKernels_ = e.runtimeKernels;
@@ -522,7 +530,7 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
                 "; log: " + e.log;
     return;
   }
-  if (std::string bad = kernelControlProblem(e.rendered, receipts); !bad.empty()) {
+  if (std::string bad = kernelControlProblem(e.rendered, receipts, kernelScope(false)); !bad.empty()) {
     e.reason = reason::KernelControlIgnored;
     e.message = bad + "; log: " + e.log;
     e.kernels.clear();

@@ -3,7 +3,9 @@
 // rebuilt, and the receipts prove each translation unit got the candidate.
 #pragma once
 #include <functional>
+#include "common/KernelDirective.h"
 #include "engine/compile/BuildDriver.h"
+#include "engine/compile/KernelControlCheck.h"
 #include "engine/config/Config.h"
 #include "engine/compile/Daemon.h"
 #include "engine/compile/RunLock.h"
@@ -81,6 +83,13 @@ private:
   bool startTorch(std::string &error);
   bool haveBaseline_ = false;
   std::vector<std::string> runtimeKernels_;   // the baseline's
+  KernelScope kernelScope(bool runtime) const {
+    KernelScope s;
+    s.runtime = runtime;
+    for (const auto &k : runtimeKernels_)
+      s.runtimeKeys.insert(kernelKey(k));
+    return s;
+  }
   Daemon daemon_;
   std::map<std::string, std::string> acfCopy_;   // sha256 -> path under run/acf
   std::vector<std::string> stripArgs_;

@@ -2,8 +2,10 @@
 
 namespace ciq {
 
-std::string kernelControlProblem(const Rendered &r, const std::vector<Receipt> &receipts) {
+std::string kernelControlProblem(const Rendered &r, const std::vector<Receipt> &receipts, const KernelScope &scope) {
   for (const auto &d : r.kernels) {
+    if (!scope.covers(d.kernel))
+      continue;
     bool applied = false;
     const DirectiveOutcome *bad = nullptr;
     std::string where;
@@ -24,8 +26,10 @@ std::string kernelControlProblem(const Rendered &r, const std::vector<Receipt> &
       return name + " " + (bad->status == "ignored" ? "was ignored by ptxas" : "was not written") +
              (bad->arch.empty() ? "" : " (" + bad->arch + ")") + " compiling " + where + ": " + bad->note;
     if (!applied)
-      return name + " reached no compile: no translation unit of the build has that kernel in its PTX "
-                    "(renamed or removed since the baseline?)";
+      return name + " reached no compile: " +
+             (scope.runtime ? "no compile while the benchmark ran had that kernel in its PTX"
+                            : "no translation unit of the build has that kernel in its PTX") +
+             " (renamed or removed since the baseline?)";
   }
   return "";
 }

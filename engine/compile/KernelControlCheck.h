@@ -5,13 +5,24 @@
 #include "common/Protocol.h"
 #include "engine/record/Rendered.h"
 
+#include <set>
 #include <string>
 #include <vector>
 
 namespace ciq {
 
-// "" when every directive of `r` was applied somewhere; else one line naming
-// the first kernel, directive and what the wrapper or ptxas said.
-std::string kernelControlProblem(const Rendered &r, const std::vector<Receipt> &receipts);
+// Which directives a set of receipts must account for: the kernels the
+// build compiles, or those compiled while the benchmark runs (Triton): the
+// build's receipts never see the latter, the run's never the former.
+struct KernelScope {
+  std::set<std::string> runtimeKeys;   // kernelKey() of the kernels compiled at run time
+  bool runtime = false;                // true: check those only; false: every other kernel
+  bool covers(const std::string &key) const { return runtimeKeys.count(key) == (runtime ? 1u : 0u); }
+};
+
+// "" when every directive of `r` in `scope` was applied somewhere; else one
+// line naming the first kernel, directive and what the wrapper or ptxas said.
+std::string kernelControlProblem(const Rendered &r, const std::vector<Receipt> &receipts,
+                                 const KernelScope &scope = {});
 
 } // namespace ciq
