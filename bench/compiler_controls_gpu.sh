@@ -21,7 +21,8 @@
 # per-kernel controls only, ...). A program with no lock counts as 1.000x
 # (the default compile stands). At the end, the median over every program in
 # <out>/results.tsv, so that two runs into the same <out dir> with three
-# programs each give the median of all six.
+# programs each give the median of all six (MERGE_RESULTS=<results.tsv of a
+# run elsewhere>[:...] counts its rows too).
 #
 # Programs run one after another, each step under `timeout`; partial results
 # are written as they come (<out>/results.tsv, <out>/summary.txt). A program
@@ -190,13 +191,17 @@ for p in "${programs[@]}"; do
   fi
 done
 
-# The median over every program measured into this folder (this run and earlier ones).
-python3 - "$results" <<'PY' | tee -a "$summary"
+# The median over every program measured into this folder (this run and
+# earlier ones), and over the rows of MERGE_RESULTS (results.tsv files of
+# runs elsewhere, separated by ':'), which this folder's rows override.
+python3 - "$results" "${MERGE_RESULTS:-}" <<'PY' | tee -a "$summary"
 import statistics, sys
 rows = {}
-for line in open(sys.argv[1]).read().splitlines()[1:]:
-    f = line.split("\t")
-    rows[f[0]] = f  # the last run of each program counts
+for path in [p for p in sys.argv[2].split(":") if p] + [sys.argv[1]]:
+    for line in open(path).read().splitlines()[1:]:
+        f = line.split("\t")
+        if len(f) == 8:
+            rows[f[0]] = f  # the last run of each program counts
 print()
 print("%-12s %9s %10s  %s" % ("program", "speedup", "p", "verdict / winning options"))
 for p, f in rows.items():
