@@ -19,7 +19,7 @@ using nlohmann::json;
 std::string candidateHashOf(const std::vector<std::string> &ptxas, const std::vector<std::string> &nvcc,
                             const std::vector<std::string> &defines,
                             const std::vector<std::pair<std::string, std::string>> &acfStageAndSha256,
-                            const std::vector<KernelDirective> &kernels) {
+                            const std::vector<KernelDirective> &kernels, const std::vector<UnitOptions> &units) {
   json acf = json::array();
   for (const auto &[stage, sha] : acfStageAndSha256)
     acf.push_back({stage, sha});
@@ -30,6 +30,8 @@ std::string candidateHashOf(const std::vector<std::string> &ptxas, const std::ve
       k.push_back({d.kernel, d.directive, d.value});
     j["kernels"] = k;
   }
+  if (!units.empty())   // absent without: the hashes of earlier candidates and locks stay as they were
+    j["units"] = units;
   return sha256Hex(j.dump());
 }
 
@@ -55,6 +57,8 @@ json lockToJson(const Lockfile &l) {
                  {"device_code_sha256", l.deviceCodeSha256}};
   if (!l.kernelDirectives.empty())
     j["winner"]["rendered"]["kernels"] = l.kernelDirectives;
+  if (!l.unitOptions.empty())
+    j["winner"]["rendered"]["units"] = l.unitOptions;
   j["score"] = l.score;
   j[kLockShaKey] = lockSha256Of(j);
   return j;
@@ -210,7 +214,7 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
       .need("candidate_hash", l.candidateHash).opt("controls", l.controls).opt("acfs", acfs);
   JsonFields rf(*rendered, ww + ".rendered");
   rf.need("ptxas", l.ptxasOptions).need("nvcc", l.nvccOptions).need("defines", l.defines)
-      .opt("kernels", l.kernelDirectives);
+      .opt("kernels", l.kernelDirectives).opt("units", l.unitOptions);
   for (const JsonFields *f : {&cf, &nf, &pf, &wf, &rf})
     if (!f->ok())
       return fail(f->error());
@@ -229,7 +233,7 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
   std::vector<std::pair<std::string, std::string>> acfHashes;
   for (const auto &a : l.acfs)
     acfHashes.push_back({a.stage, a.sha256});
-  if (checkIntegrity && candidateHashOf(l.ptxasOptions, l.nvccOptions, l.defines, acfHashes, l.kernelDirectives) !=
+  if (checkIntegrity && candidateHashOf(l.ptxasOptions, l.nvccOptions, l.defines, acfHashes, l.kernelDirectives, l.unitOptions) !=
                             l.candidateHash) {
     error = ww + ": the rendered options and ACFs do not hash to candidate_hash " + l.candidateHash.substr(0, 16) +
             "...: the lock was edited by hand" + kRestore;
@@ -268,6 +272,7 @@ CandidateMessage lockToCandidate(const Lockfile &l, const std::string &lockPath)
   c.nvccOptions = l.nvccOptions;
   c.defines = l.defines;
   c.kernelDirectives = l.kernelDirectives;
+  c.unitOptions = l.unitOptions;
   std::string dir = lockPath.substr(0, lockPath.find_last_of('/') == std::string::npos ? 0 : lockPath.find_last_of('/'));
   if (dir.empty())
     dir = ".";

@@ -38,6 +38,9 @@ struct Lockfile {
   // Per-kernel controls, keyed by kernelKey (common/KernelDirective.h): they
   // reach a build only through ciq-ptxas --lock, never a compile line.
   std::vector<KernelDirective> kernelDirectives;
+  // Per-translation-unit controls (common/UnitOptions.h): likewise only
+  // through ciq-ptxas --lock, which adds them to the compiles of their unit.
+  std::vector<UnitOptions> unitOptions;
   std::string deviceCodeSha256;
   nlohmann::json score = nlohmann::json::object();      // objective, unit, baseline, winner, speedup, cv, p
   nlohmann::json extra = nlohmann::json::object();      // forward-compatible fields kept on rewrite
@@ -57,7 +60,8 @@ struct Lockfile {
 std::string candidateHashOf(const std::vector<std::string> &ptxas, const std::vector<std::string> &nvcc,
                             const std::vector<std::string> &defines,
                             const std::vector<std::pair<std::string, std::string>> &acfStageAndSha256,
-                            const std::vector<KernelDirective> &kernels = {});
+                            const std::vector<KernelDirective> &kernels = {},
+                            const std::vector<UnitOptions> &units = {});
 
 // The key of the lock's own hash: SHA-256 of the compact JSON of every other
 // key (sorted), so an edit anywhere (score included) is refused, not only one

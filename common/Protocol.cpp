@@ -111,6 +111,8 @@ void to_json(json &j, const CandidateMessage &v) {
            {"need_object", v.needObject}, {"engine_token", v.engineToken}};
   if (!v.kernelDirectives.empty())
     j["kernel_directives"] = v.kernelDirectives;
+  if (!v.unitOptions.empty())
+    j["unit_options"] = v.unitOptions;
 }
 bool readJson(const json &in, CandidateMessage &v, std::string &why) {
   json j = in;
@@ -120,7 +122,8 @@ bool readJson(const json &in, CandidateMessage &v, std::string &why) {
            .opt("ptxas_options", v.ptxasOptions).opt("nvcc_options", v.nvccOptions).opt("defines", v.defines)
            .opt("acfs", v.acfs).opt("compile_timeout_s", v.compileTimeoutSeconds)
            .opt("strip_args", v.stripArgs).opt("narrow_to", v.narrowTo).opt("need_object", v.needObject)
-           .opt("engine_token", v.engineToken).opt("kernel_directives", v.kernelDirectives))
+           .opt("engine_token", v.engineToken).opt("kernel_directives", v.kernelDirectives)
+           .opt("unit_options", v.unitOptions))
 }
 
 void to_json(json &j, const KernelStats &v) {

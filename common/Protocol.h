@@ -10,6 +10,7 @@
 #pragma once
 #include "common/JsonRead.h"
 #include "common/KernelDirective.h"
+#include "common/UnitOptions.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -66,6 +67,10 @@ struct CandidateMessage {
   // Per-kernel controls (common/KernelDirective.h): written into the PTX of
   // the entries they name before ptxas compiles it.
   std::vector<KernelDirective> kernelDirectives;
+  // Per-translation-unit controls (common/UnitOptions.h): options for the
+  // compiles of one source only; the wrapper folds those of its source into
+  // ptxasOptions/nvccOptions (foldUnitOptions) before anything else.
+  std::vector<UnitOptions> unitOptions;
 };
 
 // ptxas statistics of one kernel (entry function) for one architecture.

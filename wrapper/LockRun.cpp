@@ -91,6 +91,7 @@ int lockRun(const Invocation &inv) {
     warn(d.message + " (lock policy warn: compiling without the lock)");
     return passThrough();
   }
+  foldUnitOptions(d.candidate, prep.source);
   if (prep.versionQuery)
     return versionWithCandidate(inv, d.candidate, "lock");
   if (std::string p = cacheParentProblem(); !p.empty())

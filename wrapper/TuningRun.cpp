@@ -316,6 +316,7 @@ int tuningRun(const Invocation &inv, const std::string &socket) {
   }
   if (!cand)
     return fail(engine.error());
+  foldUnitOptions(*cand, prep.source);
   Invocation stripped = inv;
   std::string err;
   if (!restate(inv, *cand, cwd, stripped, parsed, prep, err))

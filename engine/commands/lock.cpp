@@ -226,6 +226,13 @@ int show(const ciq::Lockfile &l) {
   for (const auto &k : l.kernelDirectives)
     printf("kernel:        %s: %s  [%s]\n", (k.label.empty() ? k.kernel : k.label).c_str(),
            ciq::directivePtx(k).c_str(), k.kernel.c_str());
+  // Per-translation-unit controls: added by ciq-ptxas --lock to its compiles only.
+  for (const auto &u : l.unitOptions) {
+    std::string o;
+    for (const auto &a : u.ptxas) o += " -Xptxas " + a;
+    for (const auto &a : u.nvcc) o += " " + a;
+    printf("unit:          %s:%s\n", u.unit.c_str(), o.c_str());
+  }
   printf("nvcc:          %s (%s)\nptxas:         %s (%s)\n", l.nvccVersion.c_str(), l.nvccPath.c_str(),
          l.ptxasVersion.c_str(), l.ptxasPath.c_str());
   std::string archs;
@@ -271,6 +278,11 @@ int showObjects(const ciq::Lockfile &l) {
     for (const auto &k : l.kernelDirectives)
       opts += (opts.empty() ? "" : " ") + std::string("[kernel ") + (k.label.empty() ? k.kernel : k.label) + ": " +
               ciq::directivePtx(k) + " where it is compiled]";
+    ciq::UnitOptions u = ciq::optionsForSource(l.unitOptions, o.source);
+    for (const auto &a : u.ptxas)
+      opts += (opts.empty() ? "" : " ") + std::string("[-Xptxas ") + a + " for this unit]";
+    for (const auto &a : u.nvcc)
+      opts += (opts.empty() ? "" : " ") + std::string("[") + a + " for this unit]";
     if (!o.note.empty())
       printf("  %s: none (%s)\n", o.source.c_str(), o.note.c_str());
     else

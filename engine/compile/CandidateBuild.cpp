@@ -169,6 +169,7 @@ CandidateMessage CandidateBuilder::messageFor(const Evaluation &e) const {
   m.nvccOptions = e.rendered.nvcc;
   m.defines = e.rendered.defines;
   m.kernelDirectives = e.rendered.kernels;
+  m.unitOptions = e.rendered.units;
   for (const auto &a : e.rendered.acfs) {
     auto it = acfCopy_.find(a.sha256);
     m.acfs.push_back({a.stage, it == acfCopy_.end() ? a.path : it->second, a.sha256});

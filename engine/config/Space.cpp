@@ -110,8 +110,15 @@ Rendered render(const SearchSpace &space, const Point &p) {
     {
       llvm::SmallVector<llvm::StringRef, 2> words;
       llvm::SplitString(c.option, words, " \t");
+      std::vector<std::string> *to = c.render == RenderKind::Ptxas ? &r.ptxas : &r.nvcc;
+      if (!c.unit.empty()) {
+        auto u = std::find_if(r.units.begin(), r.units.end(), [&](const UnitOptions &x) { return x.unit == c.unit; });
+        if (u == r.units.end())
+          u = r.units.insert(r.units.end(), UnitOptions{c.unit, {}, {}});
+        to = c.render == RenderKind::Ptxas ? &u->ptxas : &u->nvcc;
+      }
       for (llvm::StringRef word : words)
-        (c.render == RenderKind::Ptxas ? r.ptxas : r.nvcc).push_back(fillTemplate(word.str(), v));
+        to->push_back(fillTemplate(word.str(), v));
       break;
     }
     case RenderKind::Define:

@@ -29,6 +29,9 @@ struct Control {
   // Kernel: the entry it is written into (kernelKey) and its short
   // demangled name; added after the baseline (engine/config/KernelSpace.h).
   std::string kernelKey, kernelLabel;
+  // Ptxas/Nvcc: the one translation unit the option is for (`unit: src/a.cu`,
+  // common/UnitOptions.h); "" : every compile.
+  std::string unit;
   std::string acfStage = "ptxas";      // Acf: which tool gets --apply-controls
   DomainKind domain = DomainKind::Choice;
   std::vector<std::string> values;     // the domain, materialised; for Acf: absolute file paths

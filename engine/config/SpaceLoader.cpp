@@ -156,7 +156,8 @@ void rejectNonUtf8(const Control &c, const YAML::Node &n, const YamlReader &r, c
 Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string &key,
                      const std::string &baseDir) {
   r.onlyKeys(n, key, {"name", "ptxas", "nvcc", "define", "acf", "choice", "range", "literal",
-                      "log_sampling", "knockout_prob", "required", "help", "changes_results", "compiler_default"});
+                      "log_sampling", "knockout_prob", "required", "help", "changes_results", "compiler_default",
+                      "unit"});
   Control c;
   if (!n["name"])
     r.fail(n, key, "missing 'name'");
@@ -202,6 +203,15 @@ Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string
     c.changesResults = r.boolean(n["changes_results"], k + ".changes_results");
   if (n["compiler_default"])
     c.compilerDefault = r.str(n["compiler_default"], k + ".compiler_default");
+  if (n["unit"]) {
+    c.unit = r.str(n["unit"], k + ".unit");
+    if (c.render != RenderKind::Ptxas && c.render != RenderKind::Nvcc)
+      r.fail(n["unit"], k + ".unit", "only a ptxas or nvcc option can be given to one translation unit (a define or "
+                                     "an ACF reaches the whole build); remove unit:");
+    if (c.unit.empty() || llvm::sys::path::is_absolute(c.unit))
+      r.fail(n["unit"], k + ".unit", "expected a CUDA source as the build names it, relative to the project (src/a.cu)"
+                                     " or a file name (a.cu), got '" + c.unit + "'");
+  }
   rejectNonUtf8(c, n, r, k);
   return c;
 }

@@ -136,6 +136,8 @@ json evaluationCoreToJson(const Evaluation &e) {
               {"evaluated_at", e.evaluatedAt}};
   if (!e.rendered.kernels.empty())
     j["rendered"]["kernels"] = e.rendered.kernels;
+  if (!e.rendered.units.empty())
+    j["rendered"]["units"] = e.rendered.units;
   return j;
 }
 
@@ -161,7 +163,7 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
   std::vector<json> acfs, objects;
   JsonFields r(*rendered, where + ": \"rendered\"");
   r.opt("ptxas", e.rendered.ptxas).opt("nvcc", e.rendered.nvcc).opt("defines", e.rendered.defines).opt("acfs", acfs)
-      .opt("kernels", e.rendered.kernels);
+      .opt("kernels", e.rendered.kernels).opt("units", e.rendered.units);
   f.opt("objects", objects);
   std::vector<json> cases, kernelTimes;
   f.opt("cases", cases).opt("kernel_times", kernelTimes);

@@ -7,6 +7,7 @@
 // kUnset: the control is left out and the compiler's default applies.
 #pragma once
 #include "common/KernelDirective.h"
+#include "common/UnitOptions.h"
 
 #include <nlohmann/json.hpp>
 #include <string>
@@ -31,8 +32,10 @@ struct Rendered {
   std::vector<RenderedAcf> acfs;
   // Per-kernel controls (common/KernelDirective.h), in the space's order.
   std::vector<KernelDirective> kernels;
+  // Per-translation-unit controls (common/UnitOptions.h), one entry per unit.
+  std::vector<UnitOptions> units;
   nlohmann::json controls = nlohmann::json::object();   // name -> value of set controls
-  bool empty() const { return ptxas.empty() && nvcc.empty() && defines.empty() && acfs.empty() && kernels.empty(); }
+  bool empty() const { return ptxas.empty() && nvcc.empty() && defines.empty() && acfs.empty() && kernels.empty() && units.empty(); }
   std::string summary() const;        // one line, e.g. "-Xptxas --opt-level=2 -DTILE=16"
   // SHA-256 over the rendered arguments and each ACF's bytes (by their hash):
   // equal hashes mean the compiler sees the same thing.

@@ -55,7 +55,7 @@ std::string resultsCsvNumber(double v) {
 std::string renderedSummary(const std::vector<std::string> &ptxas, const std::vector<std::string> &nvcc,
                             const std::vector<std::string> &defines,
                             const std::vector<std::pair<std::string, std::string>> &acfs,
-                            const std::vector<KernelDirective> &kernels) {
+                            const std::vector<KernelDirective> &kernels, const std::vector<UnitOptions> &units) {
   std::vector<std::string> parts;
   for (const auto &o : ptxas)
     parts.push_back("-Xptxas " + shellQuote(o));
@@ -67,6 +67,14 @@ std::string renderedSummary(const std::vector<std::string> &ptxas, const std::ve
     parts.push_back("--apply-controls(" + stage + ") " + shellQuote(path));
   for (const auto &k : kernels)
     parts.push_back("kernel " + (k.label.empty() ? k.kernel : k.label) + ": " + directivePtx(k));
+  for (const auto &u : units) {
+    std::string opts;
+    for (const auto &o : u.ptxas)
+      opts += " -Xptxas " + shellQuote(o);
+    for (const auto &o : u.nvcc)
+      opts += " " + shellQuote(o);
+    parts.push_back("unit " + u.unit + ":" + opts);
+  }
   std::string s;
   for (const auto &p : parts)
     s += (s.empty() ? "" : " ") + p;
@@ -85,13 +93,15 @@ std::string renderedSummary(const nlohmann::json &rendered) {
   member("acfs", acfJson);
   std::vector<KernelDirective> kernels;
   member("kernels", kernels);
+  std::vector<UnitOptions> units;
+  member("units", units);
   std::vector<std::pair<std::string, std::string>> acfs;
   for (const auto &a : acfJson) {
     std::string stage, path;
     JsonFields(a, "").opt("stage", stage).opt("path", path);
     acfs.push_back({stage, path});
   }
-  return renderedSummary(ptxas, nvcc, defines, acfs, kernels);
+  return renderedSummary(ptxas, nvcc, defines, acfs, kernels, units);
 }
 
 } // namespace ciq

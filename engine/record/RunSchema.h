@@ -5,6 +5,7 @@
 // The engine writes through it (ResultsCsv.cpp, Rendered::summary); the
 // analysis commands read through it (RunData.cpp).
 #pragma once
+#include "common/UnitOptions.h"
 #include "common/KernelDirective.h"
 
 #include <nlohmann/json.hpp>
@@ -52,7 +53,8 @@ std::string resultsCsvNumber(double v);
 std::string renderedSummary(const std::vector<std::string> &ptxas, const std::vector<std::string> &nvcc,
                             const std::vector<std::string> &defines,
                             const std::vector<std::pair<std::string, std::string>> &acfs,
-                            const std::vector<KernelDirective> &kernels = {});
+                            const std::vector<KernelDirective> &kernels,
+                            const std::vector<UnitOptions> &units = {});
 
 // The same from a journal evaluation line's "rendered" object; a member of
 // the wrong type reads as absent ("" when the object is not one).

@@ -9,7 +9,33 @@
 
 namespace ciq {
 
+// A per-translation-unit control must name a CUDA source the baseline
+// compiled: one that names none would change nothing, and every candidate
+// setting it would measure the same binary.
+bool TuneRun::checkUnits() {
+  if (evals_.empty() || !evals_.front().ok)
+    return true;
+  std::set<std::string> units;
+  for (const auto &c : cfg_.space.controls)
+    if (!c.unit.empty())
+      units.insert(c.unit);
+  for (const auto &u : units) {
+    const auto &objs = evals_.front().objects;
+    if (std::any_of(objs.begin(), objs.end(), [&](const ObjectRecord &o) { return unitMatches(u, o.source); }))
+      continue;
+    std::string sources;
+    for (const auto &o : objs)
+      sources += (sources.empty() ? "" : ", ") + o.source;
+    return fail(cfg_.path + ": space: unit '" + u + "' names none of the CUDA sources the baseline compiled (" +
+                (sources.empty() ? std::string("none: kernels compiled at run time") : sources) +
+                "); name one of them, relative to the project or by file name");
+  }
+  return true;
+}
+
 bool TuneRun::addKernelControls() {
+  if (!checkUnits())
+    return false;
   if (!kernelControlsOn(cfg_) || evals_.empty() || !evals_.front().ok)
     return true;
   BaselineKernelControls bk = baselineKernelControls(cfg_, evals_.front());

@@ -78,6 +78,7 @@ private:
   bool evaluateBaseline();
   // Per-kernel controls for the baseline's kernels (TuneKernels.cpp).
   bool addKernelControls();
+  bool checkUnits();   // every per-translation-unit control names a compiled source
   bool searchGenerations();
   bool searchLoop();
   // The per-kernel stage after the command-line search (TuneKernelStage.cpp).

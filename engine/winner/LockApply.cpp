@@ -275,6 +275,14 @@ LockRender renderLockForBuild(const std::string &lockPath, const LockBuild &b) {
                         " PTX directive(s)), which only ciq-ptxas --lock writes";
     r.throughWrapper = true;
   }
+  // Per-translation-unit options reach their unit's compiles only: the
+  // wrapper picks them by the source it compiles.
+  if (!l->unitOptions.empty()) {
+    if (!r.throughWrapper)
+      r.wrapperReason = "the lock has per-translation-unit controls (" + std::to_string(l->unitOptions.size()) +
+                        " unit(s)), which only ciq-ptxas --lock adds to their unit's compiles";
+    r.throughWrapper = true;
+  }
   // The one renderer of a lock's compile arguments (common/Lockfile.h): the
   // defines go to the target's compile definitions, the rest are options.
   std::vector<std::string> args = lockCompileArgs(*l, lockPath);

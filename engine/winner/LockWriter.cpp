@@ -91,6 +91,7 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
   l.nvccOptions = win.rendered.nvcc;
   l.defines = win.rendered.defines;
   l.kernelDirectives = win.rendered.kernels;
+  l.unitOptions = win.rendered.units;
   // ACFs travel with the lock, named by their SHA-256.
   std::string lockDir = llvm::sys::path::parent_path(cfg.lockfile).str();
   if (auto units = lockUnitsOf(win, lockDir); !units.empty())
