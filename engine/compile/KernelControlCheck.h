@@ -5,6 +5,7 @@
 #include "common/Protocol.h"
 #include "engine/record/Rendered.h"
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -13,5 +14,11 @@ namespace ciq {
 // "" when every directive of `r` was applied somewhere; else one line naming
 // the first kernel, directive and what the wrapper or ptxas said.
 std::string kernelControlProblem(const Rendered &r, const std::vector<Receipt> &receipts);
+
+// The kernels whose per-kernel control took effect in this compile, each with
+// the architectures of the PTX it was written into (sorted), for
+// ObjectRecord::directiveKernels: the lock records them per translation unit
+// (kernel_units), so a later build notices a kernel renamed or removed there.
+std::map<std::string, std::vector<std::string>> appliedKernels(const Receipt &rc);
 
 } // namespace ciq
