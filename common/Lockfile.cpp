@@ -59,6 +59,8 @@ json lockToJson(const Lockfile &l) {
     j["winner"]["rendered"]["kernels"] = l.kernelDirectives;
   if (!l.unitOptions.empty())
     j["winner"]["rendered"]["units"] = l.unitOptions;
+  if (!l.kernelUnits.empty())
+    j["kernel_units"] = l.kernelUnits;
   j["score"] = l.score;
   j[kLockShaKey] = lockSha256Of(j);
   return j;
@@ -197,7 +199,7 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
   std::vector<json> acfs;
   top.need("target", l.target).object("compiler", compiler, true).object("winner", winner, true)
       .need("architectures", l.architectures).opt("created_at", l.createdAt).opt("gpu", l.gpu)
-      .opt("search_space", l.searchSpace).opt("score", l.score);
+      .opt("search_space", l.searchSpace).opt("score", l.score).opt("kernel_units", l.kernelUnits);
   if (!top.ok())
     return fail(top.error());
   // A lock written before issue 41 may hold "" for a translation unit
@@ -243,7 +245,7 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
     return std::nullopt;
   l.sealed = j.contains(kLockShaKey);
   for (const char *k : {"schema_version", "engine_version", "created_at", "target", "compiler",
-                        "architectures", "gpu", "search_space", "winner", "score", kLockShaKey})
+                        "architectures", "gpu", "search_space", "winner", "score", "kernel_units", kLockShaKey})
     j.erase(k);
   l.extra = j;
   return l;

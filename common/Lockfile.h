@@ -2,6 +2,7 @@
 // order (nlohmann's default object is a std::map), so it diffs well.
 #pragma once
 #include "common/Protocol.h"
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -16,6 +17,10 @@ struct LockAcf {
   std::string file;     // path relative to the lockfile: ciq-acf/<sha256>.acf
   std::string sha256;
 };
+
+// kernel_units: kernel (kernelKey) -> translation unit (the source, relative
+// to the lock's folder) -> the architectures whose PTX had the kernel.
+using KernelUnits = std::map<std::string, std::map<std::string, std::vector<std::string>>>;
 
 struct Lockfile {
   int schemaVersion = kLockSchemaVersion;
@@ -41,6 +46,10 @@ struct Lockfile {
   // Per-translation-unit controls (common/UnitOptions.h): likewise only
   // through ciq-ptxas --lock, which adds them to the compiles of their unit.
   std::vector<UnitOptions> unitOptions;
+  // kernel_units: where each per-kernel control took effect in the winner's
+  // build. Empty in a lock written before it (ciq-ptxas --lock then cannot
+  // tell a kernel renamed or removed, and applies what it finds, as it did).
+  KernelUnits kernelUnits;
   std::string deviceCodeSha256;
   nlohmann::json score = nlohmann::json::object();      // objective, unit, baseline, winner, speedup, cv, p
   nlohmann::json extra = nlohmann::json::object();      // forward-compatible fields kept on rewrite

@@ -4,6 +4,8 @@
 #include "common/Lockfile.h"
 #include "common/Sha256.h"
 
+#include <llvm/Support/Path.h>
+
 #include <algorithm>
 
 namespace ciq::wrapper {
@@ -14,6 +16,13 @@ std::optional<LockPolicy> parseLockPolicy(const std::string &s) {
   if (s == "warn")
     return LockPolicy::Warn;
   return std::nullopt;
+}
+
+// Triton passes --gpu-name=sm_90a on Hopper.
+std::string archFamily(const std::string &arch) {
+  if (!arch.empty() && (arch.back() == 'a' || arch.back() == 'f'))
+    return arch.substr(0, arch.size() - 1);
+  return arch;
 }
 
 namespace {
@@ -48,15 +57,6 @@ std::string checkVersion(const std::string &tool, const std::string &path, const
   return "";
 }
 
-// sm_90a and sm_100f are sm_90 and sm_100 with architecture-specific
-// features (Triton passes --gpu-name=sm_90a on Hopper): the same GPU, and
-// the same ptxas controls, as the lock's sm_90.
-std::string archFamily(const std::string &arch) {
-  if (!arch.empty() && (arch.back() == 'a' || arch.back() == 'f'))
-    return arch.substr(0, arch.size() - 1);
-  return arch;
-}
-
 std::string checkArchs(const std::vector<std::string> &archs, const std::vector<std::string> &locked,
                        const std::string &lockPath) {
   auto known = [&](const std::string &a) {
@@ -88,6 +88,8 @@ LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std
     return d;
   }
   d.candidate = lockToCandidate(*lock, lockPath);
+  d.kernelUnits = lock->kernelUnits;
+  d.lockDir = llvm::sys::path::parent_path(lockPath).str();
   if (std::string e = checkAcfs(d.candidate, lockPath); !e.empty()) {
     d.fail = true;
     d.message = e;

@@ -9,6 +9,7 @@
 // one of the lock's architectures.
 #pragma once
 #include "common/BuildMode.h"
+#include "common/Lockfile.h"
 #include "common/Protocol.h"
 
 #include <optional>
@@ -28,7 +29,16 @@ struct LockDecision {
   bool skip = false;             // another build configuration: compile without the lock, `message` says why
   std::string message;           // the error, or the warning when neither apply nor fail
   CandidateMessage candidate;
+  // The lock's kernel_units (Lockfile::kernelUnits) and the folder its
+  // translation units are relative to: which kernels each source must still
+  // have (LockKernels.h).
+  KernelUnits kernelUnits;
+  std::string lockDir;
 };
+
+// sm_90a and sm_100f are sm_90 and sm_100 with architecture-specific
+// features: the same GPU, and the same controls, as the lock's sm_90.
+std::string archFamily(const std::string &arch);
 
 // nvccPath / ptxasPath: the compilers of this invocation ("" when not involved).
 // warnOption: how this invocation can ask for policy warn ("--lock-policy=warn",

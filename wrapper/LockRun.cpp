@@ -2,9 +2,11 @@
 
 #include "wrapper/CompileRun.h"
 #include "wrapper/KernelControls.h"
+#include "wrapper/LockKernels.h"
 #include "wrapper/LockMode.h"
 #include "wrapper/PtxReuse.h"
 
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/WithColor.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -13,51 +15,109 @@
 namespace ciq::wrapper {
 namespace {
 
-// A lock with per-kernel controls: its directives must be in the object, or
-// the build fails (a locked build never quietly lacks part of its winner).
-// nvcc's compile is split as a tuning run splits it (KernelControls.h), in a
-// private folder; ptxas compiles an edited copy of its input.
-int lockWithKernelControls(const Invocation &inv, const Prepared &prep, Parsed &parsed, CandidateMessage &c,
-                           Injection &inj, const std::string &cwd, double limit) {
-  auto refuse = [&](const std::string &why) {
-    return fail("the lock " + inv.lockPath + " has per-kernel controls, and they cannot be written into the compile of " +
-                prep.source + ": " + why + "; rebuild without the lock (or ciq_apply_lock(... POLICY warn)) to compile without them");
-  };
-  if (inv.kind == "ptxas") {
-    PtxInputEdit edit;
-    if (std::string bad = edit.apply(prep.source, parsed.ptxas.input, parsed.ptxas.arch, c.kernelDirectives, inj.argv);
-        !bad.empty())
-      return refuse(bad);
-    Outcome out = runCompiler(inj, limit, false, prep.namedOutputs);
-    if (out.run.spawnFailed)
-      return fail(out.run.errorMessage, 127);
-    return out.timedOut ? timeoutError(prep.source, c, limit) : out.run.exitCode;
-  }
+// One compile of a lock with per-kernel controls.
+struct LockCompile {
+  const Invocation &inv;
+  const Prepared &prep;
+  Parsed &parsed;
+  LockDecision &d;
+  Injection &inj;
+  std::string cwd;
+  double limit;
+};
+
+// What the compile wrote: its directives' outcomes, and the architecture of
+// each PTX they went into (lostKernels compares them with kernel_units).
+struct Written {
+  std::vector<DirectiveOutcome> outcomes;
+  std::vector<std::string> archs;
+};
+
+// The compile fails for the lock's sake. Its object, when nvcc's own run
+// left one (without the directives), goes too: a build tool that finds it
+// newer than its source would take it as built next time.
+int refuseLocked(const Prepared &prep, const std::string &line) {
+  if (!prep.output.empty())
+    llvm::sys::fs::remove(prep.output);
+  return fail(line);
+}
+
+int cannotWrite(const LockCompile &lc, const std::string &why) {
+  return refuseLocked(lc.prep, "the lock " + lc.inv.lockPath + " has per-kernel controls, and they cannot be written "
+                               "into the compile of " + lc.prep.source + ": " + why +
+                               "; rebuild without the lock (or ciq_apply_lock(... POLICY warn)) to compile without them");
+}
+
+// ptxas called directly: it compiles an edited copy of its PTX input.
+int lockPtxasInput(const LockCompile &lc, Written &w) {
+  CandidateMessage &c = lc.d.candidate;
+  PtxInputEdit edit;
+  if (std::string bad = edit.apply(lc.prep.source, lc.parsed.ptxas.input, lc.parsed.ptxas.arch, c.kernelDirectives,
+                                   lc.inj.argv);
+      !bad.empty())
+    return cannotWrite(lc, bad);
+  w.outcomes = edit.outcomes();
+  w.archs = {lc.parsed.ptxas.arch};
+  Outcome out = runCompiler(lc.inj, lc.limit, false, lc.prep.namedOutputs);
+  if (out.run.spawnFailed)
+    return fail(out.run.errorMessage, 127);
+  return out.timedOut ? timeoutError(lc.prep.source, c, lc.limit) : out.run.exitCode;
+}
+
+// nvcc: the compile is split as a tuning run splits it (KernelControls.h),
+// in a private folder.
+int lockNvccSplit(const LockCompile &lc, Written &w) {
+  const Invocation &inv = lc.inv;
+  CandidateMessage &c = lc.d.candidate;
   PrivateRunDir dir;
-  NvccCommand cmd = parsed.nvcc;
-  PtxReuse reuse(ReuseContext{prep.nvccPath, cwd, dir.path(), prep.output, inv.args, &cmd, limit, true});
+  NvccCommand cmd = lc.parsed.nvcc;
+  PtxReuse reuse(ReuseContext{lc.prep.nvccPath, lc.cwd, dir.path(), lc.prep.output, inv.args, &cmd, lc.limit, true});
   if (!reuse.unsupported().empty())
-    return refuse("it cannot be split for PTX edits (" + reuse.unsupported() + ")");
-  std::vector<std::string> candArgs(inj.argv.begin() + inv.prefix.size(), inj.argv.end());
-  Injection run = inj;
-  run.argv = {prep.nvccPath};
+    return cannotWrite(lc, "it cannot be split for PTX edits (" + reuse.unsupported() + ")");
+  std::vector<std::string> candArgs(lc.inj.argv.begin() + inv.prefix.size(), lc.inj.argv.end());
+  Injection run = lc.inj;
+  run.argv = {lc.prep.nvccPath};
   run.argv.insert(run.argv.end(), candArgs.begin(), candArgs.end());
   for (auto &a : reuse.keepArgs(c))
     run.argv.push_back(a);
-  Outcome out = runCompiler(run, limit, false, prep.namedOutputs);
+  Outcome out = runCompiler(run, lc.limit, false, lc.prep.namedOutputs);
   if (out.run.spawnFailed)
     return fail(out.run.errorMessage, 127);
   if (out.timedOut)
-    return timeoutError(prep.source, c, limit);
+    return timeoutError(lc.prep.source, c, lc.limit);
   if (out.run.exitCode != 0)
     return out.run.exitCode;
   if (std::string n = reuse.keep(candArgs); !n.empty())
-    return refuse(n);
+    return cannotWrite(lc, n);
   ReuseResult rr = reuse.tryReuse(c, candArgs, true);
   writeAll(2, rr.err);
   if (!rr.reused)
-    return refuse(rr.note.empty() ? "no PTX was kept" : rr.note);
-  return rr.timedOut ? timeoutError(prep.source, c, limit) : rr.exitCode;
+    return cannotWrite(lc, rr.note.empty() ? "no PTX was kept" : rr.note);
+  w.outcomes = rr.directives;
+  w.archs = rr.editedArchs;
+  return rr.timedOut ? timeoutError(lc.prep.source, c, lc.limit) : rr.exitCode;
+}
+
+// A lock with per-kernel controls: its directives must be in the object, or
+// the build fails (a locked build never quietly lacks part of its winner).
+// A kernel the lock recorded in this source and no longer in its PTX
+// (renamed or removed since the tune) follows the lock policy: error fails
+// the compile, warn says so in one line and keeps the object, which has
+// every other directive.
+int lockWithKernelControls(const LockCompile &lc, bool refuse, const std::string &warnOption) {
+  Written w;
+  int status = lc.inv.kind == "ptxas" ? lockPtxasInput(lc, w) : lockNvccSplit(lc, w);
+  if (status != 0)
+    return status;
+  auto lost = lostKernels(lc.d.kernelUnits, lc.d.lockDir, lc.prep.source, w.archs, w.outcomes,
+                          lc.d.candidate.kernelDirectives);
+  if (lost.empty())
+    return 0;
+  std::string line = lostKernelsLine(lost, absolute(lc.inv.lockPath, lc.cwd), lc.prep.source, refuse, warnOption);
+  if (refuse)
+    return refuseLocked(lc.prep, line);
+  warn(line);
+  return 0;
 }
 
 } // namespace
@@ -106,7 +166,8 @@ int lockRun(const Invocation &inv) {
     return fail(inj.error);
   double limit = compileTimeout(d.candidate);
   if (!d.candidate.kernelDirectives.empty())
-    return lockWithKernelControls(inv, prep, parsed, d.candidate, inj, cwd, limit);
+    return lockWithKernelControls(LockCompile{inv, prep, parsed, d, inj, cwd, limit}, *policy == LockPolicy::Error,
+                                  warnOption);
   if (limit <= 0)
     return execArgv(inj.argv); // nothing to watch: the compiler takes this process's place
   Outcome out = runCompiler(inj, limit, false, prep.namedOutputs);

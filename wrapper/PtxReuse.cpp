@@ -285,6 +285,7 @@ std::string PtxReuse::editPtx(std::vector<std::string> &v, const CandidateMessag
     return bad;
   moved.push_back({v[input], edited});
   v[input] = edited;
+  res.editedArchs.push_back(arch);
   return "";
 }
 

@@ -55,6 +55,7 @@ struct ReuseResult {
   long deviceCodeBytes = 0;
   std::vector<PtxEntry> entries;              // the entries of the PTX ptxas compiled
   std::vector<DirectiveOutcome> directives;   // the candidate's per-kernel controls, per architecture
+  std::vector<std::string> editedArchs;       // the architecture of each PTX they were written into
 };
 
 // Is this candidate's set of controls one that reaches ptxas alone?

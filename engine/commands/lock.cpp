@@ -222,10 +222,15 @@ int show(const ciq::Lockfile &l) {
   for (const auto &a : l.acfs) opts += " --apply-controls(" + a.stage + ") " + a.file;
   printf("options:      %s\n", opts.empty() ? " (none)" : opts.c_str());
   // Per-kernel controls: PTX directives of one entry each, written by
-  // ciq-ptxas --lock into every compile that has that kernel.
-  for (const auto &k : l.kernelDirectives)
-    printf("kernel:        %s: %s  [%s]\n", (k.label.empty() ? k.kernel : k.label).c_str(),
-           ciq::directivePtx(k).c_str(), k.kernel.c_str());
+  // ciq-ptxas --lock into every compile that has that kernel; the
+  // translation unit is where the tune found it, which a build checks.
+  for (const auto &k : l.kernelDirectives) {
+    std::string units = ciq::kernelUnitsPhrase(l, k.kernel);
+    printf("kernel:        %s: %s  [%s]  in %s\n", (k.label.empty() ? k.kernel : k.label).c_str(),
+           ciq::directivePtx(k).c_str(), k.kernel.c_str(),
+           units.empty() ? "every compile whose PTX has it (no translation unit recorded: a lock written by an older ciq)"
+                         : units.c_str());
+  }
   // Per-translation-unit controls: added by ciq-ptxas --lock to its compiles only.
   for (const auto &u : l.unitOptions) {
     std::string o;
@@ -266,6 +271,7 @@ int showObjects(const ciq::Lockfile &l) {
   sys::fs::make_absolute(lock);
   std::string err;
   auto objects = ciq::lockAppliedObjects(l, lock.str().str(), cfg, err);
+  std::string lockDir = sys::path::parent_path(lock.str()).str();
   if (!objects)
     return ciq::reportError("lock show --build-dir " + BuildDir + ": " + err);
   printf("compiles of %s in %s (%zu):\n", cfg.target.c_str(), cfg.buildDir.c_str(), objects->size());
@@ -274,10 +280,15 @@ int showObjects(const ciq::Lockfile &l) {
     for (const auto &a : o.options)
       opts += (opts.empty() ? "" : " ") + a;
     // Per-kernel controls go into every compile whose PTX has the kernel:
-    // which one that is shows only when it compiles, so each is listed.
-    for (const auto &k : l.kernelDirectives)
-      opts += (opts.empty() ? "" : " ") + std::string("[kernel ") + (k.label.empty() ? k.kernel : k.label) + ": " +
-              ciq::directivePtx(k) + " where it is compiled]";
+    // the lock names the translation unit it was tuned in (kernel_units);
+    // without that record (an older lock) each is listed for every compile.
+    for (const auto &k : l.kernelDirectives) {
+      auto units = l.kernelUnits.find(k.kernel);
+      bool here = units != l.kernelUnits.end() && units->second.count(ciq::lockRelative(o.source, lockDir));
+      if (units == l.kernelUnits.end() || here)
+        opts += (opts.empty() ? "" : " ") + std::string("[kernel ") + (k.label.empty() ? k.kernel : k.label) + ": " +
+                ciq::directivePtx(k) + (here ? "]" : " where it is compiled]");
+    }
     ciq::UnitOptions u = ciq::optionsForSource(l.unitOptions, o.source);
     for (const auto &a : u.ptxas)
       opts += (opts.empty() ? "" : " ") + std::string("[-Xptxas ") + a + " for this unit]";

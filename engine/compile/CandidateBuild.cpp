@@ -506,7 +506,7 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     }
     const Receipt &rc = *it->second;
     e.objects.push_back({o.source, o.object, rc.deviceCodeSha256, rc.status, rc.deviceCodeBytes, rc.wallMs,
-                         rc.ptxasRan, rc.ptxReuse});
+                         rc.ptxasRan, rc.ptxReuse, appliedKernels(rc)});
     hashes.push_back(rc.deviceCodeSha256);
   }
   if (!missing.empty()) {

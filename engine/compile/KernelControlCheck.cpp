@@ -1,5 +1,7 @@
 #include "engine/compile/KernelControlCheck.h"
 
+#include <algorithm>
+
 namespace ciq {
 
 std::string kernelControlProblem(const Rendered &r, const std::vector<Receipt> &receipts, const KernelScope &scope) {
@@ -32,6 +34,21 @@ std::string kernelControlProblem(const Rendered &r, const std::vector<Receipt> &
              " (renamed or removed since the baseline?)";
   }
   return "";
+}
+
+std::map<std::string, std::vector<std::string>> appliedKernels(const Receipt &rc) {
+  std::map<std::string, std::vector<std::string>> out;
+  // Only "applied" with an architecture: "not_applicable" may stand for a
+  // compile that could not be split (no PTX read, the kernel maybe absent).
+  for (const auto &o : rc.directives)
+    if (o.status == "applied" && !o.arch.empty()) {
+      auto &archs = out[o.kernel];
+      if (std::find(archs.begin(), archs.end(), o.arch) == archs.end())
+        archs.push_back(o.arch);
+    }
+  for (auto &[kernel, archs] : out)
+    std::sort(archs.begin(), archs.end());
+  return out;
 }
 
 } // namespace ciq

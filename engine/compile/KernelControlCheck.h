@@ -5,6 +5,7 @@
 #include "common/Protocol.h"
 #include "engine/record/Rendered.h"
 
+#include <map>
 #include <set>
 #include <string>
 #include <vector>
@@ -24,5 +25,11 @@ struct KernelScope {
 // line naming the first kernel, directive and what the wrapper or ptxas said.
 std::string kernelControlProblem(const Rendered &r, const std::vector<Receipt> &receipts,
                                  const KernelScope &scope = {});
+
+// The kernels whose per-kernel control took effect in this compile, each with
+// the architectures of the PTX it was written into (sorted), for
+// ObjectRecord::directiveKernels: the lock records them per translation unit
+// (kernel_units), so a later build notices a kernel renamed or removed there.
+std::map<std::string, std::vector<std::string>> appliedKernels(const Receipt &rc);
 
 } // namespace ciq

@@ -21,6 +21,11 @@ struct ObjectRecord {
   // How the wrapper made it (Receipt::ptxReuse): "reused" (ptxas on kept
   // PTX), "kept" (nvcc ran and kept its front end) or "full" (nvcc ran).
   std::string ptxReuse;
+  // The candidate's per-kernel controls this compile wrote into its PTX:
+  // kernel (kernelKey) -> the architectures whose PTX had that entry. The
+  // lock records it per translation unit (kernel_units), so a later build
+  // can tell a kernel renamed or removed from one that was never here.
+  std::map<std::string, std::vector<std::string>> directiveKernels;
 };
 
 // One case of benchmark.cases as one candidate ran it: its runs, and how it

@@ -99,10 +99,13 @@ json evaluationCoreToJson(const Evaluation &e) {
   for (const auto &a : e.rendered.acfs)
     acfs.push_back({{"stage", a.stage}, {"path", a.path}, {"sha256", a.sha256}});
   json objects = json::array();
-  for (const auto &o : e.objects)
+  for (const auto &o : e.objects) {
     objects.push_back({{"source", o.source}, {"output", o.output}, {"device_code_sha256", o.deviceCodeSha256},
                        {"device_code_bytes", o.deviceCodeBytes}, {"wall_ms", o.wallMs}, {"status", o.status},
                        {"ptxas_ran", o.ptxasRan}, {"ptx_reuse", o.ptxReuse}});
+    if (!o.directiveKernels.empty())
+      objects.back()["directive_kernels"] = o.directiveKernels;
+  }
   json j = json{{"op", "evaluation"},
               {"candidate_id", e.candidateId},
               {"generation", e.generation},
@@ -192,7 +195,7 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
     JsonFields of(objects[i], where + ": \"objects\"[" + std::to_string(i) + "]");
     of.opt("source", o.source).opt("output", o.output).opt("device_code_sha256", o.deviceCodeSha256)
         .opt("status", o.status).opt("device_code_bytes", o.deviceCodeBytes).opt("wall_ms", o.wallMs)
-        .opt("ptxas_ran", o.ptxasRan).opt("ptx_reuse", o.ptxReuse);
+        .opt("ptxas_ran", o.ptxasRan).opt("ptx_reuse", o.ptxReuse).opt("directive_kernels", o.directiveKernels);
     if (!of.ok())
       return error = of.error(), false;
     e.objects.push_back(o);

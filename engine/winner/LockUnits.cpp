@@ -13,11 +13,38 @@ std::string relativeTo(const std::string &source, const std::string &dir) {
 
 } // namespace
 
+std::string lockRelative(const std::string &source, const std::string &lockDir) { return relativeTo(source, lockDir); }
+
+std::string kernelUnitsPhrase(const Lockfile &l, const std::string &kernel) {
+  auto it = l.kernelUnits.find(kernel);
+  if (it == l.kernelUnits.end())
+    return "";
+  std::string out;
+  for (const auto &[unit, archs] : it->second) {
+    std::string list;
+    for (const auto &a : archs)
+      list += (list.empty() ? "" : ", ") + a;
+    out += (out.empty() ? "" : "; ") + unit + (list.empty() ? "" : " (" + list + ")");
+  }
+  return out;
+}
+
 nlohmann::json lockUnitsOf(const Evaluation &win, const std::string &lockDir) {
   nlohmann::json units = nlohmann::json::object();
   for (const auto &o : win.objects)
     if (!o.source.empty() && !o.deviceCodeSha256.empty())
       units[relativeTo(o.source, lockDir)] = o.deviceCodeSha256;
+  return units;
+}
+
+KernelUnits kernelUnitsOf(const Evaluation &win, const std::string &lockDir) {
+  KernelUnits units;
+  for (const auto &d : win.rendered.kernels)
+    for (const auto &o : win.objects) {
+      auto it = o.directiveKernels.find(d.kernel);
+      if (it != o.directiveKernels.end() && !o.source.empty())
+        units[d.kernel][relativeTo(o.source, lockDir)] = it->second;
+    }
   return units;
 }
 

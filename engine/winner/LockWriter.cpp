@@ -96,6 +96,7 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
   std::string lockDir = llvm::sys::path::parent_path(cfg.lockfile).str();
   if (auto units = lockUnitsOf(win, lockDir); !units.empty())
     l.extra["device_code_units"] = units;
+  l.kernelUnits = kernelUnitsOf(win, lockDir);
   for (const auto &a : win.rendered.acfs) {
     std::string rel = "ciq-acf/" + a.sha256 + ".acf";
     llvm::sys::fs::create_directories(lockDir + "/ciq-acf");

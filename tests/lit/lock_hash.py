@@ -1,14 +1,17 @@
 """candidate_hash as common/Lockfile.h defines it, for test fixtures that write
 a ciq.lock by hand: SHA-256 of the compact JSON (keys sorted)
-{"acfs":[[stage,sha256],...],"defines":[...],"nvcc":[...],"ptxas":[...]}."""
+{"acfs":[[stage,sha256],...],"defines":[...],"nvcc":[...],"ptxas":[...]}, plus
+"kernels":[[kernel,directive,value],...] when there are per-kernel controls."""
 import hashlib
 import json
 
 
-def candidate_hash(ptxas, nvcc, defines, acfs):
-    """acfs: [{"stage": ..., "sha256": ...}, ...]"""
+def candidate_hash(ptxas, nvcc, defines, acfs, kernels=None):
+    """acfs: [{"stage": ..., "sha256": ...}, ...]; kernels: [{"kernel", "directive", "value"}, ...]"""
     rendered = {"acfs": [[a["stage"], a["sha256"]] for a in acfs], "defines": defines,
                 "nvcc": nvcc, "ptxas": ptxas}
+    if kernels:
+        rendered["kernels"] = [[k["kernel"], k["directive"], k["value"]] for k in kernels]
     text = json.dumps(rendered, separators=(",", ":"), sort_keys=True, ensure_ascii=False)
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -82,6 +82,7 @@ Evaluation everyField() {
   o.wallMs = 12.5;
   o.ptxasRan = false;
   o.ptxReuse = "reused";
+  o.directiveKernels = {{"_Z4stepPf", {"sm_80", "sm_90"}}};
   e.objects = {o};
   e.runtimeKernels = {"triton_kernel"};
   e.runs = {1.2, 1.3, 1.25};
@@ -153,6 +154,7 @@ void expectSame(const Evaluation &a, const Evaluation &b) {
     EXPECT_EQ(x.wallMs, y.wallMs);
     EXPECT_EQ(x.ptxasRan, y.ptxasRan);
     EXPECT_EQ(x.ptxReuse, y.ptxReuse);
+    EXPECT_EQ(x.directiveKernels, y.directiveKernels);
   }
   EXPECT_EQ(a.runtimeKernels, b.runtimeKernels);
   EXPECT_EQ(a.runs, b.runs);

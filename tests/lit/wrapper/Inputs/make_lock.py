@@ -3,9 +3,12 @@
 the winner of Inputs/candidate.json; ACFs are copied to ciq-acf/<sha256>.acf.
 
   make_lock.py OUT --version 13.0.88 --arch sm_90 [--acf FILE]... [--device-code-from RECEIPTS]
+               [--kernel KEY:DIRECTIVE:VALUE:LABEL]... [--kernel-unit KEY:UNIT:ARCH[,ARCH]]...
 
 --device-code-from: the winner's device_code_sha256 from a tuning run's receipts
 (fake_engine --receipts), combined as docs/wrapper.md "Device-code hash" says.
+--kernel: a per-kernel control (winner.rendered.kernels[]); --kernel-unit: where
+the tune found that kernel (kernel_units: UNIT relative to the lock's folder).
 """
 import argparse
 import hashlib
@@ -23,7 +26,17 @@ p.add_argument("--version", required=True)
 p.add_argument("--arch", action="append", default=[])
 p.add_argument("--acf", action="append", default=[])
 p.add_argument("--device-code-from")
+p.add_argument("--kernel", action="append", default=[])
+p.add_argument("--kernel-unit", action="append", default=[])
 a = p.parse_args()
+kernels = []
+for k in a.kernel:
+    key, directive, value, label = k.split(":")
+    kernels.append({"kernel": key, "directive": directive, "value": int(value), "label": label})
+kernel_units = {}
+for u in a.kernel_unit:
+    key, unit, archs = u.split(":")
+    kernel_units.setdefault(key, {})[unit] = archs.split(",")
 here = os.path.dirname(os.path.abspath(__file__))
 cand = json.load(open(os.path.join(here, "candidate.json")))
 acfs = []
@@ -33,7 +46,8 @@ for f in a.acf:
     os.makedirs(d, exist_ok=True)
     shutil.copy(f, os.path.join(d, sha + ".acf"))
     acfs.append({"stage": "ptxas", "file": "ciq-acf/" + sha + ".acf", "sha256": sha})
-candidate_hash = lock_hash.candidate_hash(cand["ptxas_options"], cand["nvcc_options"], cand["defines"], acfs)
+candidate_hash = lock_hash.candidate_hash(cand["ptxas_options"], cand["nvcc_options"], cand["defines"], acfs,
+                                          kernels)
 device_code = ""
 if a.device_code_from:
     receipts = [m for m in json.load(open(a.device_code_from)) if m.get("op") == "receipt"]
@@ -56,6 +70,10 @@ lock = {
                "acfs": acfs, "device_code_sha256": device_code},
     "score": {},
 }
+if kernels:
+    lock["winner"]["rendered"]["kernels"] = kernels
+if kernel_units:
+    lock["kernel_units"] = kernel_units
 lock["lock_sha256"] = lock_hash.lock_sha256(lock)  # as ciq writes it
 with open(a.out, "w") as f:
     json.dump(lock, f, indent=2, sort_keys=True)
