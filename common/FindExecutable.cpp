@@ -14,18 +14,16 @@ std::string real(const std::string &p) {
   return realpath(p.c_str(), buf) ? std::string(buf) : p;
 }
 
-// The first PATH entry's `name` (or `name` itself, holding a '/') that is
-// an executable file and not refused.
+// The first entry of the search path `p` holding a `name` (or `name`
+// itself, holding a '/') that is an executable file and not refused.
 template <class Refused>
-std::optional<std::string> searchPath(const std::string &name, Refused refused) {
+std::optional<std::string> searchPath(const std::string &name, const std::string &p, Refused refused) {
   auto usable = [&](const std::string &p) {
     struct stat st;
     return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0 && !refused(p);
   };
   if (name.find('/') != std::string::npos)
     return usable(name) ? std::optional<std::string>(name) : std::nullopt;
-  const char *path = getenv("PATH");
-  std::string p = path ? path : "/usr/bin:/bin";
   size_t pos = 0;
   while (pos <= p.size()) {
     size_t end = p.find(':', pos);
@@ -42,18 +40,28 @@ std::optional<std::string> searchPath(const std::string &name, Refused refused) 
   return std::nullopt;
 }
 
+// This process's PATH, or the search path execvp uses without one.
+std::string ownPath() {
+  const char *path = getenv("PATH");
+  return path ? path : "/usr/bin:/bin";
+}
+
 std::string baseOf(const std::string &resolved) { return resolved.substr(resolved.rfind('/') + 1); }
 
 } // namespace
 
+std::optional<std::string> findExecutableOn(const std::string &name, const std::string &searchPathValue) {
+  return searchPath(name, searchPathValue, [](const std::string &) { return false; });
+}
+
 std::optional<std::string> findExecutable(const std::string &name, const std::string &skip) {
   std::string skipReal = skip.empty() ? "" : real(skip);
-  return searchPath(name, [&](const std::string &p) { return !skipReal.empty() && real(p) == skipReal; });
+  return searchPath(name, ownPath(), [&](const std::string &p) { return !skipReal.empty() && real(p) == skipReal; });
 }
 
 std::optional<std::string> findRealCompiler(const std::string &name, const std::string &skip) {
   std::string skipReal = skip.empty() ? "" : real(skip);
-  return searchPath(name, [&](const std::string &p) {
+  return searchPath(name, ownPath(), [&](const std::string &p) {
     return (!skipReal.empty() && real(p) == skipReal) || isCiqPtxas(p) || isCompilerCache(p);
   });
 }

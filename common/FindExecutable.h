@@ -13,6 +13,10 @@ namespace ciq {
 std::optional<std::string> findExecutable(const std::string &name,
                                           const std::string &skip = "");
 
+// The same search on another search path (a child's PATH value): ""
+// entries are the current folder, as for execvp.
+std::optional<std::string> findExecutableOn(const std::string &name, const std::string &searchPathValue);
+
 // True for ciq-ptxas or its driver under any name (a link's target, or the
 // file's own name): what a stand-in must never take for the real compiler.
 bool isCiqPtxas(const std::string &path);

@@ -145,6 +145,24 @@ std::vector<std::string> buildEnv(const SubprocessOptions &o, const std::string 
   return env;
 }
 
+// The file to run for `program` when the child's PATH is not this
+// process's: a name is found on the child's PATH, as the child's shell or
+// its own execvp would find it (posix_spawnp reads this process's PATH).
+// Otherwise a tune's benchmark, whose PATH puts ciq's stand-ins first, ran
+// the real nvcc under the name "nvcc", and nvcc, which finds its toolkit by
+// looking its own name up on PATH, took the stand-ins' folder for its own:
+// no nvcc.profile there, "sh: cicc: not found" (`nvcc x.cu -o x --run`).
+// nullopt: posix_spawnp as usual (no '/' and the PATH unchanged).
+std::optional<std::string> programOnChildPath(const std::string &program, const SubprocessOptions &o) {
+  if (program.find('/') != std::string::npos)
+    return std::nullopt;
+  if (auto it = o.setEnv.find("PATH"); it != o.setEnv.end())
+    return findExecutableOn(program, it->second).value_or("");
+  if (std::find(o.unsetEnv.begin(), o.unsetEnv.end(), "PATH") != o.unsetEnv.end())
+    return findExecutableOn(program, "/bin:/usr/bin").value_or(""); // glibc's default search path
+  return std::nullopt;
+}
+
 std::vector<char *> cArgv(std::vector<std::string> &v) {
   std::vector<char *> out;
   for (auto &s : v)
@@ -370,6 +388,8 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
   }
   auto cargs = cArgv(args);
   auto cenv = cArgv(env);
+  // (A guard, named by its path, runs the command with execvp on the child's PATH itself.)
+  auto file = programOnChildPath(args[0], o);
   if (terminating)
     waitForTheEnd();
   auto start = Clock::now();
@@ -380,7 +400,14 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     int outW = outFileFd >= 0 ? outFileFd : outP[1];
     describeChild(sp, o, outW, errP[1], inP[0] >= 0 ? inP[0] : devNull);
     std::lock_guard<std::mutex> g(spawnMu);
-    auto spawn = [&] { spawnErr = posix_spawnp(&pid, cargs[0], &sp.actions, &sp.attr, cargs.data(), cenv.data()); };
+    auto spawn = [&] {
+      if (!file)
+        spawnErr = posix_spawnp(&pid, cargs[0], &sp.actions, &sp.attr, cargs.data(), cenv.data());
+      else if (file->empty())
+        spawnErr = ENOENT; // on no folder of the child's PATH
+      else // argv[0] stays as written: the program finds itself on that PATH
+        spawnErr = posix_spawn(&pid, file->c_str(), &sp.actions, &sp.attr, cargs.data(), cenv.data());
+    };
     if (o.niceness > 0 && o.guard.empty()) {
       // Linux keeps a nice value per thread and a child starts with its
       // creator's: spawned from a thread of its own that raised its value,

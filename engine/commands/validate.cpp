@@ -12,6 +12,7 @@
 #include "common/EnvNames.h"
 #include "engine/measure/Interleave.h"
 #include "engine/compile/RuntimeCompiles.h"
+#include "engine/compile/TorchRoute.h"
 #include "engine/run/Tune.h"
 #include "common/Lockfile.h"
 #include "common/NumberFormat.h"
@@ -52,30 +53,42 @@ bool compilesAtRunTime(const ciq::TuneConfig &cfg) {
   return !evals.empty() && !evals.front().runtimeKernels.empty();
 }
 
-// Kernels compiled while the benchmark runs (Triton), before each run: the
-// baseline's by the real ptxas, the winner's by the ptxas stand-in with the
-// lock (what a user runs after `eval "$(ciq lock env)"`), each side with a
-// fresh cache of its own; a partial variant (parameters or compiler controls
-// only) gets its candidate from the engine, as in a tune.
+// Kernels compiled while the benchmark runs (Triton's ptxas, PyTorch's
+// load(), a benchmark that runs nvcc), before each run: the baseline's by
+// the real compilers, the winner's by the stand-ins with the lock (what a
+// user runs after `eval "$(ciq lock env)"`: the stand-ins' folder first on
+// PATH, PyTorch's nvcc the stand-in), each side with fresh caches of its own
+// (Triton's, PyTorch's extensions: a build cached by the other side would
+// hide this side's compiler); a partial variant (parameters or compiler
+// controls only) gets its candidate from the engine, as in a tune.
 ciq::MeasureOptions::ServeRuntime runtimeSides(const ciq::TuneConfig &cfg, const ciq::Lockfile &lock,
                                                const std::string &winnerHash, ciq::CandidateBuilder &builder,
                                                ciq::BenchmarkRunner &runner) {
-  std::string dir = cfg.runDir + "/validate";
+  std::string dir = cfg.runDir + "/validate", standin = cfg.runDir + "/standin";
   std::string real = lock.ptxasPath.empty() ? ciq::realPtxasFor(cfg) : lock.ptxasPath;
   for (const char *side : {"baseline-cache", "winner-cache"}) {
     sys::fs::remove_directories(dir + "/" + side);
     sys::fs::create_directories(dir + "/" + side);
   }
   const char *path = getenv("PATH");
-  auto side = [&cfg, dir, real, path = std::string(path ? path : "")](const std::string &name, bool locked) {
-    std::string ptxas = locked ? cfg.runDir + "/standin/ptxas" : real;
-    return std::map<std::string, std::string>{{"TRITON_CACHE_DIR", dir + "/" + name + "-cache"},
+  std::string note;
+  auto torch = ciq::torchEnv(cfg.runDir, standin, lock.nvccPath, note);
+  auto side = [&cfg, dir, standin, real, torch, path = std::string(path ? path : "")](const std::string &name,
+                                                                                      bool locked) {
+    std::string ptxas = locked ? standin + "/ptxas" : real;
+    std::map<std::string, std::string> env = {{"TRITON_CACHE_DIR", dir + "/" + name + "-cache"},
+                                              {"TORCH_EXTENSIONS_DIR", dir + "/" + name + "-cache/torch-extensions"},
                                               {"TRITON_PTXAS_PATH", ptxas},
                                               {"TRITON_PTXAS_BLACKWELL_PATH", ptxas},
-                                              {"PATH", path},
+                                              {"PATH", locked ? standin + (path.empty() ? "" : ":" + path) : path},
                                               {ciq::env::Socket, ""},
                                               {ciq::env::Lock, locked ? cfg.lockfile : ""},
                                               {ciq::env::RealPtxas, real}};
+    if (locked)
+      for (const auto &kv : torch)
+        if (!cfg.benchmark.env.count(kv.first))
+          env[kv.first] = kv.second;
+    return env;
   };
   auto baseline = side("baseline", false), winner = side("winner", true);
   return [&builder, &runner, winnerHash, baseline, winner](const ciq::Evaluation &e) {

@@ -59,6 +59,19 @@ bool benchmarkProgramIsBuilt(const TuneConfig &cfg, const std::string &program) 
 
 namespace {
 
+// command[0] as the runs name it when the build does not make it: a bare
+// name found on PATH stays a name, so the run's own PATH picks the program,
+// as a shell would: a benchmark that is a compiler (`nvcc x.cu -o x --run`)
+// then reaches ciq's stand-in first on that PATH in every run, the
+// finalists' included (by its absolute path it ran the real nvcc, without
+// the candidate). Any other program runs by the path it resolved to.
+std::string programAsRun(const TuneConfig &cfg, const std::string &resolved) {
+  const std::string &name = cfg.benchmark.command.at(0);
+  if (name.find('/') == std::string::npos && findExecutable(name))
+    return name;
+  return resolved;
+}
+
 // argv[i] as the executable file it names inside the build directory, or "".
 std::string builtProgramArgument(const TuneConfig &cfg, const std::string &arg) {
   if (arg.empty() || arg[0] == '-')
@@ -91,7 +104,7 @@ std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg,
   // No build: every build runs the same files, and the run's environment
   // (BeforeRun) selects the candidate's kernels compiled at run time.
   if (cfg.build.kind == "none") {
-    cmd[0] = *exe;
+    cmd[0] = programAsRun(cfg, *exe);
     return cmd;
   }
   // The programs the build makes are copied: command[0], or an argument
@@ -106,7 +119,7 @@ std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg,
     cmd[0] = to;
     copied = true;
   } else
-    cmd[0] = *exe;
+    cmd[0] = programAsRun(cfg, *exe);
   for (size_t i = 1; i < cmd.size(); ++i) {
     std::string p = builtProgramArgument(cfg, cmd[i]);
     if (p.empty())

@@ -41,7 +41,7 @@ def main():
         end.synchronize()
         times.append(start.elapsed_time(end))
     times.sort()
-    print("ITEMS=%d time_ms=%.4f" % (ext.items(), times[len(times) // 2]))
+    print("ITEMS=%d FAST_SINCOS=%d time_ms=%.4f" % (ext.items(), ext.fast_sincos(), times[len(times) // 2]))
     return 0
 
 
