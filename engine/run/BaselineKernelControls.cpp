@@ -26,8 +26,14 @@ BaselineKernelControls baselineKernelControls(const TuneConfig &cfg, const Evalu
   std::vector<SpaceKernel> kernels = spaceKernels(baseline.kernels);
   out.kernels = kernels.size();
   std::vector<std::string> order = launchedKernelOrder(baseline);
-  out.launchedOnly = !order.empty();
-  if (order.empty())
+  // A trace lost in one case (kernelTimesWhy set beside kernel times) would
+  // take that case's kernels for ones the benchmark never launches.
+  bool partial = !order.empty() && !baseline.kernelTimesWhy.empty();
+  out.launchedOnly = !order.empty() && !partial;
+  if (partial) {
+    out.why = "the baseline's kernel times are incomplete (" + baseline.kernelTimesWhy + ")";
+    order.clear();
+  } else if (order.empty())
     out.why = !cfg.benchmark.enabled            ? "no benchmark runs"
               : !baseline.kernelTimesWhy.empty() ? "no kernel times: " + baseline.kernelTimesWhy
                                                  : "no kernel times (benchmark.kernel_times: off, or no warm-up run)";

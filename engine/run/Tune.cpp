@@ -114,7 +114,10 @@ bool TuneRun::prepare() {
   // A strategy that runs out of points (exhaustive over a space smaller
   // than the budget) ends the search there, and the counter says so ([3/3],
   // not [3/49]).
-  if (auto most = mostEvaluations(cfg_.search.strategy, cfg_.space); most && *most < (double)budget_)
+  // Not where per-kernel controls join the space after the baseline: the
+  // space grows then, and the budget is for it too.
+  if (auto most = mostEvaluations(cfg_.search.strategy, cfg_.space);
+      most && *most < (double)budget_ && !kernelControlsOn(cfg_))
     budget_ = std::max(1, (int)*most);
   // A budget (BUDGET, max_evaluations, --max-evaluations) is what the user
   // asked to spend: without generations of their own, enough generations to

@@ -182,7 +182,9 @@ std::vector<KernelTrial> trialsToRetry(const std::vector<KernelPlan> &plans, con
         if (!carried || !(*carried == t))
           continue;
         seen = true;
-        told = told || kernelTimesUsable(*e);
+        // Its own kernel timed: a case whose trace was lost (unreadable,
+        // not written) times the other kernels, not this one.
+        told = told || (kernelTimesUsable(*e) && kernelMsPerLaunch(*e, k.key) > 0);
         alone = alone || !carriesOtherTrials(plans, k, base, e->point);
       }
       if (seen && !told && !alone)
