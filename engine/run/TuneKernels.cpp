@@ -19,16 +19,21 @@ bool TuneRun::checkUnits() {
   for (const auto &c : cfg_.space.controls)
     if (!c.unit.empty())
       units.insert(c.unit);
+  const auto &objs = evals_.front().objects;
+  std::string sources;
+  for (const auto &o : objs)
+    sources += (sources.empty() ? "" : ", ") + o.source;
   for (const auto &u : units) {
-    const auto &objs = evals_.front().objects;
-    if (std::any_of(objs.begin(), objs.end(), [&](const ObjectRecord &o) { return unitMatches(u, o.source); }))
+    // One unit, one source: a file name two folders share would give both
+    // the options while the summary and the lock name one.
+    auto n = std::count_if(objs.begin(), objs.end(), [&](const ObjectRecord &o) { return unitMatches(u, o.source); });
+    if (n == 1)
       continue;
-    std::string sources;
-    for (const auto &o : objs)
-      sources += (sources.empty() ? "" : ", ") + o.source;
-    return fail(cfg_.path + ": space: unit '" + u + "' names none of the CUDA sources the baseline compiled (" +
-                (sources.empty() ? std::string("none: kernels compiled at run time") : sources) +
-                "); name one of them, relative to the project or by file name");
+    return fail(cfg_.path + ": space: unit '" + u + "' names " +
+                (n == 0 ? "none" : std::to_string(n)) + " of the CUDA sources the baseline compiled (" +
+                (sources.empty() ? std::string("none: kernels compiled at run time") : sources) + "); name " +
+                (n == 0 ? "one of them" : "one alone, by more of its path") +
+                ", relative to the project or by file name");
   }
   return true;
 }
