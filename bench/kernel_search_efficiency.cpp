@@ -23,6 +23,7 @@
 #include "engine/config/KernelSpace.h"
 #include "engine/config/StrategyTable.h"
 #include "engine/search/KernelSearch.h"
+#include "engine/measure/Stats.h"
 #include "engine/search/Search.h"
 
 #include <algorithm>
@@ -180,11 +181,9 @@ int wholeProgram(const Landscape &l, uint64_t seed) {
   return 0;
 }
 
-double median(std::vector<int> v) {
-  if (v.empty())
-    return 0;
-  std::sort(v.begin(), v.end());
-  return v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2.0;
+// ciq's own median (engine/measure/Stats.h) of binary counts; 0 for none.
+double medianOf(const std::vector<int> &v) {
+  return v.empty() ? 0 : median(std::vector<double>(v.begin(), v.end()));
 }
 
 } // namespace
@@ -212,7 +211,7 @@ int main(int argc, char **argv) {
         wp.push_back(w), ++wpReached;
     }
     printf("%7d  %8zu  %12.3g  | %6.1f  %3d/%-3d  %5.1f | %6.1f  %3d/%-3d\n", k, shape.space.controls.size(),
-           (double)shape.space.feasibleSize().points, median(pk), pkReached, (int)Seeds, median(pkStage), median(wp),
+           (double)shape.space.feasibleSize().points, medianOf(pk), pkReached, (int)Seeds, medianOf(pkStage), medianOf(wp),
            wpReached, (int)Seeds);
   }
   return 0;
