@@ -30,11 +30,13 @@ def build_processes(run):
         try:
             env = open("/proc/%s/environ" % pid, "rb").read().split(b"\0")
             stat = open("/proc/%s/stat" % pid, "rb").read().rsplit(b")", 1)[1].split()
+            # read now: a process may exit between here and the check below
+            comm = open("/proc/%s/comm" % pid, errors="replace").read().strip()
         except (OSError, IndexError):
             continue
         dirs = [e[len(b"CIQ_RUN_DIR="):] for e in env if e.startswith(b"CIQ_RUN_DIR=")]
         if dirs and os.path.realpath(dirs[0]) == run.encode() and stat[0] not in (b"Z", b"X"):
-            names.append(open("/proc/%s/comm" % pid, errors="replace").read().strip())
+            names.append(comm)
     return names
 
 
