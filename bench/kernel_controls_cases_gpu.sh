@@ -23,7 +23,9 @@
 # <out dir>; the figures, as they come, in <out dir>/summary.txt, the
 # per-case table at its end. Needs CUDA 13.0 (nvcc), cmake, python3; ninja
 # if present. Environment: TUNE_ON_TIMEOUT_S (200), TUNE_OFF_TIMEOUT_S (150),
-# VALIDATE_TIMEOUT_S (90), AB_RUNS (6).
+# VALIDATE_TIMEOUT_S (90), AB_RUNS (6), AB_LOCK (a file: each A/B run holds
+# flock on it, e.g. ciq's GPU lock <CIQ_GPU_LOCK_DIR>/<GPU UUID>.lock, so
+# that other ciq searches on the GPU never run beside a timed A/B run).
 set -u
 [ $# -ge 2 ] || { echo "usage: $0 <ciq prefix> <out dir> [budget]" >&2; exit 2; }
 prefix=$(cd "$1" 2>/dev/null && pwd) || { echo "$0: no ciq prefix at '$1'" >&2; exit 2; }
@@ -40,6 +42,7 @@ tune_on_limit=${TUNE_ON_TIMEOUT_S:-200}
 tune_off_limit=${TUNE_OFF_TIMEOUT_S:-150}
 validate_limit=${VALIDATE_TIMEOUT_S:-90}
 ab_runs=${AB_RUNS:-6}
+ab_lock=(); [ -n "$AB_LOCK" ] && ab_lock=(flock "$AB_LOCK")
 cases=(gemm walk poly)
 
 summary="$out/summary.txt"
@@ -125,7 +128,7 @@ for ((i = 0; i < ab_runs; i++)); do
   for c in "${cases[@]}"; do
     if (( i % 2 == 0 )); then order="on off"; else order="off on"; fi
     for mode in $order; do
-      t=$(timeout 60 "$out/$mode/locked_bench" --kernels "$c" 2>>"$out/ab-errors.log" | sed -n 's/^time_ms=//p')
+      t=$(timeout 60 "${ab_lock[@]}" "$out/$mode/locked_bench" --kernels "$c" 2>>"$out/ab-errors.log" | sed -n 's/^time_ms=//p')
       echo "$c $mode ${t:-nan}" >>"$out/ab.tsv"
     done
   done
