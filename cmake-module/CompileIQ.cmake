@@ -1127,6 +1127,21 @@ function(_ciq_known_cuda_flags out_flags out_config t)
   set(${out_config} "${config}" PARENT_SCOPE)
 endfunction()
 
+# The absolute paths of <t>'s .cu sources (generator expressions left out:
+# not known before the build), for the lock's per-unit check.
+function(_ciq_cuda_sources out t)
+  get_target_property(sources ${t} SOURCES)
+  get_target_property(source_dir ${t} SOURCE_DIR)
+  set(found "")
+  foreach(s IN LISTS sources)
+    if(s MATCHES "\\.cu$" AND NOT s MATCHES "\\$<")
+      get_filename_component(abs "${s}" ABSOLUTE BASE_DIR "${source_dir}")
+      list(APPEND found "${abs}")
+    endif()
+  endforeach()
+  set(${out} "${found}" PARENT_SCOPE)
+endfunction()
+
 # Asks `ciq lock render` whether the lock applies to <target> and with which
 # compile arguments: the checks (integrity, target, compiler versions,
 # architectures, ACF bytes) and the rendering live in C++ only
@@ -1141,7 +1156,8 @@ macro(_ciq_lock_render lockfile policy)
     _ciq_ptxas_version(_ciq_ptxas_v)
   endif()
   _ciq_known_cuda_flags(_ciq_flags _ciq_config_args ${target})
-  execute_process(COMMAND "${_ciq_exe}" lock render "${lockfile}" --target "${target}"
+  _ciq_cuda_sources(_ciq_sources ${target})
+  execute_process(COMMAND "${_ciq_exe}" lock render "${lockfile}" --target "${target}" "--sources=${_ciq_sources}"
                     --build-dir "${CMAKE_BINARY_DIR}" --policy "${policy}" "--nvcc=${CMAKE_CUDA_COMPILER}"
                     "--nvcc-version=${CMAKE_CUDA_COMPILER_VERSION}" "--ptxas-version=${_ciq_ptxas_v}"
                     "--architectures=${_ciq_arches}" "--cuda-flags=${_ciq_flags}" ${_ciq_config_args}

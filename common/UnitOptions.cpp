@@ -2,16 +2,21 @@
 
 #include "common/JsonRead.h"
 
+#include <llvm/ADT/SmallString.h>
 #include <llvm/Support/Path.h>
 
 namespace ciq {
 
+std::string normalUnit(const std::string &path) {
+  llvm::SmallString<256> p(llvm::sys::path::convert_to_slash(path));
+  llvm::sys::path::remove_dots(p, /*remove_dot_dot=*/true, llvm::sys::path::Style::posix);
+  return std::string(p.str());
+}
+
 bool unitMatches(const std::string &unit, const std::string &source) {
   if (unit.empty() || source.empty())
     return false;
-  std::string u = llvm::sys::path::convert_to_slash(unit), s = llvm::sys::path::convert_to_slash(source);
-  while (u.rfind("./", 0) == 0)
-    u = u.substr(2);
+  std::string u = normalUnit(unit), s = normalUnit(source);
   if (s == u)
     return true;
   return s.size() > u.size() && s.compare(s.size() - u.size(), u.size(), u) == 0 && s[s.size() - u.size() - 1] == '/';

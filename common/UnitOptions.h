@@ -21,6 +21,11 @@ struct UnitOptions {
   bool operator==(const UnitOptions &o) const { return unit == o.unit && ptxas == o.ptxas && nvcc == o.nvcc; }
 };
 
+// `path` with "." and "x/.." components and doubled slashes removed
+// ("./src//a.cu" -> "src/a.cu"); a relative path that leaves its folder
+// keeps its leading "..".
+std::string normalUnit(const std::string &path);
+
 // Whether a compile of `source` (as the compile line names it, relative or
 // absolute) is the unit `unit` names.
 bool unitMatches(const std::string &unit, const std::string &source);

@@ -58,6 +58,8 @@ cl::opt<std::string> Architectures("architectures", cl::desc("render: the target
 cl::opt<std::string> CudaFlags("cuda-flags", cl::desc("render: the CUDA flags CMake knows (CMAKE_CUDA_FLAGS, "
                                                      "CMAKE_CUDA_FLAGS_<CONFIG>, COMPILE_OPTIONS), ';'-separated"),
                                cl::sub(LockCmd));
+cl::opt<std::string> Sources("sources", cl::desc("render: the target's CUDA sources, absolute, ';'-separated (each "
+                                                   "unit of the lock must be one of them)"), cl::sub(LockCmd));
 cl::opt<std::string> BuildType("build-type", cl::desc("render: CMAKE_BUILD_TYPE"), cl::sub(LockCmd));
 cl::opt<bool> MultiConfig("multi-config", cl::desc("render: the generator chooses the configuration at build time"),
                           cl::sub(LockCmd));
@@ -294,10 +296,15 @@ int showObjects(const ciq::Lockfile &l) {
       opts += (opts.empty() ? "" : " ") + std::string("[-Xptxas ") + a + " for this unit]";
     for (const auto &a : u.nvcc)
       opts += (opts.empty() ? "" : " ") + std::string("[") + a + " for this unit]";
+    // A lock whose options all belong to other units or kernels is no
+    // baseline win: this compile alone keeps the defaults.
+    bool othersOnly = !l.unitOptions.empty() || !l.kernelDirectives.empty();
+    const char *none = othersOnly ? "the compiler defaults: the lock's controls are for other units or kernels"
+                                  : "the compiler defaults: the baseline won";
     if (!o.note.empty())
       printf("  %s: none (%s)\n", o.source.c_str(), o.note.c_str());
     else
-      printf("  %s: %s (%s)\n", o.source.c_str(), opts.empty() ? "the compiler defaults: the baseline won" : opts.c_str(),
+      printf("  %s: %s (%s)\n", o.source.c_str(), opts.empty() ? none : opts.c_str(),
              o.route == "compile options" ? "in its compile options and compile_commands.json"
                                           : (o.route + ", added per compile: not in compile_commands.json").c_str());
   }
@@ -385,6 +392,8 @@ int env(const ciq::Lockfile &l) {
   printf("export %s=%s\n", ciq::env::Lock, ciq::shellQuote(lock.str().str()).c_str());
   if (!l.ptxasPath.empty())
     printf("export %s=%s\n", ciq::env::RealPtxas, ciq::shellQuote(l.ptxasPath).c_str());
+  // A build or program that runs ptxas or nvcc by name, as in a tune.
+  printf("export PATH=%s:\"$PATH\"\n", ciq::shellQuote(standin).c_str());
   printf("export TRITON_PTXAS_PATH=%s\n", ciq::shellQuote(standin + "/ptxas").c_str());
   printf("export TRITON_PTXAS_BLACKWELL_PATH=%s\n", ciq::shellQuote(standin + "/ptxas").c_str());
   // PyTorch extensions (pip install ., setup.py build_ext, load()): PyTorch
@@ -423,6 +432,7 @@ int render() {
   };
   split(Architectures, b.architectures);
   split(CudaFlags, b.cudaFlags);
+  split(Sources, b.sources);
   b.buildType = BuildType;
   b.multiConfig = MultiConfig;
   SmallString<256> lock(LockPath.getValue());

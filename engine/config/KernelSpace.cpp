@@ -144,6 +144,17 @@ std::vector<SpaceKernel> spaceKernels(const std::vector<KernelStats> &baseline) 
   return out;
 }
 
+// "ciq.yaml:12: kernel_controls.kernels": the origin names the section.
+static std::string kernelsKey(const std::string &origin) {
+  const std::string section = "kernel_controls";
+  std::string where = origin;
+  if (where.size() >= section.size() && where.compare(where.size() - section.size(), section.size(), section) == 0)
+    where.erase(where.size() - section.size());
+  else if (!where.empty())
+    where += ": ";
+  return where + "kernel_controls.kernels";
+}
+
 KernelControls kernelControlsFor(const KernelControlsConfig &cfg, const std::vector<SpaceKernel> &kernels,
                                  const std::vector<std::string> &order) {
   KernelControls r;
@@ -152,7 +163,7 @@ KernelControls kernelControlsFor(const KernelControlsConfig &cfg, const std::vec
     try {
       filter.emplace(cfg.kernels, std::regex::ECMAScript);
     } catch (const std::regex_error &e) {
-      r.error = cfg.origin + ": kernel_controls.kernels: '" + cfg.kernels + "' is not a regular expression (" +
+      r.error = kernelsKey(cfg.origin) + ": '" + cfg.kernels + "' is not a regular expression (" +
                 e.what() + "); write an ECMAScript regex such as 'sgemm|reduce'";
       return r;
     }
@@ -165,7 +176,7 @@ KernelControls kernelControlsFor(const KernelControlsConfig &cfg, const std::vec
     std::string names;
     for (size_t i = 0; i < kernels.size() && i < 4; ++i)
       names += (i ? ", " : "") + kernelLabel(kernels[i].demangled, kernels[i].mangled);
-    r.error = cfg.origin + ": kernel_controls.kernels: '" + cfg.kernels + "' matches none of the " +
+    r.error = kernelsKey(cfg.origin) + ": '" + cfg.kernels + "' matches none of the " +
               std::to_string(kernels.size()) + " kernels the baseline compiled (" + (names.empty() ? "none" : names) +
               (kernels.size() > 4 ? ", ..." : "") + "); change the pattern, or remove it to tune every kernel";
     return r;

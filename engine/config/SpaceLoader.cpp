@@ -1,5 +1,6 @@
 #include "engine/config/SpaceLoader.h"
 #include "common/Paths.h"
+#include "common/UnitOptions.h"
 #include "common/Sha256.h"
 #include "common/CompilerVersion.h"
 #include "engine/assets/SpaceResolver.h"
@@ -208,9 +209,11 @@ Control parseControl(const YAML::Node &n, const YamlReader &r, const std::string
     if (c.render != RenderKind::Ptxas && c.render != RenderKind::Nvcc)
       r.fail(n["unit"], k + ".unit", "only a ptxas or nvcc option can be given to one translation unit (a define or "
                                      "an ACF reaches the whole build); remove unit:");
-    if (c.unit.empty() || llvm::sys::path::is_absolute(c.unit))
+    std::string given = c.unit;
+    c.unit = normalUnit(given); // src//a.cu, ./src/a.cu and src/x/../a.cu are one unit in the lock
+    if (c.unit.empty() || c.unit == "." || llvm::sys::path::is_absolute(given) || c.unit.rfind("..", 0) == 0)
       r.fail(n["unit"], k + ".unit", "expected a CUDA source as the build names it, relative to the project (src/a.cu)"
-                                     " or a file name (a.cu), got '" + c.unit + "'");
+                                     " or a file name (a.cu), got '" + given + "'");
   }
   rejectNonUtf8(c, n, r, k);
   return c;

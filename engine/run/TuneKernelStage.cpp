@@ -256,13 +256,18 @@ void TuneRun::planKernelStage(bool launchedOnly) {
   std::vector<KernelPlan> plans = kernelPlans(cfg_.space, spaceKernels(evals_.front().kernels));
   int rounds = (int)mostTrials(plans);
   int want = kc.budget > 0 ? kc.budget : std::min(rounds + 2, std::max(3, budget_ / 2));
-  want = std::min(want, budget_ - 2);   // the baseline and one command-line candidate at least
-  if (plans.empty() || want < 2) {
-    progress_.note("per-kernel search: the budget of " + std::to_string(budget_) +
-                   " is too small to judge each kernel on its own time; its controls are scored by the whole "
-                   "program's objective");
+  int most = budget_ - 2; // the baseline and one command-line candidate at least
+  if (plans.empty() || std::min(want, most) < 2) {
+    progress_.note("per-kernel search: the tune's budget of " + std::to_string(budget_) +
+                   " binaries leaves fewer than 2 for judging each kernel on its own time (it needs at least 4); "
+                   "its controls are scored by the whole program's objective");
     return;
   }
+  if (kc.budget > most)
+    progress_.note("per-kernel search: kernel_controls.budget " + std::to_string(kc.budget) +
+                   " is more than the tune's budget of " + std::to_string(budget_) + " leaves; the stage keeps " +
+                   std::to_string(most) + " (raise the tune's budget to give it more)");
+  want = std::min(want, most);
   kernelPlans_ = std::move(plans);
   kernelReserve_ = want;
   progress_.note("per-kernel search: the last " + std::to_string(want) + " binaries of the budget judge each of the " +

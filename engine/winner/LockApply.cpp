@@ -1,4 +1,5 @@
 #include "engine/winner/LockApply.h"
+#include "common/UnitOptions.h"
 
 #include "common/AcfStaging.h"
 #include "common/BuildMode.h"
@@ -240,6 +241,21 @@ void checkAcfs(const Lockfile &l, const std::string &lockPath, const std::string
 
 } // namespace
 
+// A unit of the lock whose source the target no longer has (moved,
+// renamed) would build with the defaults, silently: a problem, under the
+// lock policy like any other.
+void checkUnits(const Lockfile &l, const LockBuild &b, const std::string &retune, LockRender &r) {
+  if (b.sources.empty())
+    return;
+  for (const auto &u : l.unitOptions) {
+    size_t n = std::count_if(b.sources.begin(), b.sources.end(),
+                             [&](const std::string &s) { return unitMatches(u.unit, s); });
+    if (n == 0)
+      r.problems.push_back("unit " + u.unit + ": the lock gives it its own options, but none of " + b.target +
+                           "'s CUDA sources is that file (moved or renamed?); restore it, or " + retune);
+  }
+}
+
 LockRender renderLockForBuild(const std::string &lockPath, const LockBuild &b) {
   LockRender r;
   std::string retune = "tune again (cmake --build " + shellQuote(b.buildDir) + " --target ciq-tune-" + b.target + ")";
@@ -265,6 +281,7 @@ LockRender renderLockForBuild(const std::string &lockPath, const LockBuild &b) {
   checkBuildMode(*l, b, line, lockPath, r);
   checkListable(*l, r);
   checkAcfs(*l, lockPath, retune, r);
+  checkUnits(*l, b, retune, r);
   if (!r.problems.empty() || !r.skip.empty())
     return r;
   // Per-kernel controls are PTX edits between nvcc's front end and ptxas: no

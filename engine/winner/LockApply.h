@@ -22,6 +22,9 @@ struct LockBuild {
   std::vector<std::string> cudaFlags;
   std::string buildType;                  // CMAKE_BUILD_TYPE; "" when unset or multi-config
   bool multiConfig = false;               // the configuration is chosen at build time
+  // The target's CUDA sources (absolute), when configure knows them: each
+  // unit of the lock must name one of them. Empty: not checked.
+  std::vector<std::string> sources;
 };
 
 struct LockRender {

@@ -1,6 +1,7 @@
 // ciq.yaml errors: each names the file, the line and the key, and says what
 // was expected (docs/config.md). Every case loads a real file through
 // loadConfig; the option check asks the real `ptxas --help`.
+#include "common/UnitOptions.h"
 #include "tests/unit/engine_test_util.h"
 
 #include <gmock/gmock.h>
@@ -189,6 +190,19 @@ const ErrorCase kErrorCases[] = {
      "    - name: t\n      define: U\n      choice: [2]\n",
      7, "space.controls[1]",
      "control 't' is defined twice (first at ", "ciq.yaml:4: space.controls[0](t)); rename or remove one"},
+    {"UnitLeavesTheProject",
+     "target: app\nspace:\n  controls:\n    - name: m\n      ptxas: \"--maxrregcount={}\"\n"
+     "      choice: [32]\n      unit: src/../../a.cu\n",
+     7, "space.controls[0](m).unit",
+     "expected a CUDA source as the build names it, relative to the project (src/a.cu) or a file name (a.cu), "
+     "got 'src/../../a.cu'"},
+    {"KernelFilterNotARegex",
+     "target: app\nkernel_controls:\n  kernels: \"sgemm((\"\n",
+     3, "kernel_controls.kernels",
+     "'sgemm((' is not a regular expression ("},
+    {"KernelStageBudgetUnderTwo",
+     "target: app\nkernel_controls:\n  budget: 1\n",
+     3, "kernel_controls.budget", ""},
     {"UnknownBuiltinSpace",
      "target: app\nspace:\n  include: [ptxas-13.0-defualt]\n",
      3, "space.include[0]",
@@ -326,6 +340,19 @@ TEST(Config, ExcludeRemovesAnIncludedControl) {
   TuneConfig c = p.loadOk("target: app\nspace:\n  include: [ptxas-13.0-default]\n  exclude: [fmad]\n");
   EXPECT_LT(c.space.find("fmad"), 0);
   EXPECT_GE(c.space.find("opt-level"), 0);
+}
+
+// One unit whichever way it is spelled: the lock and the wrapper compare
+// the normal form.
+TEST(Config, UnitPathsAreNormalized) {
+  TempProject p;
+  TuneConfig c = p.loadOk("target: app\nspace:\n  controls:\n    - name: m\n      ptxas: \"--maxrregcount={}\"\n"
+                          "      choice: [32]\n      unit: ./src//x/../a.cu\n");
+  ASSERT_GE(c.space.find("m"), 0);
+  EXPECT_EQ(c.space.controls[c.space.find("m")].unit, "src/a.cu");
+  EXPECT_TRUE(unitMatches("src/a.cu", "/home/me/proj/./src/a.cu"));
+  EXPECT_TRUE(unitMatches("./a.cu", "src//a.cu"));
+  EXPECT_FALSE(unitMatches("a.cu", "src/ba.cu"));
 }
 
 TEST(Config, ShortOptionNamesAreKnown) {
