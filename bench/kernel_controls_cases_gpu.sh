@@ -96,7 +96,9 @@ for mode in on off; do
   lock="$out/$mode/src/multikernel_bench.ciq.lock"
   limit=$tune_on_limit; [ "$mode" = off ] && limit=$tune_off_limit
   step "tune-$mode" "$limit" "$ciq" tune --config "$yaml" --max-evaluations "$budget"
-  say "tune $mode: exit $? after $(( $(date +%s) - t0 )) s in all ($out/tune-$mode.log)"
+  rc=$?
+  echo "$rc" >"$out/tune-$mode.rc"
+  say "tune $mode: exit $rc after $(( $(date +%s) - t0 )) s in all ($out/tune-$mode.log)"
   grep -E "^(ciq: error|per-kernel controls|evaluations|search ended|finalists|minimization|verdict|winning options)|^attribution|^  (baseline|compiler|per-kernel|parameters|both|all|case|winner)" \
     "$out/tune-$mode.log" | sed "s/^/  [$mode] /" | tee -a "$summary"
   if [ -f "$lock" ]; then
@@ -104,8 +106,10 @@ for mode in on off; do
     say "validate $mode: exit $? ($out/validate-$mode.log)"
     grep -E "^  (case|aggregate|verdict)" "$out/validate-$mode.log" | sed "s/^/  [$mode] /" | tee -a "$summary"
     "$ciq" lock show "$lock" >"$out/lock-show-$mode.txt" 2>&1
-  else
+  elif [ "$rc" = 0 ]; then
     say "tune $mode locked nothing: its winner is the default compile"
+  else
+    say "tune $mode has no result (exit $rc, no lock): the table does not judge it"
   fi
 done
 
@@ -168,11 +172,17 @@ if os.path.exists(os.path.join(out, "ab.tsv")):
             ab.setdefault((c, mode), []).append(float(t))
 
 locks = {m: lock(m) for m in ("on", "off")}
+def finished(m):  # a tune that timed out or failed is no "default compile won"
+    try:
+        return open(os.path.join(out, "tune-%s.rc" % m)).read().strip() == "0"
+    except OSError:
+        return False
+failed = [m for m in ("on", "off") if not finished(m)]
 print()
 print("winners:")
 for m, name in (("off", "global (KERNEL_CONTROLS off)"), ("on", "per-kernel (KERNEL_CONTROLS on)")):
     _, v = validation(locks[m])
-    verdict = v.get("verdict", "not validated") if locks[m] else "no lock"
+    verdict = v.get("verdict", "not validated") if locks[m] else ("no lock" if m not in failed else "no result")
     sp = v.get("speedup")
     print("  %-32s %s; validate: %s%s" % (name, options(locks[m]), verdict,
           ", aggregate speedup %.3fx" % sp if isinstance(sp, (int, float)) else ""))
@@ -180,10 +190,11 @@ print()
 fmt = "%-5s | %-17s | %-30s | %-30s | %s"
 print(fmt % ("case", "baseline ms", "global winner ms (speedup, p)", "per-kernel winner ms (speedup, p)",
              "A/B locked builds: global / per-kernel ms (per-kernel speedup)"))
-def cell(l, c):
+def cell(m, c):
+    l = locks[m]
     cs, _ = validation(l)
     if not l:
-        return "default compile"
+        return "no result" if m in failed else "default compile"
     if c not in cs:
         return "not validated"
     x = cs[c]
@@ -203,10 +214,12 @@ for c in cases:
             worse.append(c)
     else:
         abcell = "not measured"
-    print(fmt % (c, " / ".join(bases) or "-", cell(locks["off"], c), cell(locks["on"], c), abcell))
+    print(fmt % (c, " / ".join(bases) or "-", cell("off", c), cell("on", c), abcell))
 print("(baseline: the medians of validate on / off; speedup = baseline / winner; A/B: %s)" %
       "the program's own time_ms, interleaved")
-if ab:
+if failed:
+    print("per-kernel winner against the global winner: not judged, tune %s had no result" % " and ".join(failed))
+elif ab:
     print("per-kernel winner at least as fast as the global winner on every case (A/B, 1%% margin): %s" %
           ("yes" if not worse else "no, slower on " + ", ".join(worse)))
 PY

@@ -45,6 +45,33 @@ bool TuneRun::runFinalists(WinnerChoice &w) {
 
 // The finalists rebuilt in the main build tree, snapshotted, and measured
 // interleaved on this host's GPU.
+
+// What racing saved in the finalists' re-measurement. With cases, a case
+// whose every verdict against the baseline was made stops for all builds,
+// the best among them: that is no build found worse.
+std::string TuneRun::racedNote(const InterleavedResult &res, const std::vector<size_t> &order, size_t nc) const {
+  bool cases = !cfg_.benchmark.cases.empty();
+  std::string ids, decided;
+  for (size_t c = 0; c < nc; ++c) {
+    bool all = cases;
+    for (size_t b = 0; b < order.size() && all; ++b)
+      all = std::find(res.raced.begin(), res.raced.end(), b * nc + c) != res.raced.end();
+    if (all)
+      decided += (decided.empty() ? "" : ", ") + cfg_.benchmark.cases[c].name;
+    for (size_t k : res.raced)
+      if (k % nc == c && !all)
+        ids += (ids.empty() ? "" : ", ") + evals_[order[k / nc]].candidateId +
+               (cases ? " (case " + cfg_.benchmark.cases[c].name + ")" : "");
+  }
+  std::string note = "finalists: racing";
+  if (!decided.empty())
+    note += " ended case(s) " + decided + " early: every finalist's verdict against the baseline there was made";
+  if (!ids.empty())
+    note += std::string(decided.empty() ? "" : ";") + " stopped " + ids +
+            " early as significantly worse than the best finalist";
+  return note + ", " + std::to_string(res.runsSaved) + " run(s) saved";
+}
+
 bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values) {
   std::vector<std::vector<std::string>> commands;
   std::string err;
@@ -101,14 +128,8 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
                                       : res.message) +
                 "; no lock is written; the search is kept: fix the benchmark, then measure the "
                 "finalists again with `ciq resume --config " + shellQuote(cfg_.path) + "`");
-  if (!res.raced.empty()) {
-    std::string ids;
-    for (size_t k : res.raced)
-      ids += (ids.empty() ? "" : ", ") + evals_[order[k / nc]].candidateId +
-             (cases ? " (case " + cfg_.benchmark.cases[k % nc].name + ")" : "");
-    progress_.note("finalists: racing stopped " + ids + " early as significantly worse than the best finalist, " +
-                   std::to_string(res.runsSaved) + " run(s) saved");
-  }
+  if (!res.raced.empty())
+    progress_.note(racedNote(res, order, nc));
   values = res.values;
   return true;
 }

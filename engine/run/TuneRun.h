@@ -104,6 +104,7 @@ private:
   void record(Evaluation &e);
   bool runCanary();
   bool runFinalists(WinnerChoice &w);
+  std::string racedNote(const InterleavedResult &res, const std::vector<size_t> &order, size_t nc) const;
   bool measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values);
   bool measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
                               std::vector<std::vector<double>> &values, nlohmann::json &where);
