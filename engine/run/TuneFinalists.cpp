@@ -43,9 +43,6 @@ bool TuneRun::runFinalists(WinnerChoice &w) {
   return !recordingFailed_;
 }
 
-// The finalists rebuilt in the main build tree, snapshotted, and measured
-// interleaved on this host's GPU.
-
 // What racing saved in the finalists' re-measurement. With cases, a case
 // whose every verdict against the baseline was made stops for all builds,
 // the best among them: that is no build found worse.
@@ -72,6 +69,8 @@ std::string TuneRun::racedNote(const InterleavedResult &res, const std::vector<s
   return note + ", " + std::to_string(res.runsSaved) + " run(s) saved";
 }
 
+// The finalists rebuilt in the main build tree, snapshotted, and measured
+// interleaved on this host's GPU.
 bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values) {
   std::vector<std::vector<std::string>> commands;
   std::string err;

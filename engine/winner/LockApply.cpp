@@ -244,7 +244,7 @@ void checkAcfs(const Lockfile &l, const std::string &lockPath, const std::string
 // A unit of the lock whose source the target no longer has (moved,
 // renamed) would build with the defaults, silently: a problem, under the
 // lock policy like any other.
-void checkUnits(const Lockfile &l, const LockBuild &b, const std::string &retune, LockRender &r) {
+static void checkUnits(const Lockfile &l, const LockBuild &b, const std::string &retune, LockRender &r) {
   if (b.sources.empty())
     return;
   for (const auto &u : l.unitOptions) {
