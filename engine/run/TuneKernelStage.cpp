@@ -38,6 +38,8 @@ public:
   std::vector<Evaluation> take(size_t most) override;
   bool more() const override { return !ended_ && !halted_; }
   bool halted() const override { return halted_; }
+  // Whether the budget cut the design rounds short.
+  bool cut() const { return cut_; }
   void record(Evaluation &e) override;
 
 private:
@@ -58,6 +60,7 @@ private:
   // The budget ended the stage before its combinations: what it learned.
   void endEarly() {
     if (phase_ != Phase::Combine && phase_ != Phase::Done) {
+      cut_ = true;
       verdicts_ = judgeKernels(r_.kernelPlans_, r_.evals_[base_].point, r_.evals_[base_], stage());
       noteVerdicts(verdicts_);
       r_.progress_.note("per-kernel search: the budget ended it before the per-kernel bests were combined");
@@ -75,6 +78,7 @@ private:
   int outstanding_ = 0;
   std::vector<KernelVerdict> verdicts_;
   bool ended_ = false;
+  bool cut_ = false;
   std::atomic<bool> halted_{false};
 };
 
@@ -94,6 +98,10 @@ std::vector<Evaluation> KernelFeed::take(size_t most) {
     if (next_ < queue_.size() && (int)r_.room() - keep <= outstanding_) {
       if (outstanding_ > 0)
         break;
+      if (phase_ == Phase::Design && stage().empty())
+        r_.progress_.note("per-kernel search: no room for its rounds: " + std::to_string(r_.room()) +
+                          " binar(ies) or configuration(s) left, 2 kept for the combinations");
+      cut_ = cut_ || phase_ == Phase::Design;
       next_ = queue_.size();   // no room for more of this phase
     }
     if (next_ < queue_.size()) {
@@ -227,7 +235,7 @@ bool TuneRun::searchKernels() {
   executor().stream(feed, knownResults());
   inSearch_ = false;
   verdicts_.searchSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
-  verdicts_.searchEnd = budgetLeft() ? SearchEnd::KernelStage : budgetEnd();
+  verdicts_.searchEnd = feed.cut() ? SearchEnd::KernelStageCut : budgetLeft() ? SearchEnd::KernelStage : budgetEnd();
   return streamEnded();
 }
 

@@ -171,13 +171,22 @@ private:
     return binaries() ? cfg_.search.maxConfigurationsPerBinary * budget_ : std::numeric_limits<int>::max();
   }
   int compiled() const { return countBudget(evals_).compiled; }
-  bool budgetLeft() const { return counted() < stageBudget() && compiled() < configurationCap(); }
+  // The cap of the stage running now: the command-line search leaves the
+  // per-kernel stage its binaries' share of the cap, else a search whose
+  // configurations build twins spends the cap and leaves the stage nothing
+  // to compile.
+  int stageConfigurationCap() const {
+    if (inKernelStage_ || !binaries())
+      return configurationCap();
+    return configurationCap() - cfg_.search.maxConfigurationsPerBinary * kernelReserve_;
+  }
+  bool budgetLeft() const { return counted() < stageBudget() && compiled() < stageConfigurationCap(); }
   // Why a search with no budget left ended: the budget, else the configuration cap.
   SearchEnd budgetEnd() const { return counted() >= stageBudget() ? SearchEnd::Budget : SearchEnd::ConfigurationCap; }
   // How many more candidates one batch may start without passing the budget
   // or the cap (each may compile: a configuration twin found later is one fewer).
   size_t room() const {
-    return (size_t)std::max(0, std::min(stageBudget() - counted(), configurationCap() - compiled()));
+    return (size_t)std::max(0, std::min(stageBudget() - counted(), stageConfigurationCap() - compiled()));
   }
   void fitGenerationsToBudget() {
     cfg_.search.generations = std::max(1, (budget_ - 1 + cfg_.search.poolSize - 1) / cfg_.search.poolSize);

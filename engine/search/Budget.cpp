@@ -57,6 +57,11 @@ std::string searchEndText(SearchEnd end, int budget, int configurationCap, const
   case SearchEnd::KernelStage:
     return "search ended: the per-kernel stage tried every kernel's controls and measured their combination, after " +
            binaries + " of a budget of " + std::to_string(budget);
+  case SearchEnd::KernelStageCut:
+    return "search ended: the per-kernel stage's share of the budget ended its rounds before every value was tried (" +
+           std::to_string(c.compiled) + " configurations compiled, " + binaries + " of a budget of " +
+           std::to_string(budget) + ", cap " + std::to_string(configurationCap) +
+           "); raise search.max_evaluations or kernel_controls.budget to try more";
   }
   return "";
 }

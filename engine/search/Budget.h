@@ -28,7 +28,7 @@ BudgetCount countBudget(const std::vector<Evaluation> &evals);
 // Why a search's proposals ended, for the summary.
 // KernelStage: the per-kernel stage (KernelSearch.h) tried every kernel's
 // trials and measured their combination within the budget.
-enum class SearchEnd { Budget, SpaceExhausted, NothingNew, ConfigurationCap, Generations, KernelStage };
+enum class SearchEnd { Budget, SpaceExhausted, NothingNew, ConfigurationCap, Generations, KernelStage, KernelStageCut };
 
 // Proposals in a row that repeat an evaluated point or a known binary before
 // a search without generations of its own ends (SearchEnd::NothingNew).
