@@ -42,7 +42,7 @@ tune_on_limit=${TUNE_ON_TIMEOUT_S:-200}
 tune_off_limit=${TUNE_OFF_TIMEOUT_S:-150}
 validate_limit=${VALIDATE_TIMEOUT_S:-90}
 ab_runs=${AB_RUNS:-6}
-ab_lock=(); [ -n "$AB_LOCK" ] && ab_lock=(flock "$AB_LOCK")
+ab_lock=(); [ -n "${AB_LOCK:-}" ] && ab_lock=(flock "$AB_LOCK")
 cases=(gemm walk poly)
 
 summary="$out/summary.txt"
