@@ -27,7 +27,8 @@ BudgetCount countBudget(const std::vector<Evaluation> &evals);
 
 // Why a search's proposals ended, for the summary.
 // KernelStage: the per-kernel stage (KernelSearch.h) tried every kernel's
-// trials and measured their combination within the budget.
+// trials and measured their combination within the budget; KernelStageCut:
+// its share of the budget or the configuration cap ended its rounds first.
 enum class SearchEnd { Budget, SpaceExhausted, NothingNew, ConfigurationCap, Generations, KernelStage, KernelStageCut };
 
 // Proposals in a row that repeat an evaluated point or a known binary before
