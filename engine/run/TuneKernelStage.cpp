@@ -98,10 +98,12 @@ std::vector<Evaluation> KernelFeed::take(size_t most) {
     if (next_ < queue_.size() && (int)r_.room() - keep <= outstanding_) {
       if (outstanding_ > 0)
         break;
-      if (phase_ == Phase::Design && stage().empty())
-        r_.progress_.note("per-kernel search: no room for its rounds: " + std::to_string(r_.room()) +
-                          " binar(ies) or configuration(s) left, 2 kept for the combinations");
-      cut_ = cut_ || phase_ == Phase::Design;
+      if (phase_ == Phase::Design) {
+        cut_ = true;
+        if (stage().empty())
+          r_.progress_.note("per-kernel search: no room for its rounds: " + std::to_string(r_.room()) +
+                            " binar(ies) or configuration(s) left, 2 kept for the combinations");
+      }
       next_ = queue_.size();   // no room for more of this phase
     }
     if (next_ < queue_.size()) {

@@ -61,7 +61,7 @@ std::string searchEndText(SearchEnd end, int budget, int configurationCap, const
     return "search ended: the per-kernel stage's share of the budget ended its rounds before every value was tried (" +
            std::to_string(c.compiled) + " configurations compiled, " + binaries + " of a budget of " +
            std::to_string(budget) + ", cap " + std::to_string(configurationCap) +
-           "); raise search.max_evaluations or kernel_controls.budget to try more";
+           "); raise search.max_evaluations, kernel_controls.budget or search.max_configurations_per_binary to try more";
   }
   return "";
 }
