@@ -7,6 +7,7 @@
 #include <csignal>
 #include <cstdlib>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
@@ -74,6 +75,22 @@ std::optional<std::string> readWholeFile(const std::string &path, std::string *e
     return std::nullopt;
   }
   return (*buf)->getBuffer().str();
+}
+
+std::optional<std::string> readOwnFile(const std::string &path, size_t maxBytes, int dirFd) {
+  int fd = ::openat(dirFd, path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0)
+    return std::nullopt;
+  struct stat st;
+  std::optional<std::string> bytes;
+  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() && (size_t)st.st_size <= maxBytes) {
+    std::string buf((size_t)st.st_size, '\0');
+    ssize_t n = ::pread(fd, buf.data(), buf.size(), 0);
+    if (n >= 0)
+      bytes = buf.substr(0, (size_t)n);
+  }
+  ::close(fd);
+  return bytes;
 }
 
 bool writeFileAtomically(const std::string &path, const std::string &bytes, std::string &error, bool durable,

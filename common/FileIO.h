@@ -10,6 +10,13 @@ namespace ciq {
 // given) saying "<path>: cannot be read (<why>)".
 std::optional<std::string> readWholeFile(const std::string &path, std::string *error = nullptr);
 
+// A small record ciq wrote itself into a folder of its own (a pid file, a
+// process record): read only when it is a regular file of this user's,
+// reached without following a link, and at most `maxBytes` (a FIFO or a
+// device in its place is never opened blocking, never read without end).
+// `dirFd`: the folder, for a name read from it (AT_FDCWD: `path` as given).
+std::optional<std::string> readOwnFile(const std::string &path, size_t maxBytes, int dirFd = -100 /*AT_FDCWD*/);
+
 // Writes `bytes` to "<path>.tmp.<pid>" and renames it over `path`, so a
 // concurrent reader sees the old file or the new one, never half of one.
 // Creates the parent folders. `durable`: fsync the file and its folder, so

@@ -2,6 +2,8 @@
 
 #include <cerrno>
 #include <climits>
+#include <grp.h>
+#include <pwd.h>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -38,10 +40,31 @@ static std::string modeText(mode_t m) {
   return buf;
 }
 
+// A group whose only member is the folder's owner (Debian's user private
+// groups, under umask 002): its write bit lets no one else in. The same rule
+// as Debian's OpenSSH StrictModes: listed as the group's one member, or no
+// members listed and the group is the owner's primary group.
+static bool groupOnlyOwner(const struct stat &st) {
+  struct passwd pw, *pwp = nullptr;
+  struct group gr, *grp = nullptr;
+  char pwbuf[4096], grbuf[16384];
+  if (getpwuid_r(st.st_uid, &pw, pwbuf, sizeof pwbuf, &pwp) != 0 || !pwp ||
+      getgrgid_r(st.st_gid, &gr, grbuf, sizeof grbuf, &grp) != 0 || !grp)
+    return false;
+  if (!grp->gr_mem || !grp->gr_mem[0])
+    return pwp->pw_gid == grp->gr_gid;
+  return strcmp(grp->gr_mem[0], pwp->pw_name) == 0 && !grp->gr_mem[1];
+}
+
+// Whether users other than the owner may write to the folder.
+static bool othersMayWrite(const struct stat &st) {
+  return (st.st_mode & S_IWOTH) || ((st.st_mode & S_IWGRP) && !groupOnlyOwner(st));
+}
+
 std::string sharedFolderProblem(const struct stat &st) {
   if (st.st_uid != 0 && st.st_uid != geteuid())
     return "belongs to " + uidText(st.st_uid) + ", not to root or you (" + uidText(geteuid()) + ")";
-  if ((st.st_mode & 022) && !(st.st_mode & S_ISVTX))
+  if (othersMayWrite(st) && !(st.st_mode & S_ISVTX))
     return "has mode " + modeText(st.st_mode) + " (other users may write to it, and it is not sticky)";
   return "";
 }
@@ -64,7 +87,7 @@ bool isOwnedDir(const std::string &dir, std::string &error) {
             "): its owner could plant entries there that ciq would trust";
     return false;
   }
-  if (st.st_mode & 022) {
+  if (othersMayWrite(st)) {
     error = shown + " has mode " + modeText(st.st_mode) +
             ": other users may write to it and plant entries that ciq would trust";
     return false;
@@ -87,6 +110,28 @@ bool ensureOwnedDir(const std::string &dir, std::string &error) {
         return false;
       }
   return isOwnedDir(dir, error);
+}
+
+bool checkRunDir(const std::string &dir, bool create, std::string &error) {
+  std::string fix = "; make it yours alone (chown it, chmod go-w " + dir + ") or give the search another run_dir: "
+                    "in ciq.yaml, then run again";
+  struct stat st;
+  if (lstat(dir.c_str(), &st) != 0) {
+    if (errno != ENOENT) {
+      error = "cannot inspect the run directory " + dir + ": " + strerror(errno);
+      return false;
+    }
+    if (!create)
+      return true; // nothing there to trust yet; the search that makes it checks it
+  } else if (S_ISLNK(st.st_mode)) {
+    // Whoever made the link can point it elsewhere after it was checked.
+    error = "the run directory " + dir + " is a symbolic link" + fix;
+    return false;
+  }
+  if (create ? ensureOwnedDir(dir, error) : isOwnedDir(dir, error))
+    return true;
+  error = "the run directory is unsafe: " + error + fix;
+  return false;
 }
 
 std::optional<std::string> userTempDir(std::string &error) {

@@ -20,7 +20,7 @@ namespace ciq {
 std::string sharedFolderProblem(const struct stat &st);
 
 // True when `dir` (links resolved) is a folder owned by this user that group
-// and others cannot write, and every folder above it is root's or this
+// and others cannot write (a group whose one member is the owner may), and every folder above it is root's or this
 // user's and not writable by others unless sticky (as /tmp is). Else false
 // with `error`: "<folder> <what is wrong>: <why it matters>" (the caller adds
 // what to do).
@@ -29,6 +29,13 @@ bool isOwnedDir(const std::string &dir, std::string &error);
 // Creates `dir` and its missing parents (mode 0700, before the umask) and
 // checks it with isOwnedDir.
 bool ensureOwnedDir(const std::string &dir, std::string &error);
+
+// The run directory of a search (<build>/ciq/<target>, or run_dir:): the
+// stand-ins it puts first on PATH, the process records whose groups it ends,
+// the journal it resumes from. Checked before anything in it is opened or
+// written: not a link, and isOwnedDir (created 0700 when `create` and
+// missing; when not `create`, a missing folder is no problem).
+bool checkRunDir(const std::string &dir, bool create, std::string &error);
 
 // <TMPDIR or /tmp>/ciq-<uid>: this user's own folder under the shared
 // temporary directory, for what has no home (no HOME, no XDG_CACHE_HOME).

@@ -1,4 +1,5 @@
 #include "common/ProcessTrack.h"
+#include "common/FileIO.h"
 
 #include <cerrno>
 #include <csignal>
@@ -32,13 +33,15 @@ namespace {
 
 void appendLine(const std::string &file, int pgid) {
   // O_APPEND + one write: records stay whole even with several writers.
-  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
+  int fd = ::open(file.c_str(), O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
   if (fd < 0)
     return;
   std::string line = std::to_string(pgid) + " " + std::to_string(processStartTime(pgid)) + "\n";
   (void)!::write(fd, line.data(), line.size());
   ::close(fd);
 }
+
+} // namespace
 
 // Is the group recorded as (pgid, leader start time) still the same group?
 // While any member lives, Linux does not hand its id to a new process; once
@@ -48,10 +51,8 @@ bool sameGroupAlive(int pgid, unsigned long long start) {
   if (pgid <= 1 || pgid == getpgrp() || kill(-pgid, 0) != 0)
     return false;
   unsigned long long now = processStartTime(pgid);
-  return now == 0 || start == 0 || now == start;
+  return now == 0 || now == start;
 }
-
-} // namespace
 
 CompileRegistration::CompileRegistration(const std::string &runDir) {
   if (runDir.empty())
@@ -72,24 +73,43 @@ CompileRegistration::~CompileRegistration() {
     ::unlink(file_.c_str());
 }
 
+namespace {
+
+// A record ciq-ptxas wrote (readOwnFile: never another user's, a link, a FIFO).
+std::vector<std::pair<int, unsigned long long>> readRecord(int dirFd, const char *name) {
+  std::vector<std::pair<int, unsigned long long>> groups;
+  std::istringstream in(readOwnFile(name, 4096, dirFd).value_or(""));
+  int pgid;
+  unsigned long long start;
+  // A group whose leader's start time was not known when it was recorded
+  // names no one process for sure: left alone.
+  while (in >> pgid >> start)
+    if (start != 0)
+      groups.push_back({pgid, start});
+  return groups;
+}
+
+} // namespace
+
 int reapCompiles(const std::string &runDir, double waitSeconds) {
   std::string dir = runDir + "/procs";
-  DIR *d = opendir(dir.c_str());
-  if (!d)
+  int dirFd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (dirFd < 0)
     return 0;
+  DIR *d = fdopendir(dirFd);
+  if (!d) {
+    ::close(dirFd);
+    return 0;
+  }
   std::vector<std::pair<int, unsigned long long>> groups;
   std::vector<std::string> files;
   while (dirent *e = readdir(d)) {
     if (e->d_name[0] == '.')
       continue;
-    files.push_back(dir + "/" + e->d_name);
-    std::ifstream in(files.back());
-    int pgid;
-    unsigned long long start;
-    while (in >> pgid >> start)
-      groups.push_back({pgid, start});
+    files.push_back(e->d_name);
+    for (const auto &g : readRecord(dirFd, e->d_name))
+      groups.push_back(g);
   }
-  closedir(d);
   int alive = 0;
   for (auto &[pgid, start] : groups)
     if (sameGroupAlive(pgid, start)) {
@@ -107,7 +127,8 @@ int reapCompiles(const std::string &runDir, double waitSeconds) {
     usleep(10000);
   }
   for (const auto &f : files)
-    ::unlink(f.c_str());
+    ::unlinkat(dirFd, f.c_str(), 0);
+  closedir(d);
   return alive;
 }
 

@@ -35,6 +35,11 @@ private:
 // number of groups that were still alive.
 int reapCompiles(const std::string &runDir, double waitSeconds = 5);
 
+// Whether the group recorded as (pgid, its leader's start time) is still
+// that group: alive, not ours, and its leader the recorded process (or gone,
+// when Linux keeps the id for the members left).
+bool sameGroupAlive(int pgid, unsigned long long start);
+
 // The start time of a process (clock ticks since boot, /proc/<pid>/stat), 0
 // when it does not exist: with the pid it names one process, never a later
 // one that reuses the number.

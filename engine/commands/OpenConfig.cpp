@@ -2,6 +2,7 @@
 #include "engine/compile/BuildNumerics.h"
 #include "engine/compile/BuildTreeGuard.h"
 #include "engine/config/Config.h"
+#include "common/OwnedDir.h"
 
 namespace ciq {
 
@@ -9,6 +10,10 @@ std::optional<TuneConfig> openConfig(const std::string &path, std::string &error
   auto cfg = loadConfig(path, error);
   if (!cfg)
     return cfg;
+  // Before anything in it is read, ended or run (its process records, its
+  // stand-ins): another user's folder would have us kill or run theirs.
+  if (!checkRunDir(cfg->runDir, /*create=*/false, error))
+    return std::nullopt;
   std::string note;
   repairBuildTree(cfg->buildDir, cfg->runDir, note);
   if (!note.empty())

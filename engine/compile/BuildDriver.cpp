@@ -3,6 +3,7 @@
 #include "engine/config/CMakeCache.h"
 #include "engine/compile/MakeRules.h"
 #include "common/EnvNames.h"
+#include "common/FileIO.h"
 #include "common/ForeignJson.h"
 #include "common/Paths.h"
 #include "common/ProcessTrack.h"
@@ -18,6 +19,7 @@
 #include <llvm/Support/Path.h>
 #include <nlohmann/json.hpp>
 #include <regex>
+#include <sstream>
 #include <thread>
 
 namespace ciq {
@@ -186,13 +188,16 @@ void CMakeBuild::findGenerator(const std::vector<std::string> &targets) {
 }
 
 void BuildDriver::endOrphanedBuild() {
-  std::ifstream in(cfg_.runDir + "/build.pgid");
+  std::istringstream in(readOwnFile(cfg_.runDir + "/build.pgid", 256).value_or(""));
   int pgid = 0;
-  if (!(in >> pgid) || pgid <= 1)
+  unsigned long long start = 0;
+  if (!(in >> pgid >> start) || pgid <= 1 || start == 0)
     return;
   // Still alive: the build of an engine that was killed. Its compiles would
   // race ours (objects written after our clean, receipts to our socket).
-  if (kill(-pgid, 0) == 0) {
+  // The leader's start time names that build's group, never a later group
+  // that reuses the number.
+  if (sameGroupAlive(pgid, start)) {
     kill(-pgid, SIGKILL);
     for (int i = 0; i < 100 && kill(-pgid, 0) == 0; ++i)
       usleep(20000);
@@ -300,7 +305,8 @@ SubprocessResult BuildDriver::runStep(const std::vector<std::string> &cmd, const
   // engine started after a kill -9 can end a build its predecessor left.
   std::string pgidFile = cfg_.runDir + "/build.pgid";
   o.onStart = [&](int pgid) {
-    std::ofstream(pgidFile) << pgid << "\n";
+    std::string err;
+    writeFileAtomically(pgidFile, std::to_string(pgid) + " " + std::to_string(processStartTime(pgid)) + "\n", err);
   };
   auto r = runSubprocess(cmd, o);
   // Compiles run in groups of their own (ninja's, the wrapper's): after a

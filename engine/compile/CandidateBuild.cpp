@@ -8,6 +8,7 @@
 #include "common/EnvNames.h"
 #include "common/InvalidReason.h"
 #include "common/Lockfile.h"
+#include "common/OwnedDir.h"
 #include "engine/config/Metrics.h"
 #include "common/Paths.h"
 #include "common/ProcessTrack.h"
@@ -67,6 +68,10 @@ static bool relocatable(const std::vector<CudaObject> &objects) {
 }
 
 bool CandidateBuilder::start(const std::string &socketPath, std::string &error) {
+  // Every route in (tune, replay, validate, a worker): nothing is written
+  // into a run directory another user could have prepared.
+  if (!checkRunDir(cfg_.runDir, /*create=*/true, error))
+    return false;
   // Before anything in the build tree is read, ended or repaired (RunLock.h).
   if (cfg_.build.kind != "none" && !treeLock_.acquireBuildTree(cfg_.buildDir, cfg_.runDir, error))
     return false;

@@ -1,6 +1,7 @@
 #include "engine/compile/Daemon.h"
 #include "engine/compile/BuildTreeGuard.h"
 #include "common/JsonRead.h"
+#include "common/OwnedDir.h"
 #include "common/Paths.h"
 #include "common/Sha256.h"
 #include "common/Subprocess.h"
@@ -31,33 +32,14 @@ std::string newInstanceToken() {
 Daemon::Daemon() : token_(newInstanceToken()) {}
 Daemon::~Daemon() { stop(); }
 
-// A run directory that another user may write to lets them unlink the
-// engine's socket and bind one of theirs in its place: the wrapper refuses
-// it (peer credentials), but every compile then fails. Refused up front.
-static bool runDirHoldsSocketSafely(const std::string &runDir, std::string &error) {
-  struct stat st;
-  if (stat(runDir.c_str(), &st) != 0)
-    return true; // not made yet: ciq makes it, under this user's umask
-  std::string fix = "; other users could replace the engine's socket there: make it yours alone (chmod o-w " +
-                    shellQuote(runDir) + "), or give the search another run_dir:, then run again";
-  if (st.st_uid != getuid()) {
-    error = "the run directory " + runDir + " belongs to uid " + std::to_string(st.st_uid) + ", not to you (uid " +
-            std::to_string(getuid()) + ")" + fix;
-    return false;
-  }
-  if (st.st_mode & S_IWOTH) {
-    char mode[8];
-    snprintf(mode, sizeof mode, "%04o", (unsigned)(st.st_mode & 07777));
-    error = "the run directory " + runDir + " has mode " + mode + ", writable by every user" + fix;
-    return false;
-  }
-  return true;
-}
-
 bool socketPathFor(const std::string &runDir, std::string &path, std::string &error) {
+  // Whatever the socket's path: a run directory another user may write to
+  // lets them replace the socket, plant the stand-ins and the process records.
+  if (!checkRunDir(runDir, /*create=*/false, error))
+    return false;
   path = runDir + "/engine.sock";
   if (path.size() < 100)
-    return runDirHoldsSocketSafely(runDir, error);
+    return true;
   // Deep build trees: the user's runtime directory, else a folder of ours in
   // the temporary directory, created 0700 and verified (another user who made
   // it first could otherwise replace the socket and answer as the engine).

@@ -1,4 +1,5 @@
 #include "engine/compile/RunLock.h"
+#include "common/OwnedDir.h"
 
 #include <cerrno>
 #include <cstring>
@@ -8,6 +9,7 @@
 #include <llvm/Support/FileSystem.h>
 #include <string>
 #include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace ciq {
@@ -20,9 +22,18 @@ RunLock::~RunLock() {
 bool RunLock::lockFile(const std::string &path, const std::string &mine, std::string &holder,
                        std::string &error) {
   error.clear(); // empty on a false return: another process holds the lock
-  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+  // A link there (planted before the folder was checked) would have the pid
+  // written over the file it names.
+  int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0644);
   if (fd < 0) {
-    error = "cannot open " + path + ": " + std::strerror(errno) + "; check the permissions of its folder";
+    error = "cannot open " + path + ": " + std::strerror(errno) +
+            (errno == ELOOP ? " (a symbolic link in its place: remove it)" : "; check the permissions of its folder");
+    return false;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    ::close(fd);
+    error = "cannot use " + path + ": not a regular file; remove it";
     return false;
   }
   if (::flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -52,7 +63,8 @@ std::string holderLine(const std::string &text, size_t n) {
 } // namespace
 
 bool RunLock::acquire(const std::string &runDir, const std::string &what, std::string &error) {
-  llvm::sys::fs::create_directories(runDir);
+  if (!checkRunDir(runDir, /*create=*/true, error))
+    return false;
   std::string holder;
   if (lockFile(runDir + "/engine.lock", std::to_string(::getpid()) + "\n", holder, error))
     return true;

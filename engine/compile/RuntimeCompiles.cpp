@@ -6,23 +6,33 @@
 #include "common/Paths.h"
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 #include <set>
+#include <sys/stat.h>
 
 namespace ciq {
 
 bool makeStandinDir(const std::string &dir, std::string &error) {
-  if (auto ec = llvm::sys::fs::create_directories(dir)) {
-    error = "cannot create " + dir + ": " + ec.message();
+  // The folder goes first on PATH for builds and benchmarks: anything in it
+  // but ciq's two links would run in place of a tool of the same name, so it
+  // is made anew (a link or file in its place, an entry ciq never made).
+  struct stat st;
+  if (lstat(dir.c_str(), &st) == 0 && !S_ISDIR(st.st_mode))
+    llvm::sys::fs::remove(dir);
+  else
+    llvm::sys::fs::remove_directories(dir);
+  if (mkdir(dir.c_str(), 0700) != 0) {
+    error = "cannot create " + dir + ": " + strerror(errno) +
+            (errno == EEXIST ? " (something recreated it at once: is another user writing to its folder?)" : "");
     return false;
   }
   std::string wrapper = wrapperPath();
   for (const char *tool : {"ptxas", "nvcc"}) {
     std::string link = dir + "/" + tool;
-    // A link left by another ciq install (or a moved build) is replaced.
-    llvm::sys::fs::remove(link);
     if (auto ec = llvm::sys::fs::create_link(wrapper, link)) {
       error = "cannot link " + link + " to " + wrapper + ": " + ec.message();
       return false;

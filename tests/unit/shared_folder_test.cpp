@@ -5,6 +5,7 @@
 // otherwise. The victim is a file the test makes, never a system file.
 #include "common/AcfStaging.h"
 #include "common/CompilerVersion.h"
+#include "common/OwnedDir.h"
 #include "common/Sha256.h"
 #include "engine/measure/GpuLock.h"
 
@@ -326,4 +327,26 @@ TEST(SharedFolder, AcfStagingRefusesAnotherUsersTempFolder) {
   EXPECT_FALSE(staged) << *staged;
   std::error_code ec;
   EXPECT_TRUE(llvm::sys::fs::directory_iterator(mine + "/acf", ec) == llvm::sys::fs::directory_iterator()) << ec;
+}
+
+// The run directory (issue 51 item 1): a folder group-writable only for a
+// group whose one member is its owner (Debian's user private groups, umask
+// 002) is the user's own; one writable by a group of others, or another
+// user's, is refused; a missing one is made 0700 when asked.
+TEST(SharedFolder, RunDirectoryOwnedAndClosed) {
+  NEED_ROOT();
+  Scene s;
+  std::string err, mine = s.root + "/build-ciq";
+  ASSERT_TRUE(checkRunDir(mine, /*create=*/true, err)) << err;
+  EXPECT_EQ(modeOf(mine), 0700u);
+  chmod(mine.c_str(), 0770); // root:root, root's primary group with no members listed
+  EXPECT_TRUE(checkRunDir(mine, false, err)) << err;
+  ASSERT_EQ(chown(mine.c_str(), 0, 65534), 0); // nogroup: not root's own
+  EXPECT_FALSE(checkRunDir(mine, false, err));
+  EXPECT_NE(err.find("has mode 0770"), std::string::npos) << err;
+  std::string theirs = s.tmp + "/run";
+  ASSERT_TRUE(asNobody([&] { return mkdir(theirs.c_str(), 0700) == 0; }));
+  EXPECT_FALSE(checkRunDir(theirs, true, err));
+  EXPECT_NE(err.find("belongs to uid 65534"), std::string::npos) << err;
+  EXPECT_TRUE(checkRunDir(s.tmp + "/not-made-yet", false, err)) << err;
 }
