@@ -5,7 +5,7 @@ JOBS  ?= $(shell nproc)
 DEBS  := cmake ninja-build g++ make llvm-14-dev llvm-14-tools nlohmann-json3-dev \
          libyaml-cpp-dev libmuparser-dev libssl-dev libcurl4-openssl-dev libarchive-dev libgtest-dev \
          libboost-math-dev ccache sccache gnuplot-nox python3 python3-yaml python3-pip chromium libcsv-dev \
-         libzstd-dev liblz4-dev slurmctld slurmd slurm-client munge
+         libzstd-dev liblz4-dev clang slurmctld slurmd slurm-client munge
 # Python packages the tests use, from the Python package index (pip):
 # triton for tests/lit/engine/triton.test (a real Triton compile, no GPU needed);
 # torch for tests/lit/torch/extension.test (a real CUDAExtension build, no GPU

@@ -24,6 +24,12 @@ const std::vector<InvalidReason> &invalidReasons() {
       {reason::KernelControlIgnored, "a per-kernel control (a PTX directive of one kernel) was not written, or ptxas did not take it",
        "an entry that cannot take the directive, a compile that cannot be split for PTX edits, or ptxas keeping its own limit",
        "read the message: it names the kernel, the directive and ptxas's report; leave that kernel out (kernel_controls.kernels)"},
+      {reason::RehearsalFailed, "the build the lock would make (every object assembled, device link and link, through "
+                                "the lock route) failed, or made other device code than the tuned build",
+       "a shortcut of the search (PTX reuse, an object never assembled or linked) hid what the full build does: an "
+       "nvlink check across translation units, an object objcopy cannot update, run-specific symbols",
+       "nothing to do: no lock is written for it and the next finalist is rehearsed; the message has the first error "
+       "line and the log (report a device-code difference to ciq)"},
       {reason::BuildInterrupted, "the build died of a signal or lost its compiles, twice",
        "something outside the candidate ended the build (a kill, an out-of-memory kill, a lost engine connection)",
        "nothing is recorded for it; find what killed the build, then `ciq resume`"},

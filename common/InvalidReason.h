@@ -34,6 +34,11 @@ inline const char *StaleBuild = "stale_build";
 // A per-kernel control (common/KernelDirective.h) that reached no compile of
 // its kernel, or that ptxas's report shows it did not take.
 inline const char *KernelControlIgnored = "kernel_control_ignored";
+// The winner's rehearsal (engine/winner/Rehearsal.h): the build the lock
+// makes (full compile, assembled objects, device link and link, through the
+// lock route) failed, or its device code is not what was tuned. The lock is
+// never written for it; the next finalist is rehearsed.
+inline const char *RehearsalFailed = "rehearsal_failed";
 // Not the candidate's fault: retried once, never recorded; the search stops
 // if it happens again.
 inline const char *BuildInterrupted = "build_interrupted";

@@ -47,7 +47,13 @@ int runWrapper(int argc, char **argv) {
   // Inside a command ciq-ptxas already injected (a stand-in reached through a launcher): pass through.
   bool wrapped = getEnv(env::Wrapped) == "1" && inv.mode != "launcher";
   std::string socket = getEnv(env::Socket);
-  if (inv.lockPath.empty())
+  // The rehearsal of a winner (ciq tune, ciq validate) builds the tree as the
+  // lock about to be written will build it: that lock, whatever --lock the
+  // configure put in the launcher chain, without an earlier lock's arguments.
+  if (std::string rehearsal = getEnv(env::RehearsalLock); !rehearsal.empty()) {
+    inv.lockPath = rehearsal;
+    inv.replacesLock = getEnv(env::RehearsalReplaces);
+  } else if (inv.lockPath.empty())
     inv.lockPath = getEnv(env::Lock);
   if (getEnv(env::LockPolicy).size() && inv.lockPolicy == "error")
     inv.lockPolicy = getEnv(env::LockPolicy);

@@ -16,6 +16,9 @@ struct Invocation {
   std::vector<std::string> args;     // the user's arguments after the compiler
   std::string lockPath;
   std::string lockPolicy = "error";
+  // Lock mode in a rehearsal: the lock whose arguments ciq_apply_lock() may
+  // have put on this compile line (removed before lockPath's are added).
+  std::string replacesLock;
 };
 
 // One line on stderr ("ciq-ptxas: error: ..."); fail returns `status`.

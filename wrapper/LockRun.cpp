@@ -11,6 +11,7 @@
 #include <llvm/Support/raw_ostream.h>
 
 #include <optional>
+#include <set>
 
 namespace ciq::wrapper {
 namespace {
@@ -120,9 +121,31 @@ int lockWithKernelControls(const LockCompile &lc, bool refuse, const std::string
   return 0;
 }
 
+// A rehearsal (Invocation::replacesLock): the arguments an earlier lock's
+// ciq_apply_lock() put on this compile line go, as a tuning run removes them,
+// so the compile is what the lock about to be written makes once configure
+// has rendered it instead.
+Invocation withoutReplacedLock(const Invocation &inv) {
+  if (inv.replacesLock.empty())
+    return inv;
+  std::string err;
+  auto old = readLockfile(inv.replacesLock, err, /*checkIntegrity=*/false);
+  if (!old)
+    return inv; // nothing of it can be on the line: ciq_apply_lock() refuses a lock that does not read
+  auto tokens = lockCompileArgs(*old, inv.replacesLock);
+  std::set<std::string> drop(tokens.begin(), tokens.end());
+  Invocation out = inv;
+  out.args.clear();
+  for (const auto &a : inv.args)
+    if (!drop.count(a))
+      out.args.push_back(a);
+  return out;
+}
+
 } // namespace
 
-int lockRun(const Invocation &inv) {
+int lockRun(const Invocation &given) {
+  Invocation inv = withoutReplacedLock(given);
   auto policy = parseLockPolicy(inv.lockPolicy);
   if (!policy)
     return fail("lock policy '" + inv.lockPolicy + "' is not one of error, warn (--lock-policy or CIQ_LOCK_POLICY)");

@@ -117,14 +117,22 @@ ToolRun runTool(std::vector<std::string> argv, double timeout) {
 // GNU objcopy first: it comes with the host compiler nvcc needs anyway, and
 // llvm-objcopy 14 breaks the symbols of an updated section (they get
 // SHN_XINDEX without an SHT_SYMTAB_SHNDX table, and ld refuses the object).
-std::optional<std::string> findObjcopy() {
+// The objcopys to try, in order: the one CIQ_OBJCOPY (or CIQ_LLVM_OBJCOPY)
+// names alone, else GNU's, then LLVM's. GNU objcopy moves the section groups
+// of a clang-made object and leaves its .llvm_addrsig naming the old
+// indices; llvm-objcopy keeps them, so a clang host compiler's objects take
+// the second (issue 48: every per-kernel compile of a clang build failed).
+std::vector<std::string> objcopyCandidates() {
   for (const char *var : {env::Objcopy, env::LlvmObjcopy})
-    if (const char *v = std::getenv(var); v && *v)
-      return findExecutable(v);
+    if (const char *v = std::getenv(var); v && *v) {
+      auto p = findExecutable(v);
+      return p ? std::vector<std::string>{*p} : std::vector<std::string>{};
+    }
+  std::vector<std::string> out;
   for (const char *name : {"objcopy", "llvm-objcopy-14", "llvm-objcopy"})
     if (auto p = findExecutable(name))
-      return p;
-  return std::nullopt;
+      out.push_back(*p);
+  return out;
 }
 
 bool moveFile(const std::string &from, const std::string &to) {
@@ -134,6 +142,34 @@ bool moveFile(const std::string &from, const std::string &to) {
 }
 
 } // namespace
+
+std::string PtxReuse::assembleObject(const std::string &fatbinFile, const DeviceCode &fatbin,
+                                     const std::string &object) const {
+  auto tools = objcopyCandidates();
+  if (tools.empty())
+    return "no objcopy, llvm-objcopy-14 or llvm-objcopy on PATH (or CIQ_OBJCOPY)";
+  std::string why, hostErr;
+  auto kept = objectsCodeSha256({entry_->objectPath()}, hostErr);
+  for (const auto &tool : tools) {
+    llvm::sys::fs::remove(object);
+    ToolRun oc = runTool({tool, "--update-section", entry_->fatbinSection + "=" + fatbinFile, entry_->objectPath(),
+                          object},
+                         ctx_.timeoutSeconds);
+    std::string err;
+    auto objDc = oc.r.exitCode == 0 ? readDeviceCode(object, err) : std::nullopt;
+    if (!objDc || objDc->sha256 != fatbin.sha256 || objDc->bytes != fatbin.bytes) {
+      why = "the object " + baseOf(tool) + " assembled does not carry the fatbin ptxas and fatbinary made" +
+            (oc.r.err.empty() ? std::string() : ": " + oc.r.err.substr(0, 200));
+      continue;
+    }
+    // Everything but the fatbin must be the kept object's, symbols included:
+    // an objcopy that damages them makes an object the linker refuses.
+    if (objectsCodeSha256({object}, hostErr) == kept)
+      return "";
+    why = baseOf(tool) + " changed more than the fatbin section of the kept object";
+  }
+  return why;
+}
 
 bool ptxasOnly(const CandidateMessage &c) {
   for (const auto &a : c.acfs)
@@ -394,29 +430,11 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
     // only needs an object to link, and the kept one is that.
     llvm::sys::fs::copy_file(entry_->objectPath(), object);
   } else {
-    auto objcopy = findObjcopy();
-    if (!objcopy) {
+    std::string why = assembleObject(fatbinFile, *fatDc, object);
+    if (!why.empty()) {
       res.reused = false;
       finish();
-      return fallBack("no objcopy, llvm-objcopy-14 or llvm-objcopy on PATH (or CIQ_OBJCOPY)");
-    }
-    ToolRun oc = runTool({*objcopy, "--update-section", entry_->fatbinSection + "=" + fatbinFile,
-                          entry_->objectPath(), object},
-                         ctx_.timeoutSeconds);
-    auto objDc = oc.r.exitCode == 0 ? readDeviceCode(object, err) : std::nullopt;
-    if (!objDc || objDc->sha256 != fatDc->sha256 || objDc->bytes != fatDc->bytes) {
-      res.reused = false;
-      finish();
-      return fallBack("the object objcopy assembled does not carry the fatbin ptxas and fatbinary made" +
-                      (oc.r.err.empty() ? std::string() : ": " + oc.r.err.substr(0, 200)));
-    }
-    // Everything but the fatbin must be the kept object's, symbols included:
-    // an objcopy that damages them makes an object the linker refuses.
-    std::string hostErr;
-    if (objectsCodeSha256({object}, hostErr) != objectsCodeSha256({entry_->objectPath()}, hostErr)) {
-      res.reused = false;
-      finish();
-      return fallBack(baseOf(*objcopy) + " changed more than the fatbin section of the kept object");
+      return fallBack(why);
     }
   }
   if (!moveFile(object, ctx_.output) ||

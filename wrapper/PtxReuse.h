@@ -18,6 +18,7 @@
 #include "wrapper/CommandLine.h"
 #include "wrapper/CompilerCrash.h"
 #include "wrapper/PtxDirectives.h"
+#include "common/DeviceCode.h"
 #include "common/Protocol.h"
 #include "wrapper/PtxReuseStore.h"
 
@@ -108,6 +109,10 @@ private:
   std::string editPtx(std::vector<std::string> &ptxasArgv, const CandidateMessage &c, const std::string &work,
                       size_t index, ReuseResult &res, std::vector<std::pair<std::string, std::string>> &moved);
   std::vector<std::string> dryRunArgs(const std::vector<std::string> &candArgs, const std::string &keepDir) const;
+  // The kept object with `fatbinFile` as its fatbin section, written to
+  // `object` by the first objcopy whose result carries that device code and
+  // is the kept object's everywhere else; "" or why none could.
+  std::string assembleObject(const std::string &fatbinFile, const DeviceCode &fatbin, const std::string &object) const;
 };
 
 } // namespace ciq::wrapper

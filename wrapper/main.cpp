@@ -36,7 +36,7 @@ bool nothingToApply(bool standin) {
   const char *wrapped = std::getenv(ciq::env::Wrapped);
   if (standin && wrapped && !std::strcmp(wrapped, "1"))
     return true;
-  return !isSet(ciq::env::Socket) && !isSet(ciq::env::Lock);
+  return !isSet(ciq::env::Socket) && !isSet(ciq::env::Lock) && !isSet(ciq::env::RehearsalLock);
 }
 
 std::string selfExe() {

@@ -182,7 +182,10 @@ CandidateMessage CandidateBuilder::messageFor(const Evaluation &e) const {
   m.compileTimeoutSeconds = cfg_.timeouts.compileSeconds;
   m.stripArgs = stripArgs_;
   m.narrowTo = cfg_.narrowTo;
-  m.needObject = needsObject(cfg_);
+  // Relocatable device code is linked by nvlink, which checks each entry
+  // against what it calls in other units (a .maxnreg below a callee's
+  // registers fails there): the build must link the candidate's own object.
+  m.needObject = needsObject(cfg_) || relocatable(driver_->objects());
   return m;
 }
 
@@ -492,7 +495,9 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     // The compiler's own first error line, so that the summary and `ciq
     // diagnose` say why without opening the log (a receipt's reason first:
     // the compiler was not started).
-    std::string first = why.empty() && e.reason == reason::CompileError ? firstErrorLineOfFile(e.log) : "";
+    // A link's too (nvlink's "entry function ... with max regcount of 32
+    // calls function ... with regcount of 139").
+    std::string first = why.empty() ? firstErrorLineOfFile(e.log) : "";
     e.message = std::string(e.reason == reason::CompileError ? "the compile failed" : "the link failed") +
                 " (" + buildName() + " exit " + std::to_string(r.exitCode) + ")" + (why.empty() ? "" : ": " + why) +
                 (first.empty() ? "" : ": " + first) + "; log: " + e.log;

@@ -40,6 +40,12 @@ public:
   // build: e.reason == stale_build, and the caller must stop.
   void build(Evaluation &e, const std::string &logPath);
 
+  // Rebuilds the target as the lock at lockPath builds it (LockRouteBuild.cpp):
+  // ciq-ptxas in lock mode, no candidate, nothing shortened. Fills ok,
+  // reason (rehearsal_failed, disk_fault), message, objects (each with the
+  // device code read from the object on disk), deviceCodeSha256, buildMs, log.
+  void buildLocked(Evaluation &e, const std::string &lockPath, const std::string &logPath);
+
   CandidateMessage messageFor(const Evaluation &e) const;
 
   // Compiles made while the benchmark runs (Triton): the variables that send
@@ -65,6 +71,7 @@ private:
   void backdateObjects();
   std::map<std::string, std::string> engineEnv() const;
   std::map<std::string, std::string> buildEnv() const;
+  std::map<std::string, std::string> lockRouteEnv(const std::string &lockPath) const;
   std::string buildName() const;   // for messages: "cmake --build" or "build.command"
   bool learnObjects(const std::vector<Receipt> &receipts, Evaluation &e);
   bool diskFault(const SubprocessResult &r, const std::vector<Receipt> &receipts, Evaluation &e);

@@ -10,7 +10,10 @@ namespace ciq {
 std::string firstErrorLine(const std::string &text) {
   // "error:" or "fatal :" after a separator: a diagnostic's severity, not a
   // word of a file name or of an echoed command line (ninja's FAILED: line).
-  static const std::regex severity(R"((^|[\s:)])(error|fatal( error)?)\s*:)", std::regex::icase);
+  // GNU ld names an unresolved symbol without a severity ("...: undefined
+  // reference to `f'"), before collect2's "error: ld returned 1 exit status".
+  static const std::regex severity(R"((^|[\s:)])(error|fatal( error)?)\s*:|: undefined reference to )",
+                                   std::regex::icase);
   llvm::StringRef rest(text);
   while (!rest.empty()) {
     auto [line, next] = rest.split('\n');

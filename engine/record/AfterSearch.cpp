@@ -102,4 +102,23 @@ bool minimizeTrialFromJson(const json &j, MinimizeTrial &t, std::string &error, 
   return true;
 }
 
+json rehearsalToJson(const RehearsalRecord &r) {
+  json j = {{"op", "rehearsal"}, {"candidate_id", r.candidateId}, {"candidate_hash", r.candidateHash},
+            {"ok", r.ok}, {"build_ms", r.buildMs}};
+  if (!r.ok)
+    j.update({{"reason", r.reason}, {"message", r.message}});
+  if (!r.snapshot.empty())
+    j["snapshot"] = r.snapshot;
+  return j;
+}
+
+bool rehearsalFromJson(const json &j, RehearsalRecord &r, std::string &error, const std::string &where) {
+  JsonFields f(j, where);
+  if (!f.need("candidate_id", r.candidateId).need("candidate_hash", r.candidateHash).need("ok", r.ok)
+           .opt("build_ms", r.buildMs).opt("reason", r.reason).opt("message", r.message).opt("snapshot", r.snapshot)
+           .ok())
+    return error = f.error(), false;
+  return true;
+}
+
 } // namespace ciq

@@ -53,4 +53,19 @@ struct MinimizeTrial {
 nlohmann::json minimizeTrialToJson(const MinimizeTrial &t);
 bool minimizeTrialFromJson(const nlohmann::json &j, MinimizeTrial &t, std::string &error, const std::string &where);
 
+// The rehearsal of a winner before its lock is written
+// (engine/winner/Rehearsal.h), journaled as it ends ("op": "rehearsal"): a
+// resumed search rehearses no candidate twice, and never locks one whose
+// rehearsal failed.
+struct RehearsalRecord {
+  std::string candidateId, candidateHash;
+  bool ok = false;
+  std::string reason, message;         // why it failed (rehearsal_failed), one line
+  double buildMs = 0;                  // the lock route's build
+  std::vector<std::string> snapshot;   // the rehearsed benchmark program (runtime objectives)
+};
+
+nlohmann::json rehearsalToJson(const RehearsalRecord &r);
+bool rehearsalFromJson(const nlohmann::json &j, RehearsalRecord &r, std::string &error, const std::string &where);
+
 } // namespace ciq

@@ -389,6 +389,13 @@ JournalContents readJournal(const std::string &path) {
         c.minimizeTrials.push_back(std::move(t));
       else
         c.damaged.push_back(why);
+    } else if (l.op == "rehearsal") {
+      RehearsalRecord r;
+      std::string why;
+      if (rehearsalFromJson(l.object, r, why, where))
+        c.rehearsals.push_back(std::move(r));
+      else
+        c.damaged.push_back(why);
     } else if (l.op == "canary") {
       bool ok = false, skipped = false;
       JsonFields f(l.object, where);

@@ -95,6 +95,7 @@ struct JournalContents {
   std::vector<AttributionRow> attribution;   // the rows of the last "attribution" line (AfterSearch.h)
   std::vector<MinimizeStep> minimization;    // the steps of the last "minimize" line
   std::vector<MinimizeTrial> minimizeTrials;  // every "minimize_trial" line, in order
+  std::vector<RehearsalRecord> rehearsals;    // every "rehearsal" line, in order
   // "<file>:<line>: what is wrong" for every line that failed its checksum,
   // is not JSON or has a field of the wrong type (the rest is kept; a start
   // line with a wrong type is kept as `start`, without `started`).

@@ -283,7 +283,7 @@ bool TuneRun::finish() {
   WinnerChoice w = chooseWinner(cfg_, evals_);
   if (!w.improved && w.index > 0)
     w.why = "no candidate scored better than the baseline";
-  if (!runFinalists(w) || !minimize(w) || !attribute(w))
+  if (!runFinalists(w) || !minimize(w) || !rehearse(w) || !attribute(w))
     return false;
   if (workers_[0]->phase) {
     nlohmann::json m = workers_[0]->phase->record();

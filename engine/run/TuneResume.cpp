@@ -122,6 +122,8 @@ bool TuneRun::openJournal() {
       fitGenerationsToBudget();
     evals_ = prior.evaluations;
     priorTrials_ = prior.minimizeTrials;
+    rehearsals_ = prior.rehearsals;
+    applyPriorRehearsals();
     if (!referenceKept())
       return false;
     firstNewId_ = std::max<int>(prior.nextId, (int)evals_.size());

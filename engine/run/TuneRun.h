@@ -118,6 +118,11 @@ private:
                           const std::vector<std::vector<double>> &values);
   bool minimize(WinnerChoice &w);
   bool attribute(WinnerChoice &w);
+  // The lock's own build before the lock (TuneRehearsal.cpp).
+  bool rehearse(WinnerChoice &w);
+  bool rehearseOne(const Evaluation &win, RehearsalRecord &rec);
+  const RehearsalRecord *knownRehearsal(const std::string &candidateHash) const;
+  void applyPriorRehearsals();
   void traceMinimized();
   std::optional<std::vector<VariantResult>> attributionRows(const Evaluation &win, std::string &err);
   std::optional<std::vector<VariantResult>> attributionRowsByCase(Evaluation &win, std::string &err);
@@ -287,6 +292,8 @@ private:
   std::set<int> inertAnnounced_;
   std::set<Point> predictedTwins_;
   int defaultsAnnounced_ = 0;
+  std::vector<RehearsalRecord> rehearsals_;   // every rehearsal journaled (a resume: the earlier runs' too)
+  double rehearsalMs_ = 0;                         // this run's rehearsal builds
   std::vector<MinimizeTrial> priorTrials_;   // resume: the minimization's comparisons already made   // proposals not compiled: predicted twins (TwinPredictor.h)
   // Pool points not evaluated because an inert control was all that set them
   // apart: the strategy sees them as taken, so it moves on (not journaled: a

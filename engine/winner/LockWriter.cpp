@@ -35,7 +35,13 @@ static nlohmann::json casesToJson(const Evaluation &base, const Evaluation &win)
 
 std::string cudaCompilerOf(const std::string &buildDir) {
   std::string nvcc = cacheValue(readCMakeCache(buildDir), "CMAKE_CUDA_COMPILER");
-  return nvcc.empty() ? findExecutable("nvcc").value_or("nvcc") : nvcc;
+  if (nvcc.empty())
+    nvcc = "nvcc";
+  // -DCMAKE_CUDA_COMPILER=nvcc (a bare name, as many READMEs say): the cache
+  // may keep the name as given; the build runs the one on PATH.
+  if (nvcc.find('/') == std::string::npos)
+    return findExecutable(nvcc).value_or(nvcc);
+  return nvcc;
 }
 
 // ciq_apply_lock() of a target without a lock makes the configure depend on
@@ -48,8 +54,8 @@ static void touchLockStamp(const std::string &buildDir) {
     ::utimensat(AT_FDCWD, stamp.c_str(), nullptr, 0);
 }
 
-bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &win, std::string &error,
-               const nlohmann::json &validation) {
+std::optional<Lockfile> makeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &win,
+                                 const std::string &lockPath, std::string &error, const nlohmann::json &validation) {
   Lockfile l;
   l.engineVersion = CIQ_VERSION;
   l.createdAt = nowIso8601();
@@ -93,7 +99,7 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
   l.kernelDirectives = win.rendered.kernels;
   l.unitOptions = win.rendered.units;
   // ACFs travel with the lock, named by their SHA-256.
-  std::string lockDir = llvm::sys::path::parent_path(cfg.lockfile).str();
+  std::string lockDir = llvm::sys::path::parent_path(lockPath).str();
   if (auto units = lockUnitsOf(win, lockDir); !units.empty())
     l.extra["device_code_units"] = units;
   l.kernelUnits = kernelUnitsOf(win, lockDir);
@@ -102,7 +108,7 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
     llvm::sys::fs::create_directories(lockDir + "/ciq-acf");
     if (llvm::sys::fs::copy_file(a.path, lockDir + "/" + rel)) {
       error = "cannot copy ACF " + a.path + " to " + lockDir + "/" + rel;
-      return false;
+      return std::nullopt;
     }
     l.acfs.push_back({a.stage, rel, a.sha256});
   }
@@ -135,7 +141,13 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
     score[it.key()] = it.value();
   score["baseline_device_code_sha256"] = base.deviceCodeSha256;
   l.score = score;
-  if (!writeLockfile(cfg.lockfile, l, error))
+  return l;
+}
+
+bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &win, std::string &error,
+               const nlohmann::json &validation) {
+  auto l = makeLock(cfg, base, win, cfg.lockfile, error, validation);
+  if (!l || !writeLockfile(cfg.lockfile, *l, error))
     return false;
   touchLockStamp(cfg.buildDir);
   return true;

@@ -2,6 +2,9 @@
 #pragma once
 #include "engine/config/Config.h"
 #include "engine/record/Evaluation.h"
+#include "common/Lockfile.h"
+
+#include <optional>
 
 #include <string>
 
@@ -9,6 +12,12 @@ namespace ciq {
 
 // The CUDA compiler of a configured build tree (CMAKE_CUDA_COMPILER), else nvcc on PATH.
 std::string cudaCompilerOf(const std::string &buildDir);
+
+// The lock of `win` as it would be written at `lockPath` (its ACFs copied
+// into ciq-acf/ beside it); nullopt with `error` when an ACF cannot be copied.
+std::optional<Lockfile> makeLock(const TuneConfig &cfg, const Evaluation &baseline, const Evaluation &win,
+                                 const std::string &lockPath, std::string &error,
+                                 const nlohmann::json &validation = nlohmann::json::object());
 
 bool writeLock(const TuneConfig &cfg, const Evaluation &baseline, const Evaluation &winner, std::string &error,
                const nlohmann::json &validation = nlohmann::json::object());

@@ -344,6 +344,8 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
     for (const auto &a : verdicts.attribution)
       fprintf(out, "%s\n", a.c_str());
   }
+  for (const auto &r : verdicts.rehearsal)
+    fprintf(out, "rehearsal: %s\n", r.c_str());
   printKernelTimes(b, win ? win : best, out);
   if (!win) {
     fprintf(out, "verdict: no candidate beat the default compile%s\n",

@@ -23,6 +23,7 @@ struct Verdicts {
   double pValue = -1;        // <0: exact comparison
   std::vector<std::string> attribution;   // formatted rows (formatVariant)
   std::vector<std::string> minimization;  // "dropped control x (p = 0.4: may be noise)"
+  std::vector<std::string> rehearsal;     // the lock's own build: "c0005 built as its lock builds it ..."
   std::vector<std::string> gpuProblems;   // throttling or sharing seen while measuring
   // The search phase (generations after the baseline): what the budget bought.
   BudgetCount counts;                     // over the journal's evaluations

@@ -53,6 +53,10 @@ config.substitutions.append(("%module_dir", os.path.join(config.ciq_build_dir, "
 # read-only and immutable ones a loop-mounted ext4 as well.
 import shutil
 
+# A clang host compiler (CMAKE_CUDA_HOST_COMPILER=clang++): `make deps` installs Debian's clang.
+if shutil.which("clang++"):
+    config.available_features.add("clang")
+
 if os.geteuid() == 0:
     config.available_features.add("root")
     if shutil.which("mkfs.ext4") and shutil.which("e2fsck") and shutil.which("chattr") and \

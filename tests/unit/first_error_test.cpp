@@ -18,6 +18,14 @@ TEST(FirstError, FindsEachCompilersSpelling) {
   EXPECT_EQ(firstErrorLine("ciq-ptxas: error: the nvcc stand-in called itself again\n"),
             "ciq-ptxas: error: the nvcc stand-in called itself again");
   EXPECT_EQ(firstErrorLine("k.cu:7:2: error: #error \"TILE must be even\"\n"), "k.cu:7:2: error: #error \"TILE must be even\"");
+  // The device link's and the host link's own lines (issue 48 item 2), not collect2's summary.
+  EXPECT_EQ(firstErrorLine("nvlink error   : entry function '_Z5k_rdcPKfS0_Pfi' with max regcount of 32 calls "
+                           "function '_Z5heavyPKfi' with regcount of 139\n"),
+            "nvlink error   : entry function '_Z5k_rdcPKfS0_Pfi' with max regcount of 32 calls function "
+            "'_Z5heavyPKfi' with regcount of 139");
+  EXPECT_EQ(firstErrorLine("/usr/bin/ld: main.cpp.o: in function `main':\nmain.cpp:(.text+0x5): undefined reference "
+                           "to `fast_path_init'\ncollect2: error: ld returned 1 exit status\n"),
+            "main.cpp:(.text+0x5): undefined reference to `fast_path_init'");
 }
 
 TEST(FirstError, IgnoresWarningsNamesAndMakesSummary) {

@@ -1,0 +1,73 @@
+#include "engine/winner/Rehearsal.h"
+#include "engine/winner/LockUnits.h"
+#include "engine/winner/LockWriter.h"
+#include "engine/compile/BenchmarkProgram.h"
+#include "common/InvalidReason.h"
+
+#include <llvm/Support/FileSystem.h>
+#include <llvm/Support/Path.h>
+
+namespace ciq {
+namespace {
+
+// Builds through `lockPath` and compares the device code with the lock's.
+Rehearsal rehearse(CandidateBuilder &builder, const TuneConfig &cfg, const Lockfile &lock, const std::string &lockPath,
+                   const std::string &id, bool snapshot) {
+  Rehearsal r;
+  r.lockPath = lockPath;
+  Evaluation e;
+  e.candidateId = id;
+  builder.buildLocked(e, lockPath, cfg.runDir + "/logs/" + id + ".rehearsal.log");
+  r.buildMs = e.buildMs;
+  if (!e.ok) {
+    r.reason = e.reason;
+    r.message = e.message;
+    return r;
+  }
+  if (e.deviceCodeSha256 != lock.deviceCodeSha256) {
+    std::vector<std::pair<std::string, std::string>> built;
+    for (const auto &o : e.objects)
+      built.push_back({o.source, o.deviceCodeSha256});
+    std::string units = unitDifferences(lock, llvm::sys::path::parent_path(lockPath).str(), built);
+    r.reason = reason::RehearsalFailed;
+    r.message = "the lock's own build made other device code (" + e.deviceCodeSha256.substr(0, 16) +
+                "...) than the tuned build (" + lock.deviceCodeSha256.substr(0, 16) + "...)" +
+                (units.empty() ? "" : ": " + units) + "; log: " + e.log;
+    return r;
+  }
+  if (snapshot) {
+    std::string err;
+    r.snapshot = snapshotBenchmark(cfg, cfg.runDir + "/rehearsal/" + id + "/program", err);
+    if (!r.snapshot) {
+      r.reason = reason::RehearsalFailed;
+      r.message = "the lock's own build made no benchmark program to measure: " + err + "; log: " + e.log;
+      return r;
+    }
+  }
+  r.ok = true;
+  return r;
+}
+
+} // namespace
+
+Rehearsal rehearseWinner(CandidateBuilder &builder, const TuneConfig &cfg, const Evaluation &baseline,
+                         const Evaluation &win, bool snapshot) {
+  std::string dir = cfg.runDir + "/rehearsal/" + win.candidateId;
+  llvm::sys::fs::remove_directories(dir);
+  std::string lockPath = dir + "/rehearsal.ciq.lock", err;
+  auto lock = makeLock(cfg, baseline, win, lockPath, err);
+  if (!lock || !writeLockfile(lockPath, *lock, err)) {
+    Rehearsal r;
+    r.reason = reason::RehearsalFailed;
+    r.message = "cannot write the lock to rehearse: " + err;
+    return r;
+  }
+  return rehearse(builder, cfg, *lock, lockPath, win.candidateId, snapshot);
+}
+
+Rehearsal rehearseLock(CandidateBuilder &builder, const TuneConfig &cfg, const Lockfile &lock,
+                       const std::string &lockPath, bool snapshot) {
+  return rehearse(builder, cfg, lock, lockPath, lock.candidateId + "-validate", snapshot);
+}
+
+} // namespace ciq
