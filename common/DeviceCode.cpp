@@ -61,37 +61,142 @@ llvm::Expected<llvm::StringRef> contentsOf(const Elf &elf, const Elf::Elf_Shdr &
   return llvm::toStringRef(*bytes);
 }
 
+} // namespace
+
 // nvcc names the file-local device entities of a translation unit (static
 // functions, anonymous namespaces, and so libcu++'s and cooperative groups'
 // internals) after it: "_ZN36_INTERNAL_393f41ab_6_red_cu_2c143ad1...",
-// "_GLOBAL__N__393f41ab_...", "__nv_static_27__393f41ab_...". The first
-// eight hex digits hash the source's absolute path, so the same file
-// compiled in another folder (a twin build tree, a colleague's checkout, a
-// compiler cache's temporary copy) names the same code differently. They are
-// blanked wherever they appear: section names, symbol names, tables.
-std::string blankUnitIds(llvm::StringRef in) {
-  std::string bytes = in.str();
-  auto blankAt = [&](size_t p) {
-    if (p + 9 > bytes.size() || bytes[p + 8] != '_')
-      return;
-    for (size_t i = p; i < p + 8; ++i)
-      if (!isxdigit((unsigned char)bytes[i]))
-        return;
-    std::fill(bytes.begin() + p, bytes.begin() + p + 8, '0');
+// "_GLOBAL__N__393f41ab_...", "__nv_static_27__393f41ab_...". The unit id is
+// "<8 hex>_<n>_<n characters of the file name>_<8 hex>": the first eight hex
+// digits hash the source's absolute path, so the same file compiled in
+// another folder (a twin build tree, a colleague's checkout, a compiler
+// cache's temporary copy) names the same code differently. Some units (an
+// -rdc compile of cuda-samples' reduction) add "_<number>", a number of the
+// compiling process, which two builds of one tree never share; the names
+// around it then differ in length too (_ZN41_INTERNAL_... against
+// _ZN42_INTERNAL_...). So the path hash is blanked, the process number
+// dropped, and the length before the tag, which counts both, replaced by "#".
+namespace {
+
+// The end of "<8 hex>_<n>_<name>_<8 hex>" starting at p, or npos.
+size_t unitIdEnd(const std::string &b, size_t p) {
+  auto hex8 = [&](size_t q) {
+    if (q + 8 > b.size())
+      return false;
+    for (size_t i = q; i < q + 8; ++i)
+      if (!isxdigit((unsigned char)b[i]))
+        return false;
+    return true;
   };
-  for (const std::string tag : {"_INTERNAL_", "_GLOBAL__N__"})
-    for (size_t at = bytes.find(tag); at != std::string::npos; at = bytes.find(tag, at + 1))
-      blankAt(at + tag.size());
-  const std::string nvStatic = "__nv_static_";
-  for (size_t at = bytes.find(nvStatic); at != std::string::npos; at = bytes.find(nvStatic, at + 1)) {
-    size_t p = at + nvStatic.size();
-    while (p < bytes.size() && isdigit((unsigned char)bytes[p]))
-      ++p;
-    if (bytes.compare(p, 2, "__") == 0)
-      blankAt(p + 2);
-  }
-  return bytes;
+  if (!hex8(p) || p + 8 >= b.size() || b[p + 8] != '_')
+    return std::string::npos;
+  size_t q = p + 9, n = 0;
+  while (q < b.size() && isdigit((unsigned char)b[q]) && n < 100000)
+    n = n * 10 + (b[q++] - '0');
+  if (q == p + 9 || q >= b.size() || b[q] != '_' || q + 1 + n >= b.size() || b[q + 1 + n] != '_' ||
+      !hex8(q + 2 + n))
+    return std::string::npos;
+  return q + 2 + n + 8;
 }
+
+// Whether [end, stop) after a unit id is nothing or a process number "_<digits>"
+// (with a trailing '_' where a name follows, as in __nv_static_).
+bool unitIdRest(const std::string &b, size_t end, size_t stop) {
+  if (end == stop)
+    return true;
+  if (b[end] != '_')
+    return false;
+  size_t d = end + 1;
+  while (d < stop && isdigit((unsigned char)b[d]))
+    ++d;
+  return d > end + 1 && (d == stop || (d + 1 == stop && b[d] == '_'));
+}
+
+// Appends the unit id at [p, end) canonically: the path hash blanked, a
+// process number "_<digits>" up to `limit` (the end the name's length gives)
+// dropped.
+void appendUnitId(const std::string &b, size_t p, size_t end, size_t limit, std::string &out) {
+  out += "00000000";
+  out.append(b, p + 8, end - p - 8);
+  size_t q = end;
+  if (q < limit && b[q] == '_') {
+    size_t d = q + 1;
+    while (d < limit && isdigit((unsigned char)b[d]))
+      ++d;
+    if (d > q + 1 && (d == limit || b[d] == '_'))
+      q = d;   // "_27043": dropped
+  }
+  out.append(b, q, limit - q);
+}
+
+} // namespace
+
+std::string canonicalUnitIds(llvm::StringRef in) {
+  const std::string b = in.str();
+  std::string out;
+  out.reserve(b.size());
+  size_t copied = 0;
+  for (size_t at = 0; at < b.size(); ++at) {
+    size_t tagLen = 0;
+    bool lengthBefore = true;   // _ZN<len>_INTERNAL_..., <len>_GLOBAL__N__...
+    if (b.compare(at, 10, "_INTERNAL_") == 0)
+      tagLen = 10;
+    else if (b.compare(at, 12, "_GLOBAL__N__") == 0)
+      tagLen = 12;
+    else if (b.compare(at, 12, "__nv_static_") == 0)
+      tagLen = 12, lengthBefore = false;
+    if (!tagLen)
+      continue;
+    size_t lenBegin = at, lenEnd = at;   // the decimal length that counts the unit id
+    size_t id = at + tagLen, limit = std::string::npos;
+    if (lengthBefore) {
+      // The identifier's length ends the digits before the tag, which may
+      // follow another name's digits ("3__443_GLOBAL__N__": `3__4`, then 43):
+      // the shortest run of them that spans the unit id is its length.
+      size_t end = unitIdEnd(b, id);
+      for (size_t k = 1; k <= 6 && end != std::string::npos && at >= copied + k &&
+                         isdigit((unsigned char)b[at - k]);
+           ++k) {
+        size_t len = std::stoul(b.substr(at - k, k)), stop = at + len;
+        if (stop >= end && stop <= b.size() && unitIdRest(b, end, stop)) {
+          lenBegin = at - k;
+          limit = stop;
+          break;
+        }
+      }
+    } else {
+      lenBegin = lenEnd = id;
+      while (lenEnd < b.size() && isdigit((unsigned char)b[lenEnd]))
+        ++lenEnd;
+      if (lenEnd == lenBegin || b.compare(lenEnd, 2, "__") != 0)
+        continue;
+      id = lenEnd + 2;
+      limit = id + std::stoul(b.substr(lenBegin, std::min<size_t>(lenEnd - lenBegin, 6)));
+    }
+    size_t end = unitIdEnd(b, id);
+    if (end == std::string::npos)
+      continue;
+    if (limit == std::string::npos || limit < end || limit > b.size() || !unitIdRest(b, end, limit))
+      limit = end;   // no length to trust: only the path hash goes
+    if (lengthBefore) {
+      out.append(b, copied, lenBegin - copied);
+      out += lenBegin < at ? "#" : "";
+      out.append(b, at, id - at);
+    } else {
+      out.append(b, copied, lenBegin - copied);
+      out += "#__";
+    }
+    appendUnitId(b, id, end, limit, out);
+    copied = limit;
+    at = limit - 1;
+  }
+  out.append(b, copied, std::string::npos);
+  return out;
+}
+
+namespace {
+
+std::string blankUnitIds(llvm::StringRef in) { return canonicalUnitIds(in); }
 
 // Debug information (-G, -lineinfo) names the source file's path and runs
 // nowhere: "-lineinfo" code built in two folders is the same SASS. With

@@ -12,6 +12,7 @@
 // first (Fatbin.h), so they hash as the same code uncompressed. Without a
 // cubin to find (a PTX-only target) the raw bytes are hashed.
 #pragma once
+#include <llvm/ADT/StringRef.h>
 #include <optional>
 #include <string>
 #include <vector>
@@ -30,6 +31,13 @@ struct DeviceCode {
 // onlySm (90 for sm_90): hash only the fatbin cubins of that architecture, as
 // `ciq lock verify` does for a lock tuned with narrow_architectures.
 std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &error, int onlySm = 0);
+
+// `in` with every translation-unit id of a file-local name made canonical
+// ("_ZN41_INTERNAL_59a1065c_5_rk_cu_8d71df23_270434cuda..." ->
+// "_ZN#_INTERNAL_00000000_5_rk_cu_8d71df23" + "4cuda..."): the source path's
+// hash blanked, a compiling process's number dropped, the length that counts
+// them replaced by '#'. What the device-code hash reads names by.
+std::string canonicalUnitIds(llvm::StringRef in);
 
 // One hash for a set of objects: SHA-256 over their sorted per-object hashes,
 // so it does not depend on where the build tree is.

@@ -19,6 +19,7 @@
 #include "engine/measure/MeasuredPhase.h"
 #include "engine/measure/Stats.h"
 #include "engine/winner/CaseScore.h"
+#include "engine/winner/Rehearsal.h"
 
 #include <llvm/Support/FileSystem.h>
 
@@ -123,8 +124,9 @@ int validateCases(const ciq::TuneConfig &cfg, ciq::Lockfile &lock, const std::ve
                   ciq::CandidateBuilder &builder, ciq::BenchmarkRunner &runner, ciq::MeasuredPhase &phase,
                   ciq::MeasureOptions mo) {
   std::string err;
-  std::map<std::string, std::vector<std::string>> snapshots;   // each variant built once, for every case
-  mo.snapshots = &snapshots;
+  std::map<std::string, std::vector<std::string>> local;   // each variant built once, for every case
+  if (!mo.snapshots)
+    mo.snapshots = &local;
   bool minimize = cfg.objectives.front().direction == "minimize";
   const std::string unit = cfg.benchmark.metric.unit;
   std::vector<ciq::CaseResult> base, win;
@@ -233,6 +235,20 @@ int run() {
   mo.problems = &problems;
   if (compilesAtRunTime(*cfg))
     mo.serveRuntime = runtimeSides(*cfg, *lock, variants.back().rendered.hash(), builder, runner);
+  // The winner is measured as the lock builds it (Rehearsal.h): ciq-ptxas
+  // --lock with this lock, nothing shortened, and its device code the lock's.
+  std::map<std::string, std::vector<std::string>> snapshots;
+  if (cfg->build.kind != "none") {
+    ciq::Rehearsal r = ciq::rehearseLock(builder, *cfg, *lock, cfg->lockfile, true);
+    if (!r.ok) {
+      builder.restore();
+      return ciq::reportError("validate: " + r.message + "; the lock does not reproduce its winner here: tune again");
+    }
+    printf("validate %s: the winner built as its lock builds it (ciq-ptxas --lock) in %s s: device code matches the "
+           "lock\n", cfg->target.c_str(), ciq::fmt::value(r.buildMs / 1000).c_str());
+    snapshots[variants.back().rendered.hash()] = *r.snapshot;
+    mo.snapshots = &snapshots;
+  }
   if (!cfg->benchmark.cases.empty())
     return validateCases(*cfg, *lock, variants, builder, runner, phase, mo);
   auto rows = ciq::measureVariants(builder, &runner, *cfg, variants, Runs, "validate", err, mo);

@@ -44,7 +44,9 @@ public:
   // ciq-ptxas in lock mode, no candidate, nothing shortened. Fills ok,
   // reason (rehearsal_failed, disk_fault), message, objects (each with the
   // device code read from the object on disk), deviceCodeSha256, buildMs, log.
-  void buildLocked(Evaluation &e, const std::string &lockPath, const std::string &logPath);
+  // onlySm (90): hash that architecture's SASS alone (a lock tuned with
+  // narrow_architectures covers one architecture).
+  void buildLocked(Evaluation &e, const std::string &lockPath, const std::string &logPath, int onlySm = 0);
 
   CandidateMessage messageFor(const Evaluation &e) const;
 

@@ -40,7 +40,8 @@ std::map<std::string, std::string> CandidateBuilder::lockRouteEnv(const std::str
   return env;
 }
 
-void CandidateBuilder::buildLocked(Evaluation &e, const std::string &lockPath, const std::string &logPath) {
+void CandidateBuilder::buildLocked(Evaluation &e, const std::string &lockPath, const std::string &logPath,
+                                   int onlySm) {
   e.log = logPath;
   e.ok = false;
   e.objects.clear();
@@ -62,8 +63,6 @@ void CandidateBuilder::buildLocked(Evaluation &e, const std::string &lockPath, c
                 ")" + (first.empty() ? "" : ": " + first) + "; log: " + logPath;
     return;
   }
-  // A lock tuned with narrow_architectures covers one architecture's SASS.
-  int onlySm = cfg_.narrowTo.rfind("sm_", 0) == 0 ? std::atoi(cfg_.narrowTo.c_str() + 3) : 0;
   std::vector<std::string> hashes;
   for (const auto &o : driver_->objects()) {
     std::string err;

@@ -4,6 +4,7 @@
 #include "engine/compile/BenchmarkProgram.h"
 #include "common/InvalidReason.h"
 
+#include <cstdlib>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
@@ -17,7 +18,9 @@ Rehearsal rehearse(CandidateBuilder &builder, const TuneConfig &cfg, const Lockf
   r.lockPath = lockPath;
   Evaluation e;
   e.candidateId = id;
-  builder.buildLocked(e, lockPath, cfg.runDir + "/logs/" + id + ".rehearsal.log");
+  std::string narrowed = lock.extra.value("device_code_architecture", "");
+  int onlySm = narrowed.rfind("sm_", 0) == 0 ? std::atoi(narrowed.c_str() + 3) : 0;
+  builder.buildLocked(e, lockPath, cfg.runDir + "/logs/" + id + ".rehearsal.log", onlySm);
   r.buildMs = e.buildMs;
   if (!e.ok) {
     r.reason = e.reason;

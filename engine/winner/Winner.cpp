@@ -339,13 +339,13 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
     fprintf(out, "GPU: %s while measuring\n", p.c_str());
   for (const auto &m : verdicts.minimization)
     fprintf(out, "minimization: %s\n", m.c_str());
+  for (const auto &r : verdicts.rehearsal)
+    fprintf(out, "rehearsal: %s\n", r.c_str());
   if (!verdicts.attribution.empty()) {
     fprintf(out, "attribution (each against the baseline; runtime objectives measured interleaved):\n");
     for (const auto &a : verdicts.attribution)
       fprintf(out, "%s\n", a.c_str());
   }
-  for (const auto &r : verdicts.rehearsal)
-    fprintf(out, "rehearsal: %s\n", r.c_str());
   printKernelTimes(b, win ? win : best, out);
   if (!win) {
     fprintf(out, "verdict: no candidate beat the default compile%s\n",

@@ -228,3 +228,28 @@ TEST_F(DeviceCodeTest, SameSourceInTwoFoldersHashesTheSame) {
   EXPECT_EQ(reused->sha256, compileIn(b, {"-arch=sm_90", "-cubin"}, "full.cubin").sha256);
   EXPECT_NE(reused->sha256, compileIn(b, {"-arch=sm_90", "-cubin", "-Xptxas", "-O0"}, "o0.cubin").sha256);
 }
+
+// Issue 48 item 5a: cuda-samples' reduction compiled -rdc names its
+// file-local entities with the compiling process's number after the unit id
+// ("..._8d71df23_27043"), so two builds of one tree hashed differently. The
+// number goes, with the length before the tag that counts it (a pid of
+// another width changes it), as the path hash goes.
+TEST(DeviceCode, UnitIdsCanonicalWhateverTheProcess) {
+  std::string a = "__nv_static_32__59a1065c_5_rk_cu_8d71df23_27043__ZN41_INTERNAL_59a1065c_5_rk_cu_8d71df23_270434cuda3std"
+                  "3__443_GLOBAL__N__59a1065c_5_rk_cu_8d71df23_270436ignoreE";
+  std::string b = "__nv_static_33__3224d2c1_5_rk_cu_8d71df23_123456__ZN42_INTERNAL_3224d2c1_5_rk_cu_8d71df23_1234564cuda3"
+                  "std3__444_GLOBAL__N__3224d2c1_5_rk_cu_8d71df23_1234566ignoreE";
+  EXPECT_EQ(canonicalUnitIds(a), canonicalUnitIds(b));
+  EXPECT_EQ(canonicalUnitIds(a), "__nv_static_#__00000000_5_rk_cu_8d71df23__ZN#_INTERNAL_00000000_5_rk_cu_8d71df234cuda3std"
+                                 "3__4#_GLOBAL__N__00000000_5_rk_cu_8d71df236ignoreE");
+  // Without a process number, as most units: only the path hash goes.
+  EXPECT_EQ(canonicalUnitIds("_ZN36_INTERNAL_393f41ab_6_red_cu_2c143ad14cuda"),
+            "_ZN#_INTERNAL_00000000_6_red_cu_2c143ad14cuda");
+  // Another source file (its name) or contents (the second hash) still differs.
+  EXPECT_NE(canonicalUnitIds("_ZN36_INTERNAL_393f41ab_6_red_cu_2c143ad14cuda"),
+            canonicalUnitIds("_ZN36_INTERNAL_393f41ab_6_rex_cu_2c143ad14cuda"));
+  EXPECT_NE(canonicalUnitIds("_ZN36_INTERNAL_393f41ab_6_red_cu_2c143ad14cuda"),
+            canonicalUnitIds("_ZN36_INTERNAL_393f41ab_6_red_cu_2c143ad24cuda"));
+  // Bytes that only look like a tag are left as they are.
+  EXPECT_EQ(canonicalUnitIds("x_INTERNAL_zz__nv_static_9__q"), "x_INTERNAL_zz__nv_static_9__q");
+}
