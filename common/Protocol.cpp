@@ -135,7 +135,14 @@ void to_json(json &j, const KernelStats &v) {
            {"frame_known", v.frameKnown}, {"usage_known", v.usageKnown},
            {"cap_applied", v.capApplied}, {"cap_override", v.capOverride}};
   if (v.ptxKnown)
-    j["ptx"] = json{{"max_threads", v.ptxMaxThreads}, {"min_blocks", v.ptxMinBlocks}, {"maxnreg", v.ptxMaxnreg}};
+    j["ptx"] = json{{"max_threads", v.ptxMaxThreads}, {"min_blocks", v.ptxMinBlocks}, {"maxnreg", v.ptxMaxnreg},
+                    {"setmaxnreg", v.ptxSetmaxnreg}, {"dynamic_shared", v.ptxDynamicShared}};
+  if (v.relocatable)
+    j["relocatable"] = true;
+  if (v.deviceDebug)
+    j["device_debug"] = true;
+  if (!v.splitProblem.empty())
+    j["split_problem"] = v.splitProblem;
 }
 static bool readKernelFields(const json &j, KernelStats &v, std::string &why) {
   // Journals written before these fields: every recorded kernel was an entry
@@ -146,7 +153,8 @@ static bool readKernelFields(const json &j, KernelStats &v, std::string &why) {
            .opt("stack_frame", v.stackFrame).opt("shared_bytes", v.sharedBytes)
            .opt("constant_bytes", v.constantBytes).opt("compile_ms", v.compileMs)
            .opt("entry", v.entry).opt("frame_known", v.frameKnown).opt("usage_known", v.usageKnown)
-           .opt("cap_applied", v.capApplied).opt("cap_override", v.capOverride))
+           .opt("cap_applied", v.capApplied).opt("cap_override", v.capOverride).opt("relocatable", v.relocatable)
+           .opt("device_debug", v.deviceDebug).opt("split_problem", v.splitProblem))
 }
 
 // KernelStats with its "ptx" member: the entry's directives, when read.
@@ -156,7 +164,8 @@ static bool readKernelPtx(const json &j, KernelStats &v, std::string &why) {
     return true;
   v.ptxKnown = true;
   JsonFields f(*it, "");
-  f.opt("max_threads", v.ptxMaxThreads).opt("min_blocks", v.ptxMinBlocks).opt("maxnreg", v.ptxMaxnreg);
+  f.opt("max_threads", v.ptxMaxThreads).opt("min_blocks", v.ptxMinBlocks).opt("maxnreg", v.ptxMaxnreg)
+      .opt("setmaxnreg", v.ptxSetmaxnreg).opt("dynamic_shared", v.ptxDynamicShared);
   if (!f.ok())
     why = "\"ptx\"" + f.error().substr(1);
   return f.ok();

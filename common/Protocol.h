@@ -103,6 +103,16 @@ struct KernelStats {
   int ptxMaxThreads = 0;
   int ptxMinBlocks = 0;
   int ptxMaxnreg = 0;
+  bool ptxSetmaxnreg = false;     // the body reconfigures registers (setmaxnreg): no register or occupancy directive
+  bool ptxDynamicShared = false;  // the body uses dynamic shared memory: ptxas refuses shared-memory spilling
+  // The compile that made it, as the per-kernel controls need to know:
+  // relocatable device code (-rdc, -dc) and -G forbid shared-memory
+  // spilling; `splitProblem` says why PTX directives cannot be written into
+  // this compile at all ("nvcc option -keep", "not a compile to an object
+  // (-c or -dc)"; "" when they can).
+  bool relocatable = false;
+  bool deviceDebug = false;
+  std::string splitProblem;
 };
 
 // What the wrapper reports after one compiler invocation.

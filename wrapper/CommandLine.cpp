@@ -237,6 +237,10 @@ void collectNvccPtxasOptions(NvccCommand &c, const std::vector<Arg *> &flat) {
       c.userAskedPtxasVerbose = true;
     c.deviceDebug |= a->opt.name == "device-debug";
     c.lineinfo |= a->opt.name == "generate-line-info";
+    // -rdc=true, --relocatable-device-code true, -dc: the last -rdc wins.
+    if (a->opt.name == "relocatable-device-code")
+      c.relocatable = a->opt.value.empty() || a->opt.value == "true";
+    c.relocatable |= a->opt.name == "device-c";
   }
   for (size_t i = 0; i < items.size(); ++i) {
     const std::string *next = i + 1 < items.size() ? &items[i + 1].first->text : nullptr;

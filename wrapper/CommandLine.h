@@ -74,6 +74,7 @@ struct NvccCommand {
   bool ptxasRuns = false;              // a SASS (cubin) is produced by ptxas in this invocation
   bool deviceDebug = false;            // -G, or -Xptxas -g: ptxas accepts no optimisation but -O0
   bool lineinfo = false;               // -lineinfo, or -Xptxas -lineinfo
+  bool relocatable = false;            // -rdc=true or -dc: relocatable device code, linked by nvlink
   std::string error;                   // an options file that cannot be read
   // Every Arg in order, options files flattened, env included (prepend, argv, append).
   std::vector<Arg *> flat();

@@ -8,6 +8,8 @@
 #include <cctype>
 #include <map>
 #include <regex>
+#include <cstring>
+#include <llvm/ADT/StringRef.h>
 
 namespace ciq::wrapper {
 namespace {
@@ -46,10 +48,90 @@ void readDirectives(const std::string &region, PtxEntry &e) {
   }
 }
 
+// Past a comment or a string literal at p (the position after it), or p.
+size_t skipCommentOrString(const std::string &ptx, size_t p) {
+  if (ptx.compare(p, 2, "//") == 0) {
+    size_t nl = ptx.find('\n', p);
+    return nl == std::string::npos ? ptx.size() : nl + 1;
+  }
+  if (ptx.compare(p, 2, "/*") == 0) {
+    size_t end = ptx.find("*/", p + 2);
+    return end == std::string::npos ? ptx.size() : end + 2;
+  }
+  if (ptx[p] == '"') {
+    for (size_t q = p + 1; q < ptx.size(); ++q)
+      if (ptx[q] == '\\')
+        ++q;
+      else if (ptx[q] == '"')
+        return q + 1;
+    return ptx.size();
+  }
+  return p;
+}
+
+// The first of `stops` at or after p outside comments and string literals
+// (a header may hold `.pragma "nounroll";` or a comment with a brace).
+size_t findCode(const std::string &ptx, size_t p, const char *stops) {
+  while (p < ptx.size()) {
+    size_t past = skipCommentOrString(ptx, p);
+    if (past != p) {
+      p = past;
+      continue;
+    }
+    if (std::strchr(stops, ptx[p]))
+      return p;
+    ++p;
+  }
+  return std::string::npos;
+}
+
+// The body's '{' of the header after the parameter list (p), or npos for a
+// declaration: a ';' that ends no `.pragma "...";` of the header.
+size_t bodyBrace(const std::string &ptx, size_t p) {
+  for (size_t q = findCode(ptx, p, "{;"); q != std::string::npos; q = findCode(ptx, q + 1, "{;")) {
+    if (ptx[q] == '{')
+      return q;
+    size_t line = ptx.rfind('\n', q);
+    llvm::StringRef stmt = llvm::StringRef(ptx).slice(line == std::string::npos ? p : std::max(p, line + 1), q).trim();
+    if (!stmt.startswith(".pragma"))
+      return std::string::npos;
+  }
+  return std::string::npos;
+}
+
+// Past the '}' that closes the body opened at `brace` (or the end).
+size_t bodyEnd(const std::string &ptx, size_t brace) {
+  int depth = 0;
+  for (size_t q = brace; q != std::string::npos && q < ptx.size(); q = findCode(ptx, q + 1, "{}")) {
+    depth += ptx[q] == '{' ? 1 : -1;
+    if (depth == 0)
+      return q + 1;
+  }
+  return ptx.size();
+}
+
+bool containsWord(llvm::StringRef text, llvm::StringRef word) {
+  auto isName = [](char c) { return std::isalnum((unsigned char)c) || c == '_' || c == '$' || c == '%'; };
+  for (size_t at = text.find(word); at != llvm::StringRef::npos; at = text.find(word, at + 1))
+    if ((at == 0 || !isName(text[at - 1])) && (at + word.size() == text.size() || !isName(text[at + word.size()])))
+      return true;
+  return false;
+}
+
+// The module's dynamic shared memory: `.extern .shared .align 16 .b8 smem[];`.
+std::vector<std::string> externSharedNames(const std::string &ptx) {
+  static const std::regex decl(R"(\.extern\s+\.shared\s+(\.align\s+[0-9]+\s+)?\.[a-z0-9]+\s+([A-Za-z_$%][A-Za-z0-9_$%]*)\s*\[\s*\])");
+  std::vector<std::string> names;
+  for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), decl); it != std::sregex_iterator(); ++it)
+    names.push_back((*it)[2]);
+  return names;
+}
+
 // Finds every `.entry NAME (...) directives {` of a definition; declarations
 // (`.extern .entry f(...);`) have no body and are skipped.
 std::vector<EntrySpan> findEntries(const std::string &ptx, std::string &error) {
   std::vector<EntrySpan> out;
+  const std::vector<std::string> dynamicSharedNames = externSharedNames(ptx);
   static const std::regex head(R"((^|\n)[ \t]*(\.(visible|weak|extern)[ \t]+)*\.entry[ \t]+([A-Za-z_$%][A-Za-z0-9_$%]*))");
   for (auto it = std::sregex_iterator(ptx.begin(), ptx.end(), head); it != std::sregex_iterator(); ++it) {
     EntrySpan s;
@@ -58,7 +140,7 @@ std::vector<EntrySpan> findEntries(const std::string &ptx, std::string &error) {
     while (p < ptx.size() && std::isspace((unsigned char)ptx[p]))
       ++p;
     if (p < ptx.size() && ptx[p] == '(') {
-      size_t close = ptx.find(')', p);
+      size_t close = findCode(ptx, p, ")");
       if (close == std::string::npos) {
         error = "entry " + s.entry.name + ": its parameter list has no ')'";
         return {};
@@ -66,14 +148,21 @@ std::vector<EntrySpan> findEntries(const std::string &ptx, std::string &error) {
       p = close + 1;
     }
     s.directivesBegin = p;
-    size_t brace = ptx.find_first_of("{;", p);
+    size_t brace = bodyBrace(ptx, p);
     if (brace == std::string::npos) {
-      error = "entry " + s.entry.name + ": no '{' after its parameter list";
-      return {};
-    }
-    if (ptx[brace] == ';')
+      if (findCode(ptx, p, "{;") == std::string::npos) {
+        error = "entry " + s.entry.name + ": no '{' after its parameter list";
+        return {};
+      }
       continue; // a declaration
+    }
     s.bodyBegin = brace;
+    // What decides which per-kernel controls the entry may take (KernelSpace.h):
+    // register reconfiguration (setmaxnreg) and dynamic shared memory.
+    llvm::StringRef body = llvm::StringRef(ptx).slice(brace, bodyEnd(ptx, brace));
+    s.entry.setmaxnreg = body.contains("setmaxnreg.");
+    for (const auto &name : dynamicSharedNames)
+      s.entry.dynamicShared = s.entry.dynamicShared || containsWord(body, name);
     readDirectives(ptx.substr(p, brace - p), s.entry);
     out.push_back(std::move(s));
   }
@@ -180,6 +269,8 @@ void notePtxEntries(std::vector<KernelStats> &kernels, const std::vector<PtxEntr
         k.ptxMaxThreads = e.maxThreads;
         k.ptxMinBlocks = e.minBlocks;
         k.ptxMaxnreg = e.maxnreg;
+        k.ptxSetmaxnreg = e.setmaxnreg;
+        k.ptxDynamicShared = e.dynamicShared;
       }
 }
 

@@ -28,6 +28,8 @@ struct PtxEntry {
   int maxThreads = 0;      // x*y*z of .maxntid or .reqntid, 0: neither
   int minBlocks = 0;       // .minnctapersm, 0: none
   int maxnreg = 0;         // .maxnreg, 0: none
+  bool setmaxnreg = false;     // its body reconfigures registers (setmaxnreg.inc/dec, warp specialization)
+  bool dynamicShared = false;  // its body uses the module's dynamic shared memory (.extern .shared x[])
 };
 
 // The entries of a PTX text, in order. A header that does not parse as

@@ -171,9 +171,21 @@ int reusedCompile(CandidateCompile &cc, const ReuseResult &rr, const Injection &
   return rr.timedOut ? timeoutError(cc.prep.source, cc.cand, limit) : rr.exitCode;
 }
 
+// What the engine decides a kernel's per-kernel controls from, beside its
+// PTX (KernelSpace.h): whether this compile can take PTX edits at all, and
+// the flags under which ptxas refuses shared-memory spilling.
+void noteCompileFacts(Receipt &rc, const NvccCommand &cmd, const std::string &splitProblem) {
+  for (auto &k : rc.kernels) {
+    k.relocatable = cmd.relocatable;
+    k.deviceDebug = cmd.deviceDebug;
+    k.splitProblem = splitProblem;
+  }
+}
+
 // nvcc: PTX reuse where it applies, else the full compile (keeping the front
 // end for later candidates, and for this one's per-kernel controls).
-int compileNvcc(CandidateCompile &cc, const Injection &inj, double limit) {
+// `splitProblem`: why this compile cannot take PTX edits ("" when it can).
+int compileNvccRun(CandidateCompile &cc, const Injection &inj, double limit, std::string &splitProblem) {
   const auto &ds = cc.cand.kernelDirectives;
   // Per-kernel controls of a candidate that changes the front end: a private
   // entry, kept and reused within this compile only.
@@ -183,6 +195,7 @@ int compileNvcc(CandidateCompile &cc, const Injection &inj, double limit) {
     privateDir.emplace();
   PtxReuse reuse(ReuseContext{cc.prep.nvccPath, cc.cwd, privateEntry ? privateDir->path() : getEnv(env::RunDir),
                               cc.prep.output, cc.reuseArgs, &cc.reuseCmd, limit, privateEntry});
+  splitProblem = reuse.unsupported();
   std::vector<std::string> candArgs(inj.argv.begin() + cc.inv.prefix.size(), inj.argv.end());
   ReuseResult rr = reuse.tryReuse(cc.cand, candArgs, cc.cand.needObject);
   if (rr.reused)
@@ -230,6 +243,13 @@ int compileNvcc(CandidateCompile &cc, const Injection &inj, double limit) {
     recordDirectives(cc.rc, reuse.keptEntries(), {});
   }
   return out.timedOut ? timeoutError(cc.prep.source, cc.cand, limit) : out.run.exitCode;
+}
+
+int compileNvcc(CandidateCompile &cc, const Injection &inj, double limit) {
+  std::string splitProblem;
+  int status = compileNvccRun(cc, inj, limit, splitProblem);
+  noteCompileFacts(cc.rc, cc.reuseCmd, splitProblem);
+  return status;
 }
 
 // ptxas called directly: the per-kernel controls go into a copy of its input.

@@ -39,31 +39,96 @@ Control kernelControl(const SpaceKernel &k, const std::string &name, const char 
   return c;
 }
 
-void addControls(const KernelControlsConfig &cfg, const SpaceKernel &k, const std::string &name,
-                 std::vector<Control> &out) {
-  if (wants(cfg, kDirectiveMaxnreg)) {
-    // A ceiling at or above what the kernel uses changes nothing, unless
-    // ptxas capped it (it spills): then a higher one matters once the
-    // occupancy request is relaxed too.
-    std::vector<int> v;
-    for (int c : kCeilings)
-      if (c < k.registers || (k.spillBytes > 0 && c > k.registers))
-        v.push_back(c);
-    if (!v.empty())
-      out.push_back(kernelControl(k, name, kDirectiveMaxnreg, v, "register ceiling (.maxnreg), registers"));
-  }
-  if (wants(cfg, kDirectiveMinBlocks) && k.ptxKnown && k.maxThreads > 0) {
-    std::vector<int> v;
-    for (int b = 1; b <= std::min(kMostBlocks, kThreadsPerSm / k.maxThreads); ++b)
-      if (b != k.minBlocks && !(k.minBlocks == 0 && b == 1))
-        v.push_back(b);
-    if (!v.empty())
-      out.push_back(kernelControl(k, name, kDirectiveMinBlocks, v,
-                                  "blocks per SM the __launch_bounds__ ask for (.minnctapersm)"));
-  }
-  if (wants(cfg, kDirectiveSmemSpilling) && k.ptxKnown && k.maxThreads > 0 && k.spillBytes > 0)
-    out.push_back(kernelControl(k, name, kDirectiveSmemSpilling, {1}, "spill to shared memory (enable_smem_spilling)"));
+// What a compile objective lets a directive do: a register ceiling can only
+// add spills, a relaxed occupancy request can only add registers.
+enum class Aim { Any, FewerRegisters, FewerSpills };
+
+Aim aimOf(const std::string &objective) {
+  if (objective == "registers")
+    return Aim::FewerRegisters;
+  if (objective == "spill_bytes" || objective == "spill_stores" || objective == "spill_loads" ||
+      objective == "stack_frame")
+    return Aim::FewerSpills;
+  return Aim::Any;
 }
+
+void addMaxnreg(const KernelControlsConfig &cfg, const SpaceKernel &k, const std::string &name, Aim aim,
+                std::vector<Control> &out, std::vector<std::string> &notes) {
+  // A ceiling at or above what the kernel uses changes nothing, unless
+  // ptxas capped it (it spills): then a higher one matters once the
+  // occupancy request is relaxed too. Never above the kernel's own
+  // __maxnreg__: its author set that bound.
+  std::vector<int> v;
+  bool aboveSource = false;
+  for (int c : kCeilings) {
+    bool lower = c < k.registers && aim != Aim::FewerSpills;
+    bool higher = k.spillBytes > 0 && c > k.registers && aim != Aim::FewerRegisters;
+    if (!lower && !higher)
+      continue;
+    if (k.sourceMaxnreg > 0 && c > k.sourceMaxnreg)
+      aboveSource = true;
+    else
+      v.push_back(c);
+  }
+  if (aboveSource)
+    notes.push_back("per-kernel controls: " + name.substr(7) + ": no register ceiling above its own .maxnreg " +
+                    std::to_string(k.sourceMaxnreg) + " (__maxnreg__ in its source); raise that in the source to "
+                    "let ciq try more");
+  if (!v.empty())
+    out.push_back(kernelControl(k, name, kDirectiveMaxnreg, v, "register ceiling (.maxnreg), registers"));
+}
+
+void addMinBlocks(const SpaceKernel &k, const std::string &name, Aim aim, std::vector<Control> &out) {
+  if (!k.ptxKnown || k.maxThreads <= 0)
+    return;
+  int current = std::max(1, k.minBlocks);
+  std::vector<int> v;
+  for (int b = 1; b <= std::min(kMostBlocks, kThreadsPerSm / k.maxThreads); ++b) {
+    if (b == k.minBlocks || (k.minBlocks == 0 && b == 1))
+      continue;
+    // More blocks per SM cap the registers lower; fewer relax the cap.
+    if ((aim == Aim::FewerRegisters && b < current) || (aim == Aim::FewerSpills && b > current))
+      continue;
+    v.push_back(b);
+  }
+  if (!v.empty())
+    out.push_back(kernelControl(k, name, kDirectiveMinBlocks, v,
+                                "blocks per SM the __launch_bounds__ ask for (.minnctapersm)"));
+}
+
+void addSmemSpilling(const SpaceKernel &k, const std::string &name, Aim aim, std::vector<Control> &out,
+                     std::vector<std::string> &notes) {
+  if (!k.ptxKnown || k.maxThreads <= 0 || k.spillBytes <= 0 || aim == Aim::FewerRegisters)
+    return;
+  // ptxas refuses enable_smem_spilling in these: a trial would fail, and
+  // the trials riding in the same binary with it.
+  const char *why = k.dynamicShared ? "it uses dynamic shared memory" : k.relocatable ? "it is compiled -rdc"
+                    : k.deviceDebug ? "it is compiled -G" : nullptr;
+  if (why) {
+    notes.push_back("per-kernel controls: " + name.substr(7) + ": no shared-memory spilling: " + why +
+                    ", where ptxas refuses enable_smem_spilling");
+    return;
+  }
+  out.push_back(kernelControl(k, name, kDirectiveSmemSpilling, {1}, "spill to shared memory (enable_smem_spilling)"));
+}
+
+void addControls(const KernelControlsConfig &cfg, const SpaceKernel &k, const std::string &name,
+                 std::vector<Control> &out, std::vector<std::string> &notes) {
+  Aim aim = aimOf(cfg.objective);
+  if (k.setmaxnreg && (wants(cfg, kDirectiveMaxnreg) || wants(cfg, kDirectiveMinBlocks)))
+    notes.push_back("per-kernel controls: " + name.substr(7) + ": no register ceiling or blocks-per-SM request: "
+                    "it reconfigures its registers with setmaxnreg (warp specialization), where a .maxnreg or "
+                    ".minnctapersm can leave setmaxnreg.inc waiting for registers that never free up (a hang)");
+  if (wants(cfg, kDirectiveMaxnreg) && !k.setmaxnreg)
+    addMaxnreg(cfg, k, name, aim, out, notes);
+  if (wants(cfg, kDirectiveMinBlocks) && !k.setmaxnreg)
+    addMinBlocks(k, name, aim, out);
+  if (wants(cfg, kDirectiveSmemSpilling))
+    addSmemSpilling(k, name, aim, out, notes);
+}
+
+// How much of the objective a kernel holds, for ranking without kernel times.
+long weight(const SpaceKernel &k, Aim aim) { return aim == Aim::FewerSpills ? k.spillBytes : k.registers; }
 
 } // namespace
 
@@ -130,6 +195,7 @@ std::vector<SpaceKernel> spaceKernels(const std::vector<KernelStats> &baseline) 
       s.key = key;
       s.mangled = k.name;
       s.demangled = k.demangled;
+      s.library = libraryKernel(k.demangled);
       out.push_back(s);
     }
     SpaceKernel &s = out[it->second];
@@ -139,7 +205,14 @@ std::vector<SpaceKernel> spaceKernels(const std::vector<KernelStats> &baseline) 
       s.ptxKnown = true;
       s.maxThreads = k.ptxMaxThreads;
       s.minBlocks = k.ptxMinBlocks;
+      s.sourceMaxnreg = k.ptxMaxnreg;
+      s.setmaxnreg = s.setmaxnreg || k.ptxSetmaxnreg;
+      s.dynamicShared = s.dynamicShared || k.ptxDynamicShared;
     }
+    s.relocatable = s.relocatable || k.relocatable;
+    s.deviceDebug = s.deviceDebug || k.deviceDebug;
+    if (s.splitProblem.empty())
+      s.splitProblem = k.splitProblem;
   }
   return out;
 }
@@ -153,6 +226,55 @@ static std::string kernelsKey(const std::string &origin) {
   else if (!where.empty())
     where += ": ";
   return where + "kernel_controls.kernels";
+}
+
+namespace {
+
+// Kernels whose compile can take PTX edits; the others, one line per reason.
+std::vector<const SpaceKernel *> splittable(const std::vector<const SpaceKernel *> &kernels,
+                                            std::vector<std::string> &notes) {
+  std::vector<const SpaceKernel *> out;
+  std::map<std::string, std::vector<std::string>> unsplit;   // why -> kernels
+  for (const auto *k : kernels)
+    if (k->splitProblem.empty())
+      out.push_back(k);
+    else
+      unsplit[k->splitProblem].push_back(kernelLabel(k->demangled, k->mangled));
+  for (const auto &[why, names] : unsplit)
+    notes.push_back("per-kernel controls: none for " + std::to_string(names.size()) + " kernel(s) (" + names[0] +
+                    (names.size() > 1 ? ", ..." : "") + "): their compile cannot be split for PTX edits (" + why +
+                    "); compile each CUDA source to an object (nvcc -c, or -dc with -rdc) without -keep or "
+                    "-save-temps to give them per-kernel controls");
+  return out;
+}
+
+// Only the kernels the benchmark launched, by GPU time (order), largest first.
+std::vector<const SpaceKernel *> launchedOnly(const std::vector<const SpaceKernel *> &kernels,
+                                              const std::vector<std::string> &order, std::vector<std::string> &notes) {
+  std::map<std::string, size_t> rank;
+  for (size_t i = 0; i < order.size(); ++i)
+    rank.insert({order[i], i});
+  std::vector<const SpaceKernel *> launched;
+  for (const auto *k : kernels)
+    if (rank.count(k->key))
+      launched.push_back(k);
+    else
+      notes.push_back("per-kernel controls: " + kernelLabel(k->demangled, k->mangled) +
+                      " keeps the default compile: the benchmark does not launch it");
+  std::stable_sort(launched.begin(), launched.end(),
+                   [&](const SpaceKernel *a, const SpaceKernel *b) { return rank[a->key] < rank[b->key]; });
+  return launched;
+}
+
+} // namespace
+
+bool libraryKernel(const std::string &demangled) {
+  // The qualified name, after a return type ("void cub::...").
+  std::string name = demangled.rfind("void ", 0) == 0 ? demangled.substr(5) : demangled;
+  for (const char *ns : {"cub::", "thrust::", "cutlass::", "cute::", "CUB_", "THRUST_"})
+    if (name.rfind(ns, 0) == 0)
+      return true;
+  return false;
 }
 
 KernelControls kernelControlsFor(const KernelControlsConfig &cfg, const std::vector<SpaceKernel> &kernels,
@@ -181,31 +303,34 @@ KernelControls kernelControlsFor(const KernelControlsConfig &cfg, const std::vec
               (kernels.size() > 4 ? ", ..." : "") + "); change the pattern, or remove it to tune every kernel";
     return r;
   }
-  if (!order.empty()) {
-    std::map<std::string, size_t> rank;
-    for (size_t i = 0; i < order.size(); ++i)
-      rank.insert({order[i], i});
-    std::vector<const SpaceKernel *> launched;
-    for (const auto *k : chosen)
-      if (rank.count(k->key))
-        launched.push_back(k);
-      else
-        r.notes.push_back("per-kernel controls: " + kernelLabel(k->demangled, k->mangled) +
-                          " keeps the default compile: the benchmark does not launch it");
-    std::stable_sort(launched.begin(), launched.end(),
-                     [&](const SpaceKernel *a, const SpaceKernel *b) { return rank[a->key] < rank[b->key]; });
-    chosen = launched;
-  }
+  chosen = splittable(chosen, r.notes);
+  if (!order.empty())
+    chosen = launchedOnly(chosen, order, r.notes);
+  else   // no kernel times: the project's own kernels first, most of the objective first
+    std::stable_sort(chosen.begin(), chosen.end(), [aim = aimOf(cfg.objective)](const SpaceKernel *a, const SpaceKernel *b) {
+      return a->library != b->library ? !a->library : weight(*a, aim) > weight(*b, aim);
+    });
   if ((int)chosen.size() > cfg.maxKernels) {
+    std::string left;
+    for (size_t i = cfg.maxKernels; i < chosen.size() && i < (size_t)cfg.maxKernels + 3; ++i)
+      left += (left.empty() ? "" : ", ") + kernelLabel(chosen[i]->demangled, chosen[i]->mangled);
+    size_t more = chosen.size() - std::min(chosen.size(), (size_t)cfg.maxKernels + 3);
     r.notes.push_back("per-kernel controls: the first " + std::to_string(cfg.maxKernels) + " of " +
-                      std::to_string(chosen.size()) + " kernels (kernel_controls.max_kernels)");
+                      std::to_string(chosen.size()) + " kernels (kernel_controls.max_kernels; " +
+                      (order.empty() ? "the project's own before CUB, Thrust or CUTLASS kernels, the most " +
+                                           (aimOf(cfg.objective) == Aim::FewerSpills ? std::string("spill bytes")
+                                                                                     : std::string("registers")) +
+                                           " first"
+                                     : std::string("the most GPU time first")) +
+                      "); left out: " + left + (more ? " and " + std::to_string(more) + " more" : "") +
+                      "; choose others with kernel_controls.kernels (ciq_tune(... KERNELS <regex>))");
     chosen.resize(cfg.maxKernels);
   }
   std::map<std::string, int> seen;
   for (const auto *k : chosen) {
     std::string label = kernelLabel(k->demangled, k->mangled);
     int n = ++seen[label];
-    addControls(cfg, *k, "kernel." + label + (n > 1 ? "#" + std::to_string(n) : ""), r.controls);
+    addControls(cfg, *k, "kernel." + label + (n > 1 ? "#" + std::to_string(n) : ""), r.controls, r.notes);
   }
   return r;
 }

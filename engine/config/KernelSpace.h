@@ -31,6 +31,11 @@ struct KernelControlsConfig {
   std::string scoring = "per_kernel";
   int budget = 0;            // binaries kept for the per-kernel stage (0: auto)
   std::string origin;        // "ciq.yaml:12" of the section, for errors
+  // The tune's first objective (objectives[0].metric): without kernel times
+  // the kernels are ranked by it, and a compile objective gets only the
+  // directives that can improve it (a register ceiling adds spills, never
+  // removes one). Set by the engine, not read from ciq.yaml.
+  std::string objective;
 };
 
 // One kernel of the baseline as the space sees it (every architecture merged).
@@ -40,7 +45,17 @@ struct SpaceKernel {
   long spillBytes = 0;       // stores + loads, the most of any architecture
   bool ptxKnown = false;
   int maxThreads = 0, minBlocks = 0;
+  int sourceMaxnreg = 0;         // the entry's own .maxnreg (__maxnreg__), 0: none
+  bool setmaxnreg = false;       // warp-specialized register reconfiguration in its body
+  bool dynamicShared = false;    // uses dynamic shared memory
+  bool relocatable = false, deviceDebug = false;   // compiled -rdc / -G
+  std::string splitProblem;      // why its compile cannot take PTX edits ("" : it can)
+  bool library = false;          // CUB, Thrust, CUTLASS, CuTe: not the project's own
 };
+
+// CUB, Thrust, CUTLASS or CuTe (by the demangled name's namespace): a
+// library's kernel, whose name changes with every CCCL release.
+bool libraryKernel(const std::string &demangled);
 
 // The baseline's kernels, in the order compiled, each once.
 std::vector<SpaceKernel> spaceKernels(const std::vector<KernelStats> &baseline);

@@ -40,6 +40,7 @@ BaselineKernelControls baselineKernelControls(const TuneConfig &cfg, const Evalu
   KernelControlsConfig kcfg = cfg.kernelControls;
   if (kcfg.kernels.empty())   // the kernels kernel_time_ms times are the ones worth controls
     kcfg.kernels = cfg.benchmark.metric.kernels;
+  kcfg.objective = cfg.objectives.empty() ? "" : cfg.objectives.front().metric;
   out.controls = kernelControlsFor(kcfg, kernels, order);
   return out;
 }
