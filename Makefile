@@ -59,9 +59,12 @@ build: configure
 	cmake --build $(BUILD) -j $(JOBS)
 
 # The demo: examples/spill, an ordinary CMake CUDA project whose only ciq
-# lines are the module's, tuned for fewer spill bytes (compile-only: no GPU).
+# lines are the module's, tuned for fewer spill bytes (compile-only: no GPU),
+# with per-kernel controls on: it ends with the per-kernel winner and the
+# attribution of the gain to options and to per-kernel directives.
 demo: build
-	cmake -S examples/spill -B $(BUILD)/demo -G Ninja -DCompileIQ_DIR=$(CURDIR)/$(BUILD)/lib/cmake/CompileIQ
+	cmake -S examples/spill -B $(BUILD)/demo -G Ninja -DCompileIQ_DIR=$(CURDIR)/$(BUILD)/lib/cmake/CompileIQ \
+	  -DSPILL_KERNEL_CONTROLS=on
 	cmake --build $(BUILD)/demo --target ciq-tune-spill_bench
 
 check: build

@@ -325,8 +325,29 @@ std::optional<Finding> checkRisingInvalid(const RunData &run, const DiagnoseThre
   return f;
 }
 
+// The steps a stall is counted in: the genetic strategy's generations
+// (populations), else each evaluation in the order it was recorded, numbered
+// as results.csv's rows (the baseline is 0). tpe's and random's generation
+// numbers count the strategy's proposals, most of which a twin prediction
+// never builds: "277 evaluations since" on a run of 33 (issue 50 item 4).
+std::map<int, std::vector<const RecordedEval *>> stallSteps(const RunData &run, bool genetic) {
+  if (genetic)
+    return byGeneration(run);
+  std::map<int, std::vector<const RecordedEval *>> steps;
+  for (size_t i = 0; i < run.evals.size(); ++i)
+    if (!run.evals[i].baseline)
+      steps[int(i)].push_back(&run.evals[i]);
+  return steps;
+}
+
 std::optional<Finding> checkStalled(const RunData &run, const DiagnoseThresholds &t) {
-  auto gens = byGeneration(run);
+  std::string strategy = run.started ? run.started->search.strategy : "";
+  if (strategy.empty() && run.started)
+    strategy = run.started->strategy;
+  // Only the genetic strategy has populations; tpe and random propose one
+  // point at a time, so their steps are evaluations.
+  bool genetic = strategy.empty() || strategy == "genetic";
+  auto gens = stallSteps(run, genetic);
   if (gens.size() < size_t(t.minGenerations))
     return std::nullopt;
   std::optional<double> best;
@@ -358,12 +379,6 @@ std::optional<Finding> checkStalled(const RunData &run, const DiagnoseThresholds
   if (scores.size() <= 2)
     return std::nullopt;
   SearchShape shape = searchShape(run);
-  std::string strategy = run.started ? run.started->search.strategy : "";
-  if (strategy.empty() && run.started)
-    strategy = run.started->strategy;
-  // Only the genetic strategy has populations; tpe and random propose one
-  // point at a time, so their "generations" are evaluations.
-  bool genetic = strategy.empty() || strategy == "genetic";
   std::string step = genetic ? "generation" : "evaluation";
   Finding f;
   f.kind = "stalled_best";
@@ -371,7 +386,7 @@ std::optional<Finding> checkStalled(const RunData &run, const DiagnoseThresholds
             std::to_string(lastImprovement) + "; " + std::to_string(since) + " " + step +
             "s since without a gain";
   f.threshold = "no gain > " + pct(t.stalledRelImprovement) + " in the last " +
-                std::to_string(window) + " generations (half the search, at least 2)";
+                std::to_string(window) + " " + step + "s (half the search, at least 2)";
   const RecordedEval *base = run.baseline();
   if (base && base->ok && base->score && !run.better(*best, *base->score))
     f.details.push_back("no candidate beats the baseline (" + fmt(*base->score) + ")");

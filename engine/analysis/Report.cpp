@@ -3,6 +3,7 @@
 #include "common/NumberFormat.h"
 
 #include "engine/analysis/Diagnose.h"
+#include "engine/analysis/ReportKernels.h"
 #include "engine/measure/Stats.h"
 #include "common/Subprocess.h"
 #include "engine/record/WinnerOrder.h"
@@ -303,7 +304,9 @@ std::string summaryTable(const RunData &run) {
                               : bestE->id + " (generation " + std::to_string(bestE->generation) + ")");
     row("best score", fmt::value(*bestE->score) + " " + bestE->unit);
     const RecordedEval &shown = min ? *min : *bestE;
-    row("best controls", shown.rendered.empty() ? shown.controls : shown.rendered);
+    // The options the controls render (the summary's "winning options"), not
+    // the JSON of results.csv's controls cell (issue 50 item 4).
+    row("best controls", renderedOptions(shown));
     if (b && b->ok && b->score && *bestE->score != 0) {
       double ratio = run.direction == "maximize" ? *bestE->score / *b->score
                                                  : *b->score / *bestE->score;
@@ -352,7 +355,9 @@ std::string kernelTimesHtml(const RunData &run) {
   if (!b || !b->journal || b->journal->kernelTimes.empty())
     return "";
   const KernelTimes &bk = b->journal->kernelTimes;
-  const KernelTimes *wk = best && best->journal && best != b ? &best->journal->kernelTimes : nullptr;
+  // A twin measured nothing of its own: the evaluation it reused did.
+  const Evaluation *bestLine = best != b ? measuredLine(run, best) : nullptr;
+  const KernelTimes *wk = bestLine ? &bestLine->kernelTimes : nullptr;
   double total = 0;
   for (const auto &k : bk)
     total += k.gpuMs;
@@ -425,9 +430,12 @@ std::string pageHtml(const RunData &run, const std::vector<std::string> &svgs) {
   o << "<!DOCTYPE html>\n<html lang='en'><head><meta charset='utf-8'>\n"
        "<title>ciq report</title>\n<style>body{font-family:sans-serif;margin:2em;max-width:"
        "960px}table.summary th{text-align:left;padding-right:1em}img.plot{display:block;"
-       "margin:1em 0;border:1px solid #ddd}</style>\n</head>\n<body data-plots-loaded='0'>\n"
+       "margin:1em 0;border:1px solid #ddd}table.kernels{border-collapse:collapse;font-size:90%}"
+       "table.kernels th,table.kernels td{border-bottom:1px solid #ddd;padding:2px 6px;text-align:left;"
+       "vertical-align:top}td.kname{max-width:22em;overflow-wrap:anywhere}</style>\n</head>\n<body data-plots-loaded='0'>\n"
        "<h1>ciq report</h1>\n"
-    << summaryTable(run) << casesHtml(run) << kernelTimesHtml(run) << attributionHtml(run) << findingsHtml(run) << "<h2>Plots</h2>\n";
+    << summaryTable(run) << casesHtml(run) << kernelTableHtml(run, run.baseline(), bestByWinnerOrder(run))
+    << kernelTimesHtml(run) << attributionHtml(run) << findingsHtml(run) << "<h2>Plots</h2>\n";
   for (const auto &svg : svgs) {
     std::string name = llvm::sys::path::filename(svg).str();
     o << "<img class='plot' id='" << htmlEscape(llvm::sys::path::stem(svg).str()) << "' src='"

@@ -128,6 +128,10 @@ bool loadJournal(const std::string &path, RunData &run, std::map<std::string, Ev
   for (auto &b : c.builds) {
     run.builds.push_back(fromJournal(std::move(b), run.objectives()));
     run.builds.back().baseline = false;   // built after the search, whatever its generation
+    // Its options, whatever its generation (fromJournal leaves a generation
+    // 0 line's empty: the baseline's): the report showed the minimized
+    // winner's controls as raw JSON (issue 50 item 4).
+    run.builds.back().rendered = run.builds.back().journal->rendered.summary();
   }
   return true;
 }

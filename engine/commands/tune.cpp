@@ -1,5 +1,6 @@
 // `ciq tune` and `ciq resume`: run (or continue) a search and freeze the winner.
 #include "engine/commands/Command.h"
+#include "common/ConsoleLine.h"
 #include "engine/config/Config.h"
 #include "common/EnvNames.h"
 #include "engine/run/Tune.h"
@@ -15,8 +16,20 @@ namespace ciq {
 // exit status: 0 done (lock written or no improvement found), 1 error, 3
 // stopped by `ciq stop` (resumable).
 int showTuneOutcome(const TuneOutcome &o) {
-  if (o.summary)
-    printSummary(o.summary->config, o.summary->shown, o.summary->winner, stdout, o.summary->verdicts);
+  if (o.summary) {
+    // Through a buffer, so that every line of it is bounded (ConsoleLine.h):
+    // a template kernel's name elided, results.csv and `ciq report` whole.
+    char *buf = nullptr;
+    size_t len = 0;
+    if (FILE *mem = open_memstream(&buf, &len)) {
+      printSummary(o.summary->config, o.summary->shown, o.summary->winner, mem, o.summary->verdicts);
+      fclose(mem);
+      fputs(consoleText(std::string(buf, len)).c_str(), stdout);
+      free(buf);
+    } else {
+      printSummary(o.summary->config, o.summary->shown, o.summary->winner, stdout, o.summary->verdicts);
+    }
+  }
   if (o.lock == TuneOutcome::Lock::Written)
     printf("lockfile: %s\n", o.lockfile.c_str());
   else if (o.lock == TuneOutcome::Lock::Unchanged)

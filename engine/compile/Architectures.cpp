@@ -62,9 +62,17 @@ std::optional<BuildMode> compileBuildMode(const std::vector<CudaObject> &objects
   return m;
 }
 
+bool coversArchitecture(const std::vector<std::string> &built, const std::string &arch) {
+  bool major = arch.size() > 3 && arch.back() == '0';   // sm_90, sm_100: not sm_86, sm_90a
+  for (const auto &a : built)
+    if (a == arch || a == "all" || a == "native" || (a == "all-major" && major))
+      return true;
+  return false;
+}
+
 std::string jitOnlyProblem(const MeasuredArchitecture &m, const std::vector<std::string> &built,
                            const std::string &configPath) {
-  if (m.arch.empty() || built.empty() || std::find(built.begin(), built.end(), m.arch) != built.end())
+  if (m.arch.empty() || built.empty() || coversArchitecture(built, m.arch))
     return "";
   std::string list;
   for (const auto &a : built)
@@ -100,14 +108,22 @@ std::vector<std::string> architectureWarnings(const MeasuredArchitecture &m, con
   std::string list;
   for (const auto &a : built)
     list += (list.empty() ? "" : ", ") + a;
-  bool hasSass = std::find(built.begin(), built.end(), m.arch) != built.end();
+  bool hasSass = coversArchitecture(built, m.arch);
   if (!hasSass)
     out.push_back("the build compiles SASS for " + list + " but not for " + m.arch + ", the architecture measured on (" +
                   m.source + "): the driver JIT-compiles PTX there, so no tuned ptxas option reaches the code that "
                   "runs; add " + m.arch.substr(3) + " to CUDA_ARCHITECTURES (or -gencode), or tune for an architecture "
                   "the build has with tune_architectures: in " + configPath);
-  size_t others = built.size() - (hasSass ? 1 : 0);
-  if (others >= 2 && !narrow)
+  bool every = std::find(built.begin(), built.end(), "all") != built.end() ||
+               std::find(built.begin(), built.end(), "all-major") != built.end();
+  size_t others = built.size() - (std::find(built.begin(), built.end(), m.arch) != built.end() ? 1 : 0);
+  if (every && !narrow)
+    out.push_back("the build compiles SASS for " + list + " (every " +
+                  (std::find(built.begin(), built.end(), "all") != built.end() ? "" : "major ") +
+                  "architecture nvcc supports), each compile of each candidate for all of them, while the tune "
+                  "measures " + m.arch + "; narrow_architectures: true in " + configPath + " compiles only " +
+                  m.arch + " while tuning");
+  else if (others >= 2 && !narrow)
     out.push_back("the build compiles SASS for " + std::to_string(built.size()) + " architectures (" + list +
                   "), each compile of each candidate for all of them, while the tune measures " + m.arch +
                   "; narrow_architectures: true in " + configPath + " compiles only " + m.arch + " while tuning");

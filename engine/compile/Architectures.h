@@ -29,6 +29,14 @@ std::vector<std::string> sassArchitectures(const std::vector<CudaObject> &object
 // compile line is known (a command build before its first compile).
 std::optional<BuildMode> compileBuildMode(const std::vector<CudaObject> &objects, const std::string &buildDir);
 
+// Whether the build's SASS covers `arch`: named, or through nvcc's meta
+// values (CUDA_ARCHITECTURES all, all-major, native, which the compile line
+// keeps as -arch=all-major and sassArchitectures() as "all-major"): all
+// covers every architecture, all-major every sm_X0, native the GPU here,
+// which is the one measured (issue 50 item 5: "compiles SASS for all-major
+// but not for sm_90").
+bool coversArchitecture(const std::vector<std::string> &built, const std::string &arch);
+
 // A runtime tune measured on an architecture the build has no SASS for (a
 // hard-coded CUDA_ARCHITECTURES 86 on an sm_90 GPU): the driver JIT-compiles
 // the PTX at load, so no ptxas control reaches the code that runs and every

@@ -491,7 +491,8 @@ void CandidateBuilder::build(Evaluation &e, const std::string &logPath) {
     bool allCompiled = true;
     for (const auto &o : driver_->objects())
       allCompiled = allCompiled && byOutput.count(o.object) && byOutput[o.object]->exitStatus == 0;
-    e.reason = (compileFailed || !allCompiled) ? reason::CompileError : reason::LinkError;
+    e.reason = (compileFailed || !allCompiled || logFileShowsCompileFailure(e.log)) ? reason::CompileError
+                                                                                    : reason::LinkError;
     // The compiler's own first error line, so that the summary and `ciq
     // diagnose` say why without opening the log (a receipt's reason first:
     // the compiler was not started).

@@ -27,6 +27,28 @@ std::string firstErrorLine(const std::string &text) {
   return "";
 }
 
+bool logShowsCompileFailure(const std::string &text) {
+  static const std::regex failedObject(R"(^FAILED: .*\.(o|obj)\b|\*\*\* \[[^\]]*\.(o|obj)\] Error)");
+  static const std::regex sourceDiagnostic(
+      R"(\.(cu|cuh|cpp|cc|cxx|c|h|hpp|hh)(\(\d+\)|:\d+(:\d+)?):\s*(fatal )?error\b)", std::regex::icase);
+  llvm::StringRef rest(text);
+  while (!rest.empty()) {
+    auto [line, next] = rest.split('\n');
+    rest = next;
+    std::string t = line.trim().str();
+    // CMake's device link writes an object too (cmake_device_link.o): a link.
+    bool deviceLink = t.find("device_link") != std::string::npos || t.find("dlink") != std::string::npos;
+    if ((std::regex_search(t, failedObject) && !deviceLink) || std::regex_search(t, sourceDiagnostic))
+      return true;
+  }
+  return false;
+}
+
+bool logFileShowsCompileFailure(const std::string &path) {
+  auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
+  return buf && logShowsCompileFailure((*buf)->getBuffer().str());
+}
+
 std::string firstErrorLineOfFile(const std::string &path) {
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/true);
   if (!buf)

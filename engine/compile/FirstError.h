@@ -12,6 +12,15 @@ namespace ciq {
 // few hundred bytes; "" when none does.
 std::string firstErrorLine(const std::string &text);
 
+// Whether a failed build's log shows a compile step failing: ninja's
+// "FAILED: <object>" or make's "*** [<object>] Error" naming an object file
+// (.o, .obj), or a compiler diagnostic on a source line ("kern.cu(7): error",
+// "a.cpp:3:1: error"). A build can fail in a compile that sent no receipt (a
+// host source, a compile outside ciq-ptxas): that is compile_error too, not
+// link_error (issue 50 item 5).
+bool logShowsCompileFailure(const std::string &text);
+bool logFileShowsCompileFailure(const std::string &path);
+
 // The same of the log at `path`; "" when it cannot be read.
 std::string firstErrorLineOfFile(const std::string &path);
 

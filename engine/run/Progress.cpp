@@ -1,4 +1,5 @@
 #include "engine/run/Progress.h"
+#include "common/ConsoleLine.h"
 #include "common/NumberFormat.h"
 
 #include <cstdio>
@@ -118,9 +119,11 @@ void Progress::evaluated(const TuneConfig &cfg, const Evaluation &e, const std::
                               " as " + e.duplicateOf + ")";
   // INVALID lines carry the reason, the log path and at most the compiler's
   // first error line (in the message), never pages of compiler output.
+  // Long kernel names elided (ConsoleLine.h): results.csv has them whole.
   printf("[%d/%d] gen %d %s %s %s%s  %s\n", done_, budget_, e.generation, e.candidateId.c_str(),
-         e.ok ? "OK     " : "INVALID", e.ok ? scoreText(cfg, e).c_str() : (e.reason + ": " + e.message).c_str(),
-         dup.c_str(), e.generation == 0 ? "(default compile)" : e.rendered.summary().c_str());
+         e.ok ? "OK     " : "INVALID",
+         consoleLine(e.ok ? scoreText(cfg, e) : e.reason + ": " + e.message).c_str(), dup.c_str(),
+         e.generation == 0 ? "(default compile)" : consoleLine(e.rendered.summary()).c_str());
   drawBar("");
   fflush(stdout);
 }
@@ -130,7 +133,7 @@ void Progress::note(const std::string &line) {
   if (!verbose_)
     return;
   clearBar();
-  printf("%s\n", line.c_str());
+  printf("%s\n", consoleLine(line).c_str());
   drawBar("");
   fflush(stdout);
 }

@@ -1,6 +1,8 @@
 #include "engine/run/TuneRun.h"
 #include "engine/winner/KernelTable.h"
 #include "common/FileIO.h"
+#include "common/FindExecutable.h"
+#include "engine/config/CMakeCache.h"
 
 #include <cerrno>
 
@@ -61,6 +63,28 @@ static std::string narrowingProblem(const TuneConfig &cfg) {
   if (!driver->discover(err))
     return ""; // the builder reports the same problem, as an error
   return narrowWithoutTargetProblem(sassArchitectures(driver->objects()), cfg.path);
+}
+
+// Legacy FindCUDA compiles through scripts that run CUDA_NVCC_EXECUTABLE,
+// which no launcher reaches: unless that is the nvcc stand-in, no candidate
+// can reach its compiles. Said before the journal and before any build (the
+// configure warned already; the baseline's build took 127 s to say the same:
+// issue 50 item 5); "" otherwise.
+static std::string findCudaProblem(const TuneConfig &cfg) {
+  if (cfg.build.kind != "cmake" || cfg.target.empty())
+    return "";
+  auto scripts = findCudaScriptCompiles(cfg.buildDir, cfg.target);
+  if (scripts.empty())
+    return "";
+  std::string nvcc = cacheValue(readCMakeCache(cfg.buildDir), "CUDA_NVCC_EXECUTABLE");
+  if (!nvcc.empty() && isCiqPtxas(findExecutable(nvcc).value_or(nvcc)))
+    return "";
+  return "the configuration would not reach the compiler: " + cfg.target + " compiles its " +
+         std::to_string(scripts.size()) + " CUDA source(s) (" +
+         llvm::sys::path::filename(scripts.front().source).str() + (scripts.size() > 1 ? ", ..." : "") +
+         ") with legacy FindCUDA, whose nvcc (CUDA_NVCC_EXECUTABLE" + (nvcc.empty() ? "" : " = " + nvcc) +
+         ") is not the ciq-ptxas stand-in; configure with -DCUDA_NVCC_EXECUTABLE=<a link named nvcc to ciq-ptxas> "
+         "(docs/cmake.md, \"Legacy FindCUDA\"); nothing was built";
 }
 
 bool TuneRun::lockFolderWritable() {
@@ -131,6 +155,8 @@ bool TuneRun::prepare() {
   // Before the journal: a start that could only fail leaves no unfinished
   // search behind, so a changed ciq_tune() starts anew (issue 41 item 6).
   if (std::string p = narrowingProblem(cfg_); !p.empty())
+    return fail(p);
+  if (std::string p = findCudaProblem(cfg_); !p.empty())
     return fail(p);
   llvm::sys::fs::create_directories(cfg_.runDir + "/logs");
   if (!openJournal())

@@ -29,6 +29,12 @@ bool TuneRun::openJournal() {
   std::string jpath = cfg_.runDir + "/journal.jsonl";
   JournalContents prior = readJournal(jpath);
   bool unfinished = !prior.evaluations.empty() && !prior.done;
+  // A search that ended at its failed baseline has nothing to continue: the
+  // next `ciq tune` (the same CMake target, after the build is fixed) starts
+  // over, keeping that journal beside (issue 50 item 5: it was refused as an
+  // unfinished search).
+  bool failedBaselineOnly = prior.evaluations.size() == 1 && !prior.evaluations.front().ok &&
+                            prior.evaluations.front().generation == 0;
   if (opts_.resume) {
     if (prior.start.is_null()) {
       // An existing journal without a start line (empty: killed before it was written) is not a missing one.
@@ -136,7 +142,7 @@ bool TuneRun::openJournal() {
                 " its own run_dir:, or pass --fresh to replace that search (its journal and results.csv are kept as journal.jsonl.previous "
                 "and results.csv.previous)");
     return false;
-  } else if (unfinished && !opts_.fresh && !opts_.canaryOnly) {
+  } else if (unfinished && !failedBaselineOnly && !opts_.fresh && !opts_.canaryOnly) {
     fail(cfg_.runDir + " holds an unfinished search (" + std::to_string(prior.evaluations.size()) +
                 " evaluations); continue it with `ciq resume --config " + shellQuote(cfg_.path) +
                 "`, or start over with `ciq tune --fresh --config " + shellQuote(cfg_.path) + "`" +

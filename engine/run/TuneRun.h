@@ -4,6 +4,7 @@
 // attribution (TuneAfter.cpp), setup and the end (Tune.cpp). Private to run/.
 #pragma once
 #include "engine/run/Tune.h"
+#include "common/Subprocess.h"
 #include "common/NumberFormat.h"
 #include "engine/winner/Attribution.h"
 #include "engine/compile/Architectures.h"
@@ -234,11 +235,20 @@ private:
   }
 
   // The search stops with this error line (the first one, when several).
+  // Advice to start over names the ciq_tune() target that does it, so a
+  // CMake user need not leave CMake (ciq-tune-fresh-<target>).
   bool fail(const std::string &error) {
     outcome_.status = TuneOutcome::Status::Failed;
     if (outcome_.error.empty())
-      outcome_.error = error;
+      outcome_.error = withFreshTarget(error);
     return false;
+  }
+  std::string withFreshTarget(const std::string &error) const {
+    if (error.find("ciq tune --fresh") == std::string::npos || error.find("ciq-tune-fresh-") != std::string::npos ||
+        cfg_.build.kind != "cmake" || cfg_.target.empty())
+      return error;
+    return error + " (from CMake: cmake --build " + shellQuote(cfg_.buildDir) + " --target ciq-tune-fresh-" +
+           cfg_.target + ")";
   }
   // Every journal line goes through here. A line the journal cannot take
   // (a full, read-only or failing disk, an immutable file: Journal::error)

@@ -15,14 +15,31 @@ static std::string ms(double v) {
   return buf;
 }
 
+// Whether it ran faster or slower, in words (issue 50 item 5: a kernel
+// listed as worse for its spills while its GPU time fell said nothing of it).
+// Per launch when both ran it as often; else both the total and a launch.
+static std::string speedWords(const KernelTime &b, const KernelTime &w) {
+  auto word = [](double from, double to) {
+    return to < from / 1.01 ? "faster" : to > from * 1.01 ? "slower" : "no slower";
+  };
+  if (!b.launches || !w.launches)
+    return "";
+  if (b.launches == w.launches)
+    return std::string(", ran ") + word(b.gpuMs, w.gpuMs);
+  return " over " + std::to_string(b.launches) + " -> " + std::to_string(w.launches) + " launches: " +
+         word(b.gpuMs, w.gpuMs) + " in all, " + word(b.gpuMs / b.launches, w.gpuMs / w.launches) + " a launch";
+}
+
 std::string launchNote(const Evaluation &base, const Evaluation &win, const std::string &mangled) {
   if (base.kernelTimes.empty())
     return "";
   const KernelTime *b = findKernelTime(base.kernelTimes, mangled), *w = findKernelTime(win.kernelTimes, mangled);
   if (!b && !w)
     return " [not launched by the benchmark]";
+  if (b && !w && win.kernelTimes.empty())
+    return " [launched: " + ms(b->gpuMs) + " ms GPU time; " + win.candidateId + " was not traced]";
   return " [launched: " + (b ? ms(b->gpuMs) : std::string("-")) + " -> " + (w ? ms(w->gpuMs) : std::string("-")) +
-         " ms GPU time]";
+         " ms GPU time" + (b && w ? speedWords(*b, *w) : "") + "]";
 }
 
 bool launchedNoSlower(const Evaluation &base, const Evaluation &win, const std::string &mangled) {

@@ -262,6 +262,31 @@ TEST(Diagnose, StalledAdviceFitsTheStrategy) {
   llvm::sys::fs::remove_directories(dir);
 }
 
+// Issue 50 item 4: tpe's generation numbers count its proposals, most of
+// which a twin prediction never builds; the finding counts evaluations
+// (33 here, proposals numbered up to 297), as results.csv numbers them.
+TEST(Diagnose, StalledCountsEvaluationsNotProposals) {
+  Synth s;
+  s.start.strategy = s.start.search.strategy = "tpe";
+  for (int i = 1; i <= 33; ++i)
+    s.evals.push_back(s.make(i * 9, i == 2 ? 5.0 : 8.0 + (i % 5) * 0.1, true));
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ciq-diagnose-proposals", dir));
+  s.write(std::string(dir));
+  std::string error;
+  auto run = loadRun(std::string(dir), error);
+  ASSERT_TRUE(run) << error;
+  bool seen = false;
+  for (const auto &f : diagnose(*run))
+    if (f.kind == "stalled_best") {
+      seen = true;
+      EXPECT_NE(f.title.find("last improved in evaluation 2; 31 evaluations since"), std::string::npos) << f.title;
+      EXPECT_NE(f.threshold.find("17 evaluations"), std::string::npos) << f.threshold;
+    }
+  EXPECT_TRUE(seen);
+  llvm::sys::fs::remove_directories(dir);
+}
+
 // The diagnosis says why nothing was flagged: the best is already the least possible.
 TEST(Diagnose, ZeroOptimumIsSaid) {
   Synth s;

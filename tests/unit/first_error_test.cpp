@@ -35,3 +35,23 @@ TEST(FirstError, IgnoresWarningsNamesAndMakesSummary) {
   EXPECT_LT(firstErrorLine(longLine).size(), 400u);
   EXPECT_EQ(firstErrorLineOfFile("/nonexistent/ciq/log"), "");
 }
+
+// Issue 50 item 5: a build that failed in a compile is compile_error even
+// when no receipt said so (a host source, a compile outside ciq-ptxas);
+// a link's failure is not.
+TEST(FirstError, TellsACompileFailureFromALinkFailure) {
+  EXPECT_TRUE(logShowsCompileFailure("[1/3] Building CXX object CMakeFiles/app.dir/main.cpp.o\n"
+                                     "FAILED: CMakeFiles/app.dir/main.cpp.o\n/usr/bin/c++ -c main.cpp\n"));
+  EXPECT_TRUE(logShowsCompileFailure("make[2]: *** [CMakeFiles/app.dir/build.make:76: CMakeFiles/app.dir/k.cu.o] "
+                                     "Error 1\n"));
+  EXPECT_TRUE(logShowsCompileFailure("k.cu(7): error: identifier \"TILE\" is undefined\n"));
+  EXPECT_TRUE(logShowsCompileFailure("main.cpp:3:1: error: expected ';'\n"));
+  EXPECT_TRUE(logShowsCompileFailure("CMake Error at app_generated_k.cu.o.cmake:280 (message):\n"
+                                     "make[2]: *** [CMakeFiles/app.dir/app_generated_k.cu.o] Error 1\n"));
+  EXPECT_FALSE(logShowsCompileFailure("FAILED: app\n/usr/bin/ld: main.cpp.o: in function `main':\n"
+                                      "main.cpp:(.text+0x5): undefined reference to `f'\n"
+                                      "collect2: error: ld returned 1 exit status\n"));
+  EXPECT_FALSE(logShowsCompileFailure("FAILED: CMakeFiles/app.dir/cmake_device_link.o\nnvlink error   : entry "
+                                      "function '_Z1kv' with max regcount of 32 calls function '_Z1hv'\n"));
+  EXPECT_FALSE(logShowsCompileFailure("make[2]: *** [app] Error 1\n"));
+}

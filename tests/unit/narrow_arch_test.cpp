@@ -64,3 +64,28 @@ TEST(NarrowArch, RefusesWhatItCannotRewrite) {
   EXPECT_FALSE(narrowNvccArgs({"-c", "k.cu"}, "compute_90", "/tmp", out, err));
   EXPECT_EQ(err, "narrow_architectures: 'compute_90' is not an SASS architecture like sm_90");
 }
+
+// Issue 50 item 5: CUDA_ARCHITECTURES all-major (all, native) reaches the
+// compile line as -arch=all-major; the architecture warnings read it as the
+// architectures nvcc expands it to, not as one named "all-major".
+#include "engine/compile/Architectures.h"
+
+TEST(ArchitectureWarnings, MetaArchitecturesCoverTheMeasuredOne) {
+  ciq::MeasuredArchitecture m{"sm_90", "the GPU (H100, compute capability 9.0)"};
+  for (const char *meta : {"all-major", "all", "native"}) {
+    auto built = parseNvcc({std::string("-arch=") + meta, "-c", "a.cu", "-o", "a.o"}, "", "", "/").sassArchs();
+    ASSERT_EQ(built, std::vector<std::string>{meta});
+    EXPECT_TRUE(ciq::coversArchitecture(built, "sm_90")) << meta;
+    EXPECT_EQ(ciq::jitOnlyProblem(m, built, "ciq.yaml"), "") << meta;
+    for (const auto &w : ciq::architectureWarnings(m, built, false, "ciq.yaml"))
+      EXPECT_EQ(w.find("but not for"), std::string::npos) << meta << ": " << w;
+  }
+  // all-major has no minor versions: sm_86 runs PTX JIT-compiled.
+  EXPECT_FALSE(ciq::coversArchitecture({"all-major"}, "sm_86"));
+  EXPECT_NE(ciq::jitOnlyProblem({"sm_86", "the GPU"}, {"all-major"}, "ciq.yaml"), "");
+  // Each candidate compiles every architecture: the narrowing advice stays.
+  auto w = ciq::architectureWarnings(m, {"all-major"}, false, "ciq.yaml");
+  ASSERT_EQ(w.size(), 1u);
+  EXPECT_NE(w[0].find("every major architecture nvcc supports"), std::string::npos) << w[0];
+  EXPECT_TRUE(ciq::architectureWarnings(m, {"all-major"}, true, "ciq.yaml").empty());
+}

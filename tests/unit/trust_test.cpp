@@ -532,3 +532,93 @@ TEST(ObjectsHash, HostCodeCountsTemporaryNamesDoNot) {
   EXPECT_FALSE(objectsCodeSha256({dir + "/missing.o"}, err));
   llvm::sys::fs::remove_directories(dir);
 }
+
+// Issue 50 item 5: "kernels worse under the winner" says when a kernel with
+// more spills ran faster; a long template name is elided on the console.
+#include "common/ConsoleLine.h"
+
+TEST(SummaryVerdict, WorseKernelsSayWhetherTheyRanFaster) {
+  TuneConfig cfg;
+  cfg.benchmark.enabled = true;
+  cfg.objectives.push_back({"time_ms", "minimize", "ms", {}, "sum", {}});
+  auto kernel = [](long spills) {
+    KernelStats k;
+    k.name = "_Z4walkPf";
+    k.demangled = "walk(float*)";
+    k.arch = "sm_90";
+    k.registers = 64;
+    k.usageKnown = k.frameKnown = true;
+    k.spillStores = k.spillLoads = spills / 2;
+    return k;
+  };
+  auto traced = [](uint64_t launches, double ms) {
+    KernelTime t;
+    t.mangled = "_Z4walkPf";
+    t.demangled = "walk(float*)";
+    t.launches = launches;
+    t.gpuMs = ms;
+    return t;
+  };
+  std::vector<Evaluation> evals = {timed("c0000", 10, nlohmann::json::object()),
+                                   timed("c0003", 8, {{"fmad", "false"}})};
+  evals[0].kernels = {kernel(0)};
+  evals[1].kernels = {kernel(228)};
+  auto print = [&] {
+    char *buf = nullptr;
+    size_t n = 0;
+    FILE *f = open_memstream(&buf, &n);
+    Verdicts v;
+    v.speedup = 1.25;
+    printSummary(cfg, evals, {1, true, ""}, f, v);
+    fclose(f);
+    std::string s(buf, n);
+    free(buf);
+    return s;
+  };
+  // As often, and faster: a trade, said as such.
+  evals[0].kernelTimes = {traced(10, 2.0)};
+  evals[1].kernelTimes = {traced(10, 1.5)};
+  std::string out = print();
+  EXPECT_NE(out.find("kernels that grew but ran no slower under the winner: 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("walk(float*) sm_90: spill bytes 0 -> 228 [launched: 2 -> 1.5 ms GPU time, ran faster]"),
+            std::string::npos)
+      << out;
+  EXPECT_EQ(out.find("kernels worse under the winner"), std::string::npos) << out;
+  // Fewer launches: less GPU time in all, more a launch; both said.
+  evals[1].kernelTimes = {traced(5, 1.5)};
+  out = print();
+  EXPECT_NE(out.find("kernels worse under the winner: 1"), std::string::npos) << out;
+  EXPECT_NE(out.find("[launched: 2 -> 1.5 ms GPU time over 10 -> 5 launches: faster in all, slower a launch]"),
+            std::string::npos)
+      << out;
+  // A winner that was not traced says so instead of "-".
+  evals[1].kernelTimes.clear();
+  out = print();
+  EXPECT_NE(out.find("[launched: 2 ms GPU time; c0003 was not traced]"), std::string::npos) << out;
+}
+
+TEST(ConsoleLine, LongNamesAndLinesAreElided) {
+  std::string args;
+  for (int i = 0; i < 60; ++i)
+    args += std::string(i ? ", " : "") + "cub::detail::policy_wrapper_t<Policy" + std::to_string(i) + ">";
+  std::string name = "void cub::DeviceReduceKernel<" + args + ">(float const*, float*, int)";
+  ASSERT_GT(name.size(), 1000u);
+  std::string line = "  " + name + " sm_90: spill bytes 0 -> 8";
+  std::string shown = consoleLine(line);
+  EXPECT_LT(shown.size(), 200u) << shown;
+  EXPECT_EQ(shown.rfind("  void cub::DeviceReduceKernel<cub::detail::policy_wrapper_t<Policy0>", 0), 0u) << shown;
+  EXPECT_NE(shown.find("..."), std::string::npos) << shown;
+  EXPECT_NE(shown.find("(float const*, float*, int) sm_90: spill bytes 0 -> 8"), std::string::npos) << shown;
+  // Short names and prose are left alone: the demo's kernel line is whole.
+  std::string demo = "(anonymous namespace)::sgemm_blocked(int, int, int, float, float const*, float const*, float, "
+                     "float*) sm_90: stack bytes 112 -> 136 (see ciq_tune(... KERNELS <regex>))";
+  EXPECT_EQ(consoleLine(demo), demo);
+  // A line of many names stays bounded.
+  std::string many;
+  for (int i = 0; i < 200; ++i)
+    many += "kernel.tile_" + std::to_string(i) + ".maxnreg, ";
+  std::string cut = consoleLine("per-kernel controls: " + many);
+  EXPECT_LE(cut.size(), kConsoleLineMax + 60) << cut.size();
+  EXPECT_NE(cut.find("characters left out ...]"), std::string::npos);
+  EXPECT_EQ(consoleText("a\n" + line + "\nb\n"), "a\n" + shown + "\nb\n");
+}
