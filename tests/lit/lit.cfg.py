@@ -57,6 +57,11 @@ import shutil
 if shutil.which("clang++"):
     config.available_features.add("clang")
 
+# Headless Chromium opens `ciq report`'s page (analysis/report.test,
+# e2e/demo-report.test): `make deps` installs Debian's chromium.
+if shutil.which("chromium") or shutil.which("chromium-browser"):
+    config.available_features.add("chromium")
+
 if os.geteuid() == 0:
     config.available_features.add("root")
     if shutil.which("mkfs.ext4") and shutil.which("e2fsck") and shutil.which("chattr") and \
