@@ -299,9 +299,14 @@ std::string summaryTable(const RunData &run) {
     const RecordedEval *min = nullptr;
     for (const auto &bl : run.builds)
       min = bl.id == bestE->id + "-min" ? &bl : min;
-    row("best candidate", min ? min->id + " (" + bestE->id + " of generation " + std::to_string(bestE->generation) +
-                                    ", minimized)"
-                              : bestE->id + " (generation " + std::to_string(bestE->generation) + ")");
+    // Where it came in the search: its generation for the genetic strategy
+    // (a population); else its evaluation, as results.csv numbers it (tpe's
+    // generation numbers count proposals, most never built: issue 50 item 4).
+    bool genetic = !run.started || run.started->search.strategy == "genetic" || run.started->strategy == "genetic";
+    std::string when = genetic ? "generation " + std::to_string(bestE->generation)
+                               : "evaluation " + std::to_string(bestE - run.evals.data()) + " of " +
+                                     std::to_string(run.evals.size());
+    row("best candidate", min ? min->id + " (" + bestE->id + ", " + when + ", minimized)" : bestE->id + " (" + when + ")");
     row("best score", fmt::value(*bestE->score) + " " + bestE->unit);
     const RecordedEval &shown = min ? *min : *bestE;
     // The options the controls render (the summary's "winning options"), not

@@ -130,13 +130,16 @@ std::string kernelTableHtml(const RunData &run, const RecordedEval *base, const 
   };
   add(b, true);
   add(w, false);
+  // The GPU time column only where a run was traced (a runtime objective).
+  bool traced = (b && !b->kernelTimes.empty()) || (wTimes && !wTimes->kernelTimes.empty());
   std::ostringstream o;
   o << "<h2>Kernels</h2>\n<p>Each kernel as ptxas compiled it for the baseline (default compile) &rarr; "
     << esc(shown ? shown->id : std::string("the winner (none)"))
     << ". Occupancy is theoretical (CUDA's occupancy calculator) at the launch's block size where the "
        "benchmark was traced, else the <code>__launch_bounds__</code> block size, else 256 threads.</p>\n"
        "<table class='kernels'>\n<tr><th>kernel</th><th>arch</th><th>registers</th><th>spill bytes</th>"
-       "<th>stack bytes</th><th>occupancy</th><th>GPU ms (traced run)</th><th>winner's directives</th></tr>\n";
+       "<th>stack bytes</th><th>occupancy</th>"
+    << (traced ? "<th>GPU ms (traced run)</th>" : "") << "<th>winner's directives</th></tr>\n";
   auto num = [](const KernelStats *k, long v, bool known) {
     return !k ? std::string("-") : known ? std::to_string(v) : std::string("?");
   };
@@ -158,7 +161,8 @@ std::string kernelTableHtml(const RunData &run, const RecordedEval *base, const 
           directives += (directives.empty() ? "" : " ") + directivePtx(d);
     o << "<tr><td class='kname' title='" << esc(r.name) << "'>" << esc(r.name)
       << (r.entry ? "" : " <i>(device function)</i>") << "</td><td>" << esc(r.arch) << "</td><td>" << regs
-      << "</td><td>" << spills << "</td><td>" << stack << "</td><td>" << occ << "</td><td>" << ms << "</td><td><code>"
+      << "</td><td>" << spills << "</td><td>" << stack << "</td><td>" << occ << "</td>"
+      << (traced ? "<td>" + ms + "</td>" : "") << "<td><code>"
       << esc(directives.empty() ? "-" : directives) << "</code></td></tr>\n";
   }
   return o.str() + "</table>\n";
