@@ -63,6 +63,14 @@ void CandidateBuilder::buildLocked(Evaluation &e, const std::string &lockPath, c
                 ")" + (first.empty() ? "" : ": " + first) + "; log: " + logPath;
     return;
   }
+  if (driver_->objects().empty()) {
+    // A build: command's objects come from a build's receipts; none known
+    // means nothing to compare, never "matches".
+    e.reason = reason::RehearsalFailed;
+    e.message = "no CUDA object of " + buildName() + " is known to compare (a build: command names them in the "
+                "receipts of its default build); log: " + logPath;
+    return;
+  }
   std::vector<std::string> hashes;
   for (const auto &o : driver_->objects()) {
     std::string err;
