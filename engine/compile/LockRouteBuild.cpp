@@ -26,14 +26,7 @@ std::map<std::string, std::string> CandidateBuilder::lockRouteEnv(const std::str
   std::map<std::string, std::string> env;
   if (!realNvcc_.empty())
     env[env::RealNvcc] = realNvcc_;
-  if (cfg_.build.kind == "command") {
-    for (const auto &kv : standinEnv(standinDir_, realPtxas_))
-      env[kv.first] = kv.second;
-    env[env::Ptxas] = wrapperPath();
-    for (const auto &kv : torchEnv_)
-      if (!cfg_.build.env.count(kv.first))
-        env[kv.first] = kv.second;
-  }
+  addCommandRoute(env);
   env[env::RehearsalLock] = lockPath;
   if (llvm::sys::fs::exists(cfg_.lockfile))
     env[env::RehearsalReplaces] = cfg_.lockfile;
