@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <tuple>
 #include <unistd.h>
@@ -71,6 +72,46 @@ private:
   std::vector<State> before_;
 };
 
+// Whether a compiler cache answered a compile (issue 51 item 10): nvcc
+// writes its intermediates (tmpxft_*) to its TMPDIR, which is this compile's
+// own folder (CompileTemp), and removes them at its end; a cache hit runs no
+// compiler and creates nothing there. Watched with inotify only for a
+// command with a compiler cache in front of the compiler.
+class CompilerRanWatch {
+public:
+  CompilerRanWatch(const std::vector<std::string> &argv, const std::string &tempDir) {
+    bool cache = false;
+    for (size_t i = 0; i + 1 < argv.size() && !cache; ++i) {
+      std::string b = baseName(argv[i]);
+      if (b == "nvcc" || b == "ptxas")
+        break;
+      cache = b == "ccache" || b == "sccache" || b == "buildcache";
+    }
+    if (!cache || tempDir.empty())
+      return;
+    fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd_ >= 0 && inotify_add_watch(fd_, tempDir.c_str(), IN_CREATE) < 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~CompilerRanWatch() {
+    if (fd_ >= 0)
+      ::close(fd_);
+  }
+  // True only when the cache answered: watched, and nothing was created.
+  bool cacheAnswered() const {
+    if (fd_ < 0)
+      return false;
+    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    ssize_t n = ::read(fd_, buf, sizeof buf);
+    return n < 0 && errno == EAGAIN;
+  }
+
+private:
+  int fd_ = -1;
+};
+
 } // namespace
 
 // Runs the final command: stdout and stdin are the user's; stderr is read so
@@ -90,8 +131,10 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, const 
   CompileTemp temp; // nvcc's tmpxft_* files go with it, a killed compile's too
   if (!temp.path().empty())
     o.setEnv["TMPDIR"] = temp.path();
+  CompilerRanWatch watch(inj.argv, temp.path());
   Outcome out;
   out.run = runSubprocess(inj.argv, o);
+  out.cacheHit = out.run.exitCode == 0 && watch.cacheAnswered();
   out.timedOut = out.run.timedOut;
   if (out.timedOut || out.run.endedByWatch)
     outputs.removeWrittenSince();
