@@ -73,10 +73,12 @@ private:
 };
 
 // Whether a compiler cache answered a compile (issue 51 item 10): nvcc
-// writes its intermediates (tmpxft_*) to its TMPDIR, which is this compile's
-// own folder (CompileTemp), and removes them at its end; a cache hit runs no
-// compiler and creates nothing there. Watched with inotify only for a
-// command with a compiler cache in front of the compiler.
+// writes its intermediates (tmpxft_*.ptx, .cubin, .fatbin) to its TMPDIR,
+// which is this compile's own folder (CompileTemp), and removes them at its
+// end; a cache hit runs no compiler and makes none of them. A cache may
+// still preprocess there (sccache runs nvcc -E for its key: .ii, .cudafe1.*
+// files), which is no compile. Watched with inotify only for a command with
+// a compiler cache in front of the compiler.
 class CompilerRanWatch {
 public:
   CompilerRanWatch(const std::vector<std::string> &argv, const std::string &tempDir) {
@@ -99,13 +101,29 @@ public:
     if (fd_ >= 0)
       ::close(fd_);
   }
-  // True only when the cache answered: watched, and nothing was created.
+  // True only when the cache answered: watched, and no device-code
+  // intermediate was created (an overflowed queue counts as one).
   bool cacheAnswered() const {
     if (fd_ < 0)
       return false;
-    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
-    ssize_t n = ::read(fd_, buf, sizeof buf);
-    return n < 0 && errno == EAGAIN;
+    alignas(struct inotify_event) char buf[16384];
+    for (;;) {
+      ssize_t n = ::read(fd_, buf, sizeof buf);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return n < 0 && errno == EAGAIN;
+      for (ssize_t off = 0; off < n;) {
+        auto *ev = reinterpret_cast<const struct inotify_event *>(buf + off);
+        if (ev->mask & IN_Q_OVERFLOW)
+          return false;
+        std::string name = ev->len ? ev->name : "";
+        for (const char *ext : {".ptx", ".cubin", ".fatbin"})
+          if (name.find(ext) != std::string::npos)
+            return false;
+        off += sizeof(struct inotify_event) + ev->len;
+      }
+    }
   }
 
 private:
