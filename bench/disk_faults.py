@@ -22,6 +22,11 @@ written beside the project, off that disk):
   immutable-journal   `chattr +i` on the journal (ext4, which refuses writes
                       to an immutable file even where it is open) once it
                       holds --at evaluations
+  read-only-run-dir   the run directory on a tmpfs mounted read-only before
+                      the tune starts (the build tree off that disk)
+  full-at-lock        the lockfile on a tmpfs that is full before the tune
+                      starts (build tree and run directory off that disk):
+                      the search runs to its end and the lock write fails
 Then the fault is undone (the fill removed; the ext4 unmounted, checked and
 mounted again; chattr -i) and `ciq resume` runs.
 
@@ -34,6 +39,7 @@ For each case it prints:
     lock written: yes|no                 (by the faulted tune)
     journal: N evaluations, ends with a whole line: yes|no
     resume: exit S, N of BUDGET evaluations, done: yes|no
+    lock after resume: yes|no            (full-at-lock, read-only-run-dir)
 Goal: tune exits non-zero with one error line naming a path on <disk> and
 the errno, 0 INVALID, no lock, a whole last line, and the resume completes.
 A case that cannot run here (no loop device, no mkfs.ext4) prints
@@ -51,7 +57,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 PROJECT = os.path.join(HERE, "..", "tests", "lit", "engine", "Inputs", "proj")
-CASES = ["full-at-evaluation", "full-at-baseline", "read-only", "immutable-journal"]
+CASES = ["full-at-evaluation", "full-at-baseline", "read-only", "immutable-journal", "read-only-run-dir",
+         "full-at-lock"]
 TIMEOUT = 300
 
 p = argparse.ArgumentParser()
@@ -65,8 +72,8 @@ CIQ = os.path.abspath(os.path.join(args.build_dir, "bin", "ciq"))
 MODULE_DIR = os.path.abspath(os.path.join(args.build_dir, "lib", "cmake", "CompileIQ"))
 
 CONFIG = """target: app
-build_dir: {disk}/build
-run_dir: {disk}/run
+build_dir: {build}
+run_dir: {run}
 lockfile: {lock}
 objectives: [registers, spill_bytes]
 search:
@@ -159,6 +166,9 @@ class Disk:
         with open("/sys/fs/ext4/%s/trigger_fs_error" % dev, "w") as f:
             f.write("disk_faults.py: the disk fails\n")
 
+    def remount(self, mode):
+        self._check(["mount", "-o", "remount," + mode, self.path])
+
     def repair(self):
         self._check(["umount", self.path])
         run(["e2fsck", "-fy", self.image])
@@ -180,7 +190,7 @@ def watch(proc, cond, act, done):
 
 def one_case(name, work):
     print("case " + name)
-    disk = Disk(work, "tmpfs" if name.startswith("full") else "ext4")
+    disk = Disk(work, "tmpfs" if name.startswith("full") or name == "read-only-run-dir" else "ext4")
     try:
         measure(name, work, disk)
     finally:
@@ -192,11 +202,14 @@ def one_case(name, work):
 def measure(name, work, disk):
     proj = os.path.join(work, "proj")
     shutil.copytree(PROJECT, proj)
-    lock = os.path.join(work, "ciq.lock")
+    # Where each part lives: on the faulted disk, or (the part a case does
+    # not fault) beside the project.
+    lock = os.path.join(disk.path if name == "full-at-lock" else work, "ciq.lock")
+    build = os.path.join(work if name in ("read-only-run-dir", "full-at-lock") else disk.path, "build")
+    run_dir = os.path.join(work if name == "full-at-lock" else disk.path, "run")
     cfg = os.path.join(work, "ciq.yaml")
     with open(cfg, "w") as f:
-        f.write(CONFIG.format(disk=disk.path, lock=lock, budget=args.budget))
-    build, run_dir = os.path.join(disk.path, "build"), os.path.join(disk.path, "run")
+        f.write(CONFIG.format(build=build, run=run_dir, lock=lock, budget=args.budget))
     # The launcher fills the disk when armed, before the compile it runs.
     armed = os.path.join(work, "fill.armed")
     launcher = os.path.join(work, "fill-launcher.sh")
@@ -219,7 +232,14 @@ def measure(name, work, disk):
         "read-only": (at, disk.break_readonly, disk.repair),
         "immutable-journal": (at, lambda: run(["chattr", "+i", journal]),
                               lambda: run(["chattr", "-i", journal])),
+        "read-only-run-dir": (lambda: True, lambda: None, lambda: disk.remount("rw")),
+        "full-at-lock": (lambda: True, lambda: None, disk.unfill),
     }[name]
+    if name == "read-only-run-dir":
+        os.makedirs(run_dir, mode=0o700)
+        disk.remount("ro")
+    if name == "full-at-lock":
+        disk.fill()
     env = dict(os.environ)
     if name == "full-at-baseline":
         open(armed, "w").close()
@@ -249,7 +269,9 @@ def measure(name, work, disk):
     print("  INVALID: %d%s" % (sum(invalid.values()), " (%s)" % reasons if reasons else ""))
     print("  lock written: " + ("yes" if os.path.exists(lock) else "no"))
     print("  journal: %d evaluations, ends with a whole line: %s" % (len(evals), "yes" if whole else "no"))
-    r = run([CIQ, "resume", "--config", cfg], timeout=TIMEOUT)
+    # A tune refused before its first evaluation has nothing to resume: it is run again.
+    again = "tune" if name == "read-only-run-dir" else "resume"
+    r = run([CIQ, again, "--config", cfg], timeout=TIMEOUT)
     lines, _ = journal_lines(run_dir)
     n = len([j for j in lines if j.get("op") == "evaluation"])
     finished = any(j.get("op") == "done" for j in lines)
@@ -257,6 +279,8 @@ def measure(name, work, disk):
                                                                   "yes" if finished else "no"))
     if r.returncode != 0:
         print("  resume error: " + r.stderr.strip().replace(disk.path, "<disk>").replace(work, "<work>"))
+    if name in ("full-at-lock", "read-only-run-dir"):
+        print("  lock after resume: " + ("yes" if os.path.exists(lock) else "no"))
 
 
 def main():

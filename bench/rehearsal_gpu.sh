@@ -9,7 +9,7 @@
 #   bench/rehearsal_gpu.sh <ciq relocatable tarball or prefix> <out dir> [example...]
 #
 # Runs examples/gpu/run-all.sh (default examples: reduce gemm stencil) with
-# CIQ_MAX_EVALUATIONS (default 8) and TUNE_TIMEOUT_S (default 150) so that a
+# CIQ_MAX_EVALUATIONS (default 8) and TUNE_TIMEOUT_S (default 300) so that a
 # 30-minute device session holds it; every step's log and exit status are
 # written as it goes (<out dir>/results/summary.tsv), then each tune's
 # rehearsal line and the verify line are collected into <out dir>/rehearsal.txt.
@@ -24,7 +24,7 @@ else
   prefix=$(cd "$src" && pwd) || exit 2
 fi
 [ -x /usr/local/cuda/bin/nvcc ] && export PATH="/usr/local/cuda/bin:$PATH"
-export CIQ_MAX_EVALUATIONS=${CIQ_MAX_EVALUATIONS:-8} TUNE_TIMEOUT_S=${TUNE_TIMEOUT_S:-150}
+export CIQ_MAX_EVALUATIONS=${CIQ_MAX_EVALUATIONS:-8} TUNE_TIMEOUT_S=${TUNE_TIMEOUT_S:-300}
 examples=("$@"); [ ${#examples[@]} -gt 0 ] || examples=(reduce gemm stencil)
 "$here/examples/gpu/run-all.sh" "$prefix" "$out/results" "${examples[@]}" > "$out/run-all.log" 2>&1
 rc=$?

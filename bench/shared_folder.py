@@ -29,6 +29,16 @@ ciq runs as root, as in CI, and the script checks what the attack aimed at:
                              `ciq spaces fetch` hand it out?
   cache: planted tmp folder  no HOME: <tmp>/ciq-<uid> made by nobody first,
                              with a planted version entry
+  run-dir: long, standin     run_dir a path of more than 100 characters in
+                             the shared folder, made first by nobody (mode
+                             0777), its standin/ holding nobody's objcopy,
+                             sha256sum, mktemp, cc and sh (issue 51 item 1):
+                             did any run as root?
+  run-dir: long, procs       the same run dir with procs/<n> naming a process
+                             group of root's (pgid and its leader's start time)
+  run-dir: long, build.pgid  the same with build.pgid naming that group
+  run-dir: engine.lock link  a short run_dir made first by nobody, its
+                             engine.lock a link to the victim's file (item 2)
 
 An attack is refused when its target is unchanged (the victim's bytes and
 mode, the true compiler release, no planted space used). Prints one line per
@@ -265,6 +275,86 @@ def cache_planted_tmp_folder(s, ciq):
     return version_refused(s, err)
 
 
+LONG = "a-run-directory-whose-path-is-long-enough-that-its-socket-would-not-fit-" + "x" * 40
+
+
+def start_time(pid):
+    return int(open(f"/proc/{pid}/stat").read().rsplit(")", 1)[1].split()[19])
+
+
+def foreign_run_dir(s, long=True):
+    """A run dir nobody made first in the shared folder, named in ciq.yaml."""
+    run = os.path.join(s.tmp, LONG, "run") if long else os.path.join(s.tmp, "run")
+    as_nobody(lambda: (os.makedirs(run, 0o777), os.chmod(run, 0o777),
+                       os.chmod(os.path.dirname(run), 0o777) if long else None))
+    cfg = os.path.join(s.project, "ciq.yaml")
+    text = open(cfg).read().replace("run_dir: run", "run_dir: " + run)
+    with open(cfg, "w") as f:
+        f.write(text)
+    assert not long or len(run) > 100, run
+    return run
+
+
+def run_dir_standin(s, ciq):
+    run = foreign_run_dir(s)
+    marker = os.path.join(s.tmp, "ran-as-victim")
+
+    def plant():
+        os.makedirs(os.path.join(run, "standin"), 0o777)
+        for tool_name in ("objcopy", "sha256sum", "mktemp", "cc", "sh", "rm", "grep", "printf", "chmod"):
+            path = os.path.join(run, "standin", tool_name)
+            with open(path, "w") as f:
+                f.write(f"#!/bin/sh\ntouch {marker}.$(id -u)\nexec /usr/bin/{tool_name} \"$@\"\n")
+            os.chmod(path, 0o777)
+    as_nobody(plant)
+    _, err = s.tune(ciq)
+    return not os.path.exists(marker + ".0"), err or "nobody's programs ran as root"
+
+
+def victim_group():
+    """A process group of root's that nothing should end: (process, pgid, start)."""
+    p = subprocess.Popen(["sleep", "300"], start_new_session=True)
+    return p, p.pid, start_time(p.pid)
+
+
+def planted_record(s, ciq, where):
+    run = foreign_run_dir(s)
+    victim, pgid, start = victim_group()
+
+    def plant():
+        if where == "procs":
+            os.makedirs(os.path.join(run, "procs"), 0o777)
+            path = os.path.join(run, "procs", "4242")
+        else:
+            path = os.path.join(run, "build.pgid")
+        with open(path, "w") as f:
+            f.write(f"{pgid} {start}\n")
+        os.chmod(path, 0o666)
+    as_nobody(plant)
+    try:
+        _, err = s.tune(ciq)
+        alive = victim.poll() is None
+    finally:
+        victim.kill()
+        victim.wait()
+    return alive, err or "root's process group was killed"
+
+
+def run_dir_procs(s, ciq):
+    return planted_record(s, ciq, "procs")
+
+
+def run_dir_build_pgid(s, ciq):
+    return planted_record(s, ciq, "build.pgid")
+
+
+def run_dir_engine_lock(s, ciq):
+    run = foreign_run_dir(s, long=False)
+    as_nobody(lambda: os.symlink(s.victim, os.path.join(run, "engine.lock")))
+    _, err = s.tune(ciq)
+    return s.victim_intact(), err
+
+
 ATTACKS = [("gpu-lock: planted folder", gpu_planted_folder),
            ("gpu-lock: planted link", gpu_planted_link),
            ("gpu-lock: planted default", gpu_planted_default),
@@ -273,7 +363,11 @@ ATTACKS = [("gpu-lock: planted folder", gpu_planted_folder),
            ("gpu-lock: planted file", gpu_planted_file),
            ("cache: planted version", cache_planted_version),
            ("cache: planted space", cache_planted_space),
-           ("cache: planted tmp folder", cache_planted_tmp_folder)]
+           ("cache: planted tmp folder", cache_planted_tmp_folder),
+           ("run-dir: long, standin", run_dir_standin),
+           ("run-dir: long, procs", run_dir_procs),
+           ("run-dir: long, build.pgid", run_dir_build_pgid),
+           ("run-dir: engine.lock link", run_dir_engine_lock)]
 
 
 def main():
@@ -293,6 +387,7 @@ def main():
             ok, said = attack(Scene(root, name), ciq)
             refused += ok
             print(f"{name:28} {'refused' if ok else 'SUCCEEDED'}" + (f"  ({said})" if said else ""))
+            sys.stdout.flush()
     finally:
         shutil.rmtree(root, ignore_errors=True)
     print(f"shared_folder: {refused} of {len(ATTACKS)} attacks refused")

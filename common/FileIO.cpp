@@ -6,6 +6,8 @@
 #include <cerrno>
 #include <csignal>
 #include <cstdlib>
+#include <cstring>
+#include <algorithm>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <llvm/Support/FileSystem.h>
@@ -90,6 +92,58 @@ std::optional<std::string> readOwnFile(const std::string &path, size_t maxBytes,
       bytes = buf.substr(0, (size_t)n);
   }
   ::close(fd);
+  return bytes;
+}
+
+namespace {
+const char *kindOfFile(mode_t m) {
+  if (S_ISFIFO(m))
+    return "a FIFO";
+  if (S_ISDIR(m))
+    return "a folder";
+  if (S_ISCHR(m) || S_ISBLK(m))
+    return "a device";
+  if (S_ISSOCK(m))
+    return "a socket";
+  return "not a regular file";
+}
+} // namespace
+
+std::optional<std::string> readRegularFile(const std::string &path, size_t maxBytes, std::string &error) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  if (fd < 0) {
+    int e = errno;
+    error = path + (e == ELOOP ? ": is a symbolic link; ciq reads no link here (remove it)"
+                               : ": cannot be read (" + std::string(strerror(e)) + ")");
+    return std::nullopt;
+  }
+  struct stat st;
+  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    error = path + ": is " + kindOfFile(st.st_mode) + ", not a regular file; ciq does not read it (remove it)";
+    ::close(fd);
+    return std::nullopt;
+  }
+  // Read at most maxBytes + 1: a file that grows while read is bounded too.
+  std::string bytes;
+  char buf[65536];
+  while (bytes.size() <= maxBytes) {
+    ssize_t n = ::read(fd, buf, std::min(sizeof buf, maxBytes + 1 - bytes.size()));
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n < 0) {
+      error = path + ": cannot be read (" + std::string(strerror(errno)) + ")";
+      ::close(fd);
+      return std::nullopt;
+    }
+    if (n == 0)
+      break;
+    bytes.append(buf, (size_t)n);
+  }
+  ::close(fd);
+  if (bytes.size() > maxBytes) {
+    error = path + ": larger than " + std::to_string(maxBytes) + " bytes; not read";
+    return std::nullopt;
+  }
   return bytes;
 }
 

@@ -17,6 +17,13 @@ std::optional<std::string> readWholeFile(const std::string &path, std::string *e
 // `dirFd`: the folder, for a name read from it (AT_FDCWD: `path` as given).
 std::optional<std::string> readOwnFile(const std::string &path, size_t maxBytes, int dirFd = -100 /*AT_FDCWD*/);
 
+// A file another program wrote for ciq to read (a benchmark's kernel trace):
+// read only when it is a regular file reached without following a link,
+// opened without blocking (a FIFO in its place never hangs the engine) and
+// at most `maxBytes` (a link to /dev/zero never reads without end). Else
+// nullopt with `error` "<path>: <why>; <what to do>".
+std::optional<std::string> readRegularFile(const std::string &path, size_t maxBytes, std::string &error);
+
 // Writes `bytes` to "<path>.tmp.<pid>" and renames it over `path`, so a
 // concurrent reader sees the old file or the new one, never half of one.
 // Creates the parent folders. `durable`: fsync the file and its folder, so

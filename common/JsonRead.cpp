@@ -147,6 +147,38 @@ bool readJson(const json &j, json &out, std::string &) {
   return true;
 }
 
+std::string stringAt(const json &obj, const char *key, const std::string &fallback) {
+  if (!obj.is_object())
+    return fallback;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_string() ? it->get_ref<const std::string &>() : fallback;
+}
+
+std::optional<double> numberAt(const json &obj, const char *key) {
+  if (!obj.is_object())
+    return std::nullopt;
+  auto it = obj.find(key);
+  if (it == obj.end() || !it->is_number())
+    return std::nullopt;
+  return it->get<double>();
+}
+
+std::vector<std::string> stringsAt(const json &obj, const char *key, const std::vector<std::string> &fallback) {
+  std::vector<std::string> out;
+  std::string why;
+  if (!obj.is_object() || !obj.contains(key) || !readJson(obj[key], out, why))
+    return fallback;
+  return out;
+}
+
+const json &objectAt(const json &obj, const char *key) {
+  static const json empty = json::object();
+  if (!obj.is_object())
+    return empty;
+  auto it = obj.find(key);
+  return it != obj.end() && it->is_object() ? *it : empty;
+}
+
 JsonFields::JsonFields(const json &obj, std::string where) : obj_(obj), where_(std::move(where)) {
   if (!obj_.is_object())
     error_ = where_ + ": expected a JSON object, found " + jsonKind(obj_);

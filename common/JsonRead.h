@@ -5,6 +5,7 @@
 // value() on untrusted JSON: those throw on a wrong type.
 #pragma once
 #include <map>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -68,6 +69,18 @@ template <class T> bool readJson(const nlohmann::json &j, std::map<std::string, 
   }
   return true;
 }
+
+// Lenient reads of an optional member of a free-form object (a lock's
+// score and extra keys, a result record's notes): the member when `obj` is
+// an object holding it with that type, else `fallback`. Never throws, unlike
+// value(), which aborts a command on a number where a string belongs.
+std::string stringAt(const nlohmann::json &obj, const char *key, const std::string &fallback = "");
+std::optional<double> numberAt(const nlohmann::json &obj, const char *key);
+// Only when every element is a string; else `fallback`.
+std::vector<std::string> stringsAt(const nlohmann::json &obj, const char *key,
+                                   const std::vector<std::string> &fallback = {});
+// The member when it is an object, else an empty object.
+const nlohmann::json &objectAt(const nlohmann::json &obj, const char *key);
 
 // The fields of one object, read in a chain; the first problem stops the
 // chain and is kept in error() as "<where>: "<key>": expected ..., found ...".

@@ -251,10 +251,10 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
   return l;
 }
 
-bool writeLockfile(const std::string &path, const Lockfile &l, std::string &error) {
+bool writeLockfile(const std::string &path, const Lockfile &l, std::string &error, int *errNo) {
   // Written beside the target and renamed (fsync'd), so a reader never sees
   // half a lock, and the errno says what went wrong.
-  return writeFileAtomically(path, lockToJson(l).dump(2) + "\n", error, /*durable=*/true);
+  return writeFileAtomically(path, lockToJson(l).dump(2) + "\n", error, /*durable=*/true, errNo);
 }
 
 std::string defaultLockfilePath(const std::string &dir, const std::string &target) {

@@ -94,7 +94,8 @@ nlohmann::json lockToJson(const Lockfile &l);
 // checkIntegrity false: for stripping the arguments ciq_apply_lock() applied
 // from an edited lock (CMake applies it without the hash check).
 std::optional<Lockfile> readLockfile(const std::string &path, std::string &error, bool checkIntegrity = true);
-bool writeLockfile(const std::string &path, const Lockfile &l, std::string &error);
+// errNo (when given): the errno of a write that failed (writeFileAtomically).
+bool writeLockfile(const std::string &path, const Lockfile &l, std::string &error, int *errNo = nullptr);
 
 // The default lockfile of `target` in `dir`: <dir>/<target>.ciq.lock, so two
 // tuned targets of one folder never share a lock; an older <dir>/ciq.lock is

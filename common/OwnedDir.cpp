@@ -1,4 +1,5 @@
 #include "common/OwnedDir.h"
+#include "common/DiskFault.h"
 
 #include <cerrno>
 #include <climits>
@@ -102,14 +103,23 @@ bool isOwnedDir(const std::string &dir, std::string &error) {
   return true;
 }
 
-bool ensureOwnedDir(const std::string &dir, std::string &error) {
+// Makes `dir` and the folders above it that are missing (mode 0700). A disk
+// that refuses it is named as such, with what to do (a read-only file
+// system: EROFS, "remount it read-write"; issue 51 item 8).
+static bool makeDirChain(const std::string &dir, std::string &error) {
   for (size_t p = 1; p <= dir.size(); ++p)
     if (p == dir.size() || dir[p] == '/')
       if (mkdir(dir.substr(0, p).c_str(), 0700) != 0 && errno != EEXIST) {
-        error = "cannot create " + dir.substr(0, p) + ": " + strerror(errno);
+        int err = errno;
+        error = "cannot create " + dir.substr(0, p) + ": " +
+                (isDiskFault(err) ? errnoText(err) + "; " + remedyFor(err) : std::string(strerror(err)));
         return false;
       }
-  return isOwnedDir(dir, error);
+  return true;
+}
+
+bool ensureOwnedDir(const std::string &dir, std::string &error) {
+  return makeDirChain(dir, error) && isOwnedDir(dir, error);
 }
 
 bool checkRunDir(const std::string &dir, bool create, std::string &error) {
@@ -128,7 +138,11 @@ bool checkRunDir(const std::string &dir, bool create, std::string &error) {
     error = "the run directory " + dir + " is a symbolic link" + fix;
     return false;
   }
-  if (create ? ensureOwnedDir(dir, error) : isOwnedDir(dir, error))
+  if (create && !makeDirChain(dir, error)) {
+    error = "the run directory " + dir + ": " + error + ", or give the search another run_dir: in ciq.yaml";
+    return false;
+  }
+  if (isOwnedDir(dir, error))
     return true;
   error = "the run directory is unsafe: " + error + fix;
   return false;

@@ -187,6 +187,8 @@ void to_json(json &j, const Receipt &v) {
            {"ptx_reuse", v.ptxReuse}, {"engine_token", v.engineToken}};
   if (!v.directives.empty())
     j["directives"] = v.directives;
+  if (v.cached)
+    j["cached"] = true;
   if (v.ioErrno != 0) {
     j["io_errno"] = v.ioErrno;
     j["io_path"] = bytesToJson(v.ioPath);
@@ -206,7 +208,7 @@ bool readJson(const json &in, Receipt &v, std::string &why) {
            .opt("crash_signal", v.crashSignal).opt("crashed_tool", v.crashedTool)
            .opt("cap_overrides_unattributed", v.capOverridesUnattributed).opt("ptx_reuse", v.ptxReuse)
            .opt("engine_token", v.engineToken).opt("io_errno", v.ioErrno).opt("io_path", v.ioPath)
-           .opt("directives", v.directives))
+           .opt("directives", v.directives).opt("cached", v.cached))
 }
 #undef READ
 

@@ -128,6 +128,10 @@ struct Receipt {
   std::string reason;               // why the compiler did not run, e.g. "ACF /x.acf does not exist"
   double wallMs = 0;
   bool ptxasRan = false;            // false for -E, -M, PTX-only, host-only steps
+  // Served by a compiler cache (ccache, sccache) behind ciq-ptxas: no
+  // compiler ran, so wallMs is the cache's answer time, not a compile's; the
+  // statistics are the cached compile's (the cache replays its output).
+  bool cached = false;
   std::vector<KernelStats> kernels;
   std::string deviceCodeSha256;     // SHA-256 of the object's .nv_fatbin section (or cubin bytes)
   long deviceCodeBytes = 0;

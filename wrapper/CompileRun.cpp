@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <sys/inotify.h>
 #include <sys/stat.h>
 #include <tuple>
 #include <unistd.h>
@@ -71,6 +72,64 @@ private:
   std::vector<State> before_;
 };
 
+// Whether a compiler cache answered a compile (issue 51 item 10): nvcc
+// writes its intermediates (tmpxft_*.ptx, .cubin, .fatbin) to its TMPDIR,
+// which is this compile's own folder (CompileTemp), and removes them at its
+// end; a cache hit runs no compiler and makes none of them. A cache may
+// still preprocess there (sccache runs nvcc -E for its key: .ii, .cudafe1.*
+// files), which is no compile. Watched with inotify only for a command with
+// a compiler cache in front of the compiler.
+class CompilerRanWatch {
+public:
+  CompilerRanWatch(const std::vector<std::string> &argv, const std::string &tempDir) {
+    bool cache = false;
+    for (size_t i = 0; i + 1 < argv.size() && !cache; ++i) {
+      std::string b = baseName(argv[i]);
+      if (b == "nvcc" || b == "ptxas")
+        break;
+      cache = b == "ccache" || b == "sccache" || b == "buildcache";
+    }
+    if (!cache || tempDir.empty())
+      return;
+    fd_ = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+    if (fd_ >= 0 && inotify_add_watch(fd_, tempDir.c_str(), IN_CREATE) < 0) {
+      ::close(fd_);
+      fd_ = -1;
+    }
+  }
+  ~CompilerRanWatch() {
+    if (fd_ >= 0)
+      ::close(fd_);
+  }
+  // True only when the cache answered: watched, and no device-code
+  // intermediate was created (an overflowed queue counts as one).
+  bool cacheAnswered() const {
+    if (fd_ < 0)
+      return false;
+    alignas(struct inotify_event) char buf[16384];
+    for (;;) {
+      ssize_t n = ::read(fd_, buf, sizeof buf);
+      if (n < 0 && errno == EINTR)
+        continue;
+      if (n <= 0)
+        return n < 0 && errno == EAGAIN;
+      for (ssize_t off = 0; off < n;) {
+        auto *ev = reinterpret_cast<const struct inotify_event *>(buf + off);
+        if (ev->mask & IN_Q_OVERFLOW)
+          return false;
+        std::string name = ev->len ? ev->name : "";
+        for (const char *ext : {".ptx", ".cubin", ".fatbin"})
+          if (name.find(ext) != std::string::npos)
+            return false;
+        off += sizeof(struct inotify_event) + ev->len;
+      }
+    }
+  }
+
+private:
+  int fd_ = -1;
+};
+
 } // namespace
 
 // Runs the final command: stdout and stdin are the user's; stderr is read so
@@ -90,8 +149,10 @@ Outcome runCompiler(const Injection &inj, double timeout, bool wantStats, const 
   CompileTemp temp; // nvcc's tmpxft_* files go with it, a killed compile's too
   if (!temp.path().empty())
     o.setEnv["TMPDIR"] = temp.path();
+  CompilerRanWatch watch(inj.argv, temp.path());
   Outcome out;
   out.run = runSubprocess(inj.argv, o);
+  out.cacheHit = out.run.exitCode == 0 && watch.cacheAnswered();
   out.timedOut = out.run.timedOut;
   if (out.timedOut || out.run.endedByWatch)
     outputs.removeWrittenSince();

@@ -28,6 +28,7 @@ struct Outcome {
   int capOverridesUnattributed = 0;
   bool timedOut = false;
   bool ptxasReported = false;  // a -v report was printed: ptxas ran in this invocation
+  bool cacheHit = false;       // a compiler cache in the command answered: no compiler ran
 };
 
 // Runs the final command: stdout and stdin are the user's; stderr is read so

@@ -21,4 +21,10 @@ private:
   std::string path_;
 };
 
+// Removes the folders of compiles that were killed (SIGKILL runs no
+// destructor) from `tmpDir`: only this user's, only those whose compile is
+// gone (the pid and start time in the name name no running process). The
+// number removed.
+int removeStaleCompileTemps(const std::string &tmpDir);
+
 } // namespace ciq::wrapper

@@ -142,6 +142,7 @@ void fillCompiledReceipt(CandidateCompile &cc, const Outcome &out, const Injecti
   // Only a report ptxas printed is evidence that it ran (with -dlto it
   // does not, at compile time); only a compile that succeeded has stats.
   rc.ptxasRan = out.ptxasReported;
+  rc.cached = out.cacheHit;
   if (rc.status == "ok")
     rc.kernels = out.kernels;
   else if (rc.status == reason::CompileError)

@@ -57,7 +57,7 @@ size_t appendToFile(char *data, size_t size, size_t n, void *user) {
 // transfer cut short. A 404 or a refused request will not change by retrying.
 bool transient(CURLcode code, long status) {
   if (code == CURLE_OK)
-    return status == 429 || status >= 500;
+    return status >= 500; // 429 is said as such (permanentRefusal)
   switch (code) {
   case CURLE_COULDNT_CONNECT:
   case CURLE_OPERATION_TIMEDOUT:
@@ -100,6 +100,7 @@ HttpAnswer answerOf(CURL *h, const std::string &url, long status) {
   };
   a.rateRemaining = header("x-ratelimit-remaining");
   a.rateReset = header("x-ratelimit-reset");
+  a.retryAfter = header("retry-after");
   return a;
 }
 

@@ -60,6 +60,20 @@ std::optional<std::string> permanentRefusal(const HttpAnswer &a, int64_t nowEpoc
     return "cannot download " + a.url + ": the GitHub API rate limit is spent (HTTP " + std::to_string(a.status) +
            ", x-ratelimit-remaining 0" + resetText(a.rateReset, nowEpoch) +
            "); set GITHUB_TOKEN (a token's limit is far higher) or wait for the reset, " + kMirror;
+  // A server (a mirror, a release host) that limits how often it is asked
+  // (issue 51 item 9): said, not retried at once, which only asks again.
+  if (a.status == 429) {
+    std::string wait;
+    char *end = nullptr;
+    long long secs = strtoll(a.retryAfter.c_str(), &end, 10);
+    if (!a.retryAfter.empty() && end && !*end && secs >= 0)
+      wait = "; it asks for " + std::to_string(secs) + " s before the next request (Retry-After)";
+    else if (!a.retryAfter.empty())
+      wait = "; it asks to wait until " + a.retryAfter + " (Retry-After)";
+    return "cannot download " + a.url + ": " + hostOf(a.url) +
+           " refused the request as one too many (HTTP 429 Too Many Requests" + wait + "); run again later, " +
+           kMirror;
+  }
   return std::nullopt;
 }
 

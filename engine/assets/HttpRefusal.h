@@ -15,6 +15,7 @@ struct HttpAnswer {
   long connectStatus = 0;   // a proxy's answer to CONNECT (https through a proxy); 0: none
   std::string rateRemaining; // x-ratelimit-remaining, "" when absent
   std::string rateReset;     // x-ratelimit-reset (seconds since the epoch), "" when absent
+  std::string retryAfter;    // Retry-After (seconds, or an HTTP date), "" when absent
 };
 
 // The one line saying what refused the request and what to do; nullopt for

@@ -9,6 +9,7 @@
 #include "engine/config/Config.h"
 #include "common/DeviceCode.h"
 #include "common/EnvNames.h"
+#include "common/JsonRead.h"
 #include "engine/winner/LockWriter.h"
 #include "engine/winner/LockApply.h"
 #include "engine/winner/LockObjects.h"
@@ -94,7 +95,7 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
       return ciq::reportError(o + ": given twice; give each CUDA object of " + l.target + " once");
   // A lock tuned with narrow_architectures covers one architecture's SASS.
   int onlySm = 0;
-  std::string narrowed = l.extra.value("device_code_architecture", "");
+  std::string narrowed = ciq::stringAt(l.extra, "device_code_architecture");
   if (narrowed.rfind("sm_", 0) == 0)
     onlySm = std::atoi(narrowed.c_str() + 3);
   // Each file as one output (what a tune's receipt hashed: an object, or the
@@ -121,7 +122,7 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
   std::string got = ciq::combineDeviceCodeHashes(hashes);
   if (got != l.deviceCodeSha256 && ciq::combineDeviceCodeHashes(whole) == l.deviceCodeSha256)
     got = l.deviceCodeSha256, hashes = whole;
-  if (got != l.deviceCodeSha256 && got == l.score.value("baseline_device_code_sha256", ""))
+  if (got != l.deviceCodeSha256 && got == ciq::stringAt(l.score, "baseline_device_code_sha256"))
     return ciq::reportError("device code of " + what + " is the default compile's (" + got.substr(0, 16) +
                             "...): the lock was not applied; " +
                             (overridden.empty() ? "add ciq_apply_lock(" + l.target +
@@ -190,11 +191,7 @@ std::string lockOverride(const std::string &buildDir, const std::string &target)
 // objective, the compile statistics for a compile one) on one line, `ciq
 // validate`'s on another; validate overwrites score.speedup and p_value, so
 // the tune's ratio is the ratio of its own medians.
-std::optional<double> number(const nlohmann::json &o, const char *k) {
-  if (!o.is_object() || !o.contains(k) || !o[k].is_number())
-    return std::nullopt;
-  return o[k].get<double>();
-}
+std::optional<double> number(const nlohmann::json &o, const char *k) { return ciq::numberAt(o, k); }
 
 std::string text(std::optional<double> v) { return v ? ciq::fmt::value(*v) : "?"; }
 
@@ -216,12 +213,14 @@ void printScore(const nlohmann::json &s) {
     printf("score:         (none recorded)\n");
     return;
   }
-  std::string unit = s.value("unit", ""), objective = s.value("objective", "score");
+  // The score is free-form JSON in a file anyone may edit: every member read typed.
+  std::string unit = ciq::stringAt(s, "unit"), objective = ciq::stringAt(s, "objective", "score");
   bool time = objective == "time_ms";
-  printf("score:         %s (%s)\n", objective.c_str(), s.value("direction", std::string("minimize")).c_str());
+  printf("score:         %s (%s)\n", objective.c_str(), ciq::stringAt(s, "direction", "minimize").c_str());
   // The tune's verdict row: its attribution's last row (the winner as locked).
   const nlohmann::json *row = nullptr;
-  if (s.contains("attribution") && s["attribution"].is_array() && !s["attribution"].empty())
+  if (s.contains("attribution") && s["attribution"].is_array() && !s["attribution"].empty() &&
+      s["attribution"].back().is_object())
     row = &s["attribution"].back();
   std::optional<double> runs = row ? number(*row, "runs") : std::nullopt;
   std::string source = !time ? "compile statistics, exact"
@@ -233,9 +232,9 @@ void printScore(const nlohmann::json &s) {
          source.c_str());
   if (s.contains("validation") && s["validation"].is_object()) {
     const nlohmann::json &v = s["validation"];
-    std::string when = v.value("validated_at", std::string());
+    std::string when = ciq::stringAt(v, "validated_at");
     printf("  validate:    %s  [ciq validate, %s interleaved runs each%s]\n",
-           figures(number(v, "baseline_median"), number(v, "winner_median"), v.value("unit", unit), time,
+           figures(number(v, "baseline_median"), number(v, "winner_median"), ciq::stringAt(v, "unit", unit), time,
                    number(v, "p_value"))
                .c_str(),
            text(number(v, "runs")).c_str(), when.empty() ? "" : (", " + when).c_str());
@@ -273,8 +272,8 @@ int show(const ciq::Lockfile &l) {
   std::string archs;
   for (const auto &a : l.architectures) archs += (archs.empty() ? "" : " ") + a;
   printf("architectures: %s\n", archs.c_str());
-  if (std::string t = l.extra.value("tuned_architecture", ""); !t.empty()) {
-    std::string narrowed = l.extra.value("device_code_architecture", "");
+  if (std::string t = ciq::stringAt(l.extra, "tuned_architecture"); !t.empty()) {
+    std::string narrowed = ciq::stringAt(l.extra, "device_code_architecture");
     printf("tuned on:      %s%s\n", t.c_str(),
            narrowed.empty() ? "" : (" (narrow_architectures: the device code below is " + narrowed + "'s SASS)").c_str());
   }
@@ -296,7 +295,7 @@ int showObjects(const ciq::Lockfile &l) {
   cfg.buildDir = dir.str().str();
   cfg.target = Target.empty() ? l.target : Target;
   if (Target.empty() && l.extra.contains("tune_targets"))
-    cfg.tuneTargets = l.extra.value("tune_targets", std::vector<std::string>{});
+    cfg.tuneTargets = ciq::stringsAt(l.extra, "tune_targets");
   SmallString<256> lock(LockPath.getValue());
   sys::fs::make_absolute(lock);
   std::string err;
@@ -373,7 +372,7 @@ int verify(const ciq::Lockfile &l) {
   cfg.target = Target.empty() ? l.target : Target;
   cfg.path = Target.empty() ? LockPath.getValue() : std::string("--target"); // named by errors about the target
   if (l.extra.contains("tune_targets"))
-    cfg.tuneTargets = l.extra["tune_targets"].get<std::vector<std::string>>();
+    cfg.tuneTargets = ciq::stringsAt(l.extra, "tune_targets");
   std::string verErr;
   std::string nvcc = ciq::cudaCompilerOf(cfg.buildDir);
   std::string ver = ciq::compilerVersion(nvcc, verErr).value_or("");

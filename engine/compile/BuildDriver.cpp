@@ -26,38 +26,37 @@ namespace ciq {
 namespace {
 
 
-// Is this compile_commands entry a CUDA compile? CMake runs the CUDA compiler
-// (nvcc, possibly behind launchers) with `-x cu` or on a .cu file.
-bool isCudaCompile(const nlohmann::json &e) {
-  std::string file = e.value("file", "");
-  std::string cmd = e.value("command", "");
-  if (cmd.empty() && e.contains("arguments"))
-    for (const auto &a : e["arguments"])
-      cmd += a.get<std::string>() + " ";
-  return llvm::StringRef(file).endswith(".cu") || cmd.find("nvcc") != std::string::npos;
+// A JSON string member, or "" (compile_commands.json is outside input: a
+// number where a string belongs is no CUDA compile, never an abort).
+std::string stringOf(const nlohmann::json &e, const char *key) {
+  if (!e.is_object() || !e.contains(key) || !e[key].is_string())
+    return "";
+  return e[key].get<std::string>();
 }
 
 // An entry's command, split as a shell would (LLVM's GNU-style tokenizer).
 std::vector<std::string> commandOf(const nlohmann::json &e) {
   std::vector<std::string> args;
-  if (e.contains("arguments"))
-    args = e["arguments"].get<std::vector<std::string>>();
-  else {
-    llvm::BumpPtrAllocator alloc;
-    llvm::StringSaver saver(alloc);
-    llvm::SmallVector<const char *, 64> toks;
-    llvm::cl::TokenizeGNUCommandLine(e.value("command", ""), saver, toks);
-    for (const char *t : toks)
-      args.push_back(t);
+  if (e.is_object() && e.contains("arguments") && e["arguments"].is_array()) {
+    for (const auto &a : e["arguments"])
+      if (a.is_string())
+        args.push_back(a.get<std::string>());
+    return args;
   }
+  llvm::BumpPtrAllocator alloc;
+  llvm::StringSaver saver(alloc);
+  llvm::SmallVector<const char *, 64> toks;
+  llvm::cl::TokenizeGNUCommandLine(stringOf(e, "command"), saver, toks);
+  for (const char *t : toks)
+    args.push_back(t);
   return args;
 }
 
 // The object a compile writes: compile_commands.json's "output" (CMake 3.26+),
 // else the -o argument of the command.
 std::string outputOf(const nlohmann::json &e) {
-  if (e.contains("output"))
-    return e.value("output", "");
+  if (e.is_object() && e.contains("output"))
+    return stringOf(e, "output");
   std::vector<std::string> args = commandOf(e);
   for (size_t i = 0; i + 1 < args.size(); ++i)
     if (args[i] == "-o" || args[i] == "--output-file")
@@ -67,6 +66,53 @@ std::string outputOf(const nlohmann::json &e) {
 
 
 } // namespace
+
+std::string compilerOfCommand(const std::vector<std::string> &args) {
+  size_t i = 0;
+  while (i < args.size()) {
+    std::string base = llvm::sys::path::filename(args[i]).str();
+    if (base.rfind("ciq-ptxas", 0) == 0) {
+      // ciq-ptxas [--lock FILE] [--lock-policy P] [--] <launcher...|compiler>
+      for (++i; i < args.size() && args[i].rfind("--", 0) == 0; ++i) {
+        if (args[i] == "--") {
+          ++i;
+          break;
+        }
+        if ((args[i] == "--lock" || args[i] == "--lock-policy") && i + 1 < args.size())
+          ++i;
+      }
+      continue;
+    }
+    bool launcher = base == "ccache" || base == "sccache" || base == "buildcache" || base == "distcc" ||
+                    base == "icecc" || base == "env";
+    // `env VAR=value ... compiler`, `VAR=value compiler`: CMake launchers may add either
+    bool assignment = args[i].find('=') != std::string::npos && args[i][0] != '-' && args[i][0] != '/';
+    if (!launcher && !assignment)
+      return args[i];
+    ++i;
+  }
+  return "";
+}
+
+bool isCudaCompileLine(const std::vector<std::string> &args, const std::string &file, const std::string &cudaCompiler) {
+  if (llvm::StringRef(file).endswith(".cu"))
+    return true;
+  std::string compiler = compilerOfCommand(args);
+  if (compiler.empty())
+    return false;
+  std::string base = llvm::sys::path::filename(compiler).str();
+  if (base == "nvcc" || base == "nvcc.exe")
+    return true;
+  // The build tree's CUDA compiler under another name (a link, a wrapper
+  // script the project configured as CMAKE_CUDA_COMPILER).
+  if (!cudaCompiler.empty() && (compiler == cudaCompiler || physicalPath(compiler) == physicalPath(cudaCompiler)))
+    return true;
+  // Another compiler told the source is CUDA (clang -x cuda, nvcc -x cu).
+  for (size_t i = 0; i + 1 < args.size(); ++i)
+    if (args[i] == "-x" && (args[i + 1] == "cu" || args[i + 1] == "cuda"))
+      return true;
+  return false;
+}
 
 // Legacy FindCUDA (cuda_add_executable) compiles each .cu with a custom
 // command that runs a generated script, CMakeFiles/<target>.dir/...
@@ -137,11 +183,21 @@ bool CMakeBuild::discover(std::string &error) {
   // Ninja Multi-Config lists every configuration's objects, each under
   // CMakeFiles/<target>.dir/<config>/: keep the configuration being built.
   bool multiConfig = !cfg_.config.empty() && llvm::sys::fs::exists(cfg_.buildDir + "/build-" + cfg_.config + ".ninja");
+  // CUDA compiles are told by the compiler that runs, never by text: a
+  // project folder named my-nvcc-tests/ holds C++ compiles too.
+  // The CUDA compiler by path, unless it compiles C++ too (clang++ for both:
+  // then `-x cuda` tells its CUDA compiles).
+  auto cache = readCMakeCache(cfg_.buildDir);
+  std::string cudaCompiler = cacheValue(cache, "CMAKE_CUDA_COMPILER", "");
+  if (cudaCompiler == cacheValue(cache, "CMAKE_CXX_COMPILER", "") || cudaCompiler == cacheValue(cache, "CMAKE_C_COMPILER", ""))
+    cudaCompiler.clear();
   for (const auto &e : db) {
     std::string output = outputOf(e);
-    if (!isCudaCompile(e) || output.empty())
+    if (output.empty() || !isCudaCompileLine(commandOf(e), stringOf(e, "file"), cudaCompiler))
       continue;
-    std::string dir = e.value("directory", cfg_.buildDir);
+    std::string dir = stringOf(e, "directory");
+    if (dir.empty())
+      dir = cfg_.buildDir;
     std::string out = absolutePath(output, dir);
     for (const auto &t : targets) {
       // CMake puts a target's objects under CMakeFiles/<target>.dir/ (with a
@@ -152,7 +208,7 @@ bool CMakeBuild::discover(std::string &error) {
       if (multiConfig && out.find(marker + cfg_.config + "/") == std::string::npos)
         continue;
       // Physical, as ciq-ptxas names the outputs in its receipts (common/Paths.h).
-      objects_.push_back({absolutePath(e.value("file", ""), dir), physicalPath(out), t, commandOf(e)});
+      objects_.push_back({absolutePath(stringOf(e, "file"), dir), physicalPath(out), t, commandOf(e)});
     }
   }
   if (objects_.empty() && !addScriptCompiles()) {

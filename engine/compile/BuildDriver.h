@@ -26,6 +26,15 @@ struct CudaObject {
 // generates in the build tree (CMakeFiles/<target>.dir/.../<target>_generated_*.cmake).
 std::vector<CudaObject> findCudaScriptCompiles(const std::string &buildDir, const std::string &target);
 
+// The program a compile line runs: its first word past launchers
+// (ciq-ptxas and its options, a compiler cache, `env VAR=value`).
+std::string compilerOfCommand(const std::vector<std::string> &args);
+// Is this compile line a CUDA compile? Told by the compiler that runs (nvcc,
+// the build tree's CMAKE_CUDA_COMPILER `cudaCompiler`, a compiler given
+// `-x cu`/`-x cuda`) or a .cu source, never by the text of the line: a
+// path holding "nvcc" is no CUDA compile.
+bool isCudaCompileLine(const std::vector<std::string> &args, const std::string &file, const std::string &cudaCompiler);
+
 class BuildDriver {
 public:
   explicit BuildDriver(const TuneConfig &cfg) : cfg_(cfg) {}

@@ -1,4 +1,5 @@
 #include "engine/compile/RunLock.h"
+#include "common/DiskFault.h"
 #include "common/OwnedDir.h"
 
 #include <cerrno>
@@ -26,8 +27,14 @@ bool RunLock::lockFile(const std::string &path, const std::string &mine, std::st
   // written over the file it names.
   int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0644);
   if (fd < 0) {
-    error = "cannot open " + path + ": " + std::strerror(errno) +
-            (errno == ELOOP ? " (a symbolic link in its place: remove it)" : "; check the permissions of its folder");
+    int err = errno;
+    // A disk fault names its errno and what to do about it (a read-only
+    // run directory said only "check the permissions"; issue 51 item 8).
+    error = "cannot open " + path + ": " +
+            (err == ELOOP    ? std::string(std::strerror(err)) + " (a symbolic link in its place: remove it)"
+             : isDiskFault(err) ? errnoText(err) + "; " + remedyFor(err) +
+                                     " (or give the search a run_dir: on a writable disk), then run it again"
+                                : std::string(std::strerror(err)) + "; check the permissions of its folder");
     return false;
   }
   struct stat st;

@@ -5,6 +5,8 @@
 #include "common/Subprocess.h"
 
 #include <cstdlib>
+#include <set>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -43,15 +45,47 @@ bool linkEntries(const std::string &from, const std::string &to, const std::stri
 
 } // namespace
 
+// A folder of this user's, not a link to one.
+static bool ownRealDir(const std::string &dir) {
+  struct stat st;
+  return lstat(dir.c_str(), &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == geteuid();
+}
+
+// Is `link` a symbolic link whose text is exactly `target`?
+static bool linksTo(const std::string &link, const std::string &target) {
+  char buf[4096];
+  ssize_t n = readlink(link.c_str(), buf, sizeof buf);
+  return n > 0 && (size_t)n < sizeof buf && std::string(buf, (size_t)n) == target;
+}
+
+// Every entry of `dir` is what linkEntries made from `from` (or `extra`,
+// checked by the caller); anything else in it (a link elsewhere, a file or
+// folder ciq never makes) and the folder is not ciq's.
+static bool onlyLinksFrom(const std::string &dir, const std::string &from, const std::set<std::string> &extra) {
+  std::error_code ec;
+  for (fs::directory_iterator it(dir, ec, /*follow_symlinks=*/false), end; it != end && !ec; it.increment(ec)) {
+    std::string name = path::filename(it->path()).str();
+    if (!extra.count(name) && !linksTo(it->path(), from + "/" + name))
+      return false;
+  }
+  return !ec;
+}
+
 // A finished view (its mark) of this ciq (bin/nvcc is this ciq-ptxas) over
-// this toolkit: `ciq lock env` keeps one in the user's cache, which another
-// ciq (moved, rebuilt, removed) may have made.
+// this toolkit, holding nothing ciq did not make: `ciq lock env` keeps one
+// in the user's cache, which another ciq (moved, rebuilt, removed) may have
+// made, and whose entries PyTorch builds run (bin/cicc, bin/ptxas): a link
+// there to anything but the toolkit's entry is not followed but replaced.
 static bool viewIsCurrent(const std::string &view, const std::string &toolkitRoot) {
-  if (!fs::exists(view + "/" + kViewMark))
+  struct stat st;
+  std::string mark = view + "/" + kViewMark;
+  if (!ownRealDir(view) || !ownRealDir(view + "/bin") || lstat(mark.c_str(), &st) != 0 || !S_ISREG(st.st_mode))
     return false;
-  llvm::SmallString<256> nvcc, wrapper, include, toolkitInclude;
-  return !fs::real_path(view + "/bin/nvcc", nvcc) && !fs::real_path(wrapperPath(), wrapper) && nvcc == wrapper &&
-         !fs::real_path(view + "/include", include) && !fs::real_path(toolkitRoot + "/include", toolkitInclude) &&
+  if (!linksTo(view + "/bin/nvcc", wrapperPath()) || !onlyLinksFrom(view, toolkitRoot, {"bin", kViewMark}) ||
+      !onlyLinksFrom(view + "/bin", toolkitRoot + "/bin", {"nvcc"}))
+    return false;
+  llvm::SmallString<256> include, toolkitInclude;
+  return !fs::real_path(view + "/include", include) && !fs::real_path(toolkitRoot + "/include", toolkitInclude) &&
          include == toolkitInclude;
 }
 
@@ -80,9 +114,16 @@ bool makeCudaHomeView(const std::string &view, const std::string &toolkitRoot, s
   // a killed ciq) or of another ciq or toolkit is moved aside and replaced.
   if (ok && fs::rename(tmp, view)) {
     if (!viewIsCurrent(view, toolkitRoot)) {
-      std::string broken = view + ".broken." + std::to_string(getpid());
-      if (!fs::rename(view, broken) && !fs::rename(tmp, view))
-        fs::remove_directories(broken);
+      // A link or file in the view's place is removed itself, never what it names.
+      struct stat st;
+      if (lstat(view.c_str(), &st) == 0 && !S_ISDIR(st.st_mode)) {
+        fs::remove(view);
+        fs::rename(tmp, view);
+      } else {
+        std::string broken = view + ".broken." + std::to_string(getpid());
+        if (!fs::rename(view, broken) && !fs::rename(tmp, view))
+          fs::remove_directories(broken);
+      }
     }
     if (!viewIsCurrent(view, toolkitRoot)) {
       error = "cannot rename " + tmp + " to " + view;

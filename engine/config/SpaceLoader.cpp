@@ -380,6 +380,30 @@ SearchSpace includeEntry(const YAML::Node &e, const YamlReader &r, const std::st
 
 } // namespace
 
+// Two controls that render one compiler option for the same compiles would
+// put it on one command line twice whenever both are set (ptxas takes the
+// last, or refuses; issue 51 item 9): one option, one control, whose values
+// are the choice. Defines are left out: two controls of one macro are how a
+// space gives the same binary twice on purpose (twin tests), and a macro
+// defined twice is the compiler's own warning.
+static void rejectSameOption(const SearchSpace &space, const YAML::Node &at, const YamlReader &r) {
+  std::map<std::string, size_t> seen;
+  for (size_t i = 0; i < space.controls.size(); ++i) {
+    const Control &c = space.controls[i];
+    const char *kind = c.render == RenderKind::Ptxas ? "ptxas" : c.render == RenderKind::Nvcc ? "nvcc" : nullptr;
+    if (!kind)
+      continue;
+    std::string option = c.option.substr(0, c.option.find_first_of("={ "));
+    auto [it, fresh] = seen.emplace(std::string(kind) + "\n" + option + "\n" + c.unit, i);
+    if (fresh)
+      continue;
+    const Control &first = space.controls[it->second];
+    r.fail(at, "space", "controls '" + first.name + "' (" + first.origin + ") and '" + c.name + "' (" + c.origin +
+                            ") both render " + kind + " " + option + (c.unit.empty() ? "" : " for " + c.unit) +
+                            ", which would reach one compile twice; keep one control with all the values");
+  }
+}
+
 SearchSpace loadSpace(const YAML::Node &node, const YamlReader &r, const std::string &baseDir) {
   SearchSpace space;
   if (node.IsMap())
@@ -396,6 +420,7 @@ SearchSpace loadSpace(const YAML::Node &node, const YamlReader &r, const std::st
     merge(space, includeEntry(node, r, "space", baseDir), r, node, "space");
   else
     r.fail(node, "space", "expected a mapping with include/controls, or a list of them");
+  rejectSameOption(space, node, r);
   return space;
 }
 

@@ -4,10 +4,13 @@
 #include "engine/measure/KernelTraceSetup.h"
 #include "engine/measure/MetricParser.h"
 #include "engine/measure/Stats.h"
+#include "common/EnvNames.h"
 #include "common/FileIO.h"
+#include "common/Paths.h"
 #include "common/Subprocess.h"
 
 #include <algorithm>
+#include <unistd.h>
 #include <cmath>
 #include <fstream>
 #include <llvm/Support/FileSystem.h>
@@ -190,6 +193,22 @@ RunOutcome BenchmarkRunner::compareOutput(const std::string &stdoutText, const s
   return o;
 }
 
+namespace {
+// Benchmark and correctness runs are led by ciq-build-guard, like builds: a
+// kill -9 of the engine runs no handler here, and a run it left went on to
+// its own end (issue 51 item 7); the guard ends it within a second of the
+// engine's death. It is transparent (the run's exit status or signal is its
+// own) and costs one exec of a small static program per run, the same for
+// every candidate. CIQ_TEST_UNGUARDED_BUILDS=1 leaves runs unguarded too.
+void guardRun(SubprocessOptions &so) {
+  if (const char *off = getenv(env::TestUnguardedBuilds); off && std::string(off) == "1")
+    return;
+  std::string guard = buildGuardPath();
+  if (::access(guard.c_str(), X_OK) == 0)
+    so.guard = guard;
+}
+} // namespace
+
 RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
   RunOutcome o;
   const BenchmarkConfig &b = b_;
@@ -203,6 +222,7 @@ RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
   so.cwd = workDir_;
   so.setEnv = runEnv();
   so.timeoutSeconds = b.timeoutSeconds;
+  guardRun(so);
   if (b.compare != "stdout" && !b.compare.empty()) { // a file left by an earlier check is not this one's
     std::string path = llvm::sys::path::is_absolute(b.compare) ? b.compare : so.cwd + "/" + b.compare;
     llvm::sys::fs::remove(path);
@@ -238,6 +258,7 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   so.cwd = workDir_;
   so.setEnv = runEnv();
   so.timeoutSeconds = runTimeoutSeconds();
+  guardRun(so);
   // A result file left by an earlier run must never be read as this run's.
   bool measuredByUs = b_.metric.kind == "wall_time" || b_.metric.kind == "kernel_time";
   std::string file = measuredByUs ? "" : metricFilePath(b_.metric, so.cwd);

@@ -1,4 +1,5 @@
 #include "engine/measure/KernelTrace.h"
+#include "common/FileIO.h"
 #include "common/JsonRead.h"
 
 #include <algorithm>
@@ -149,6 +150,9 @@ bool removeKernelTraces(const std::string &prefix, std::string &error) {
   return true;
 }
 
+// A trace holds one record per kernel name and launch shape: far below this.
+constexpr size_t kMaxTraceBytes = 64u << 20;
+
 std::optional<KernelTrace> readKernelTrace(const std::string &prefix, std::string &error) {
   std::vector<std::string> files = kernelTraceFiles(prefix);
   if (files.empty()) {
@@ -159,12 +163,15 @@ std::optional<KernelTrace> readKernelTrace(const std::string &prefix, std::strin
   }
   KernelTrace all;
   for (const std::string &file : files) {
-    auto buf = llvm::MemoryBuffer::getFile(file);
-    if (!buf) {
-      error = "no kernel times: cannot read " + file + ": " + buf.getError().message();
+    // The run dir is the user's own, but the benchmark writes here: a FIFO
+    // or a link to /dev/zero in a trace's place must not stall the engine.
+    std::string why;
+    auto text = readRegularFile(file, kMaxTraceBytes, why);
+    if (!text) {
+      error = "no kernel times: " + why;
       return std::nullopt;
     }
-    auto one = parseKernelTrace((*buf)->getBuffer().str(), file, error);
+    auto one = parseKernelTrace(*text, file, error);
     if (!one) {
       error = "no kernel times: " + error;
       return std::nullopt;

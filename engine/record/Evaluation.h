@@ -26,6 +26,8 @@ struct ObjectRecord {
   // lock records it per translation unit (kernel_units), so a later build
   // can tell a kernel renamed or removed from one that was never here.
   std::map<std::string, std::vector<std::string>> directiveKernels;
+  // From a compiler cache (Receipt::cached): wallMs is no compile time.
+  bool cached = false;
 };
 
 // One case of benchmark.cases as one candidate ran it: its runs, and how it

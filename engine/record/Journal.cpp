@@ -105,6 +105,8 @@ json evaluationCoreToJson(const Evaluation &e) {
                        {"ptxas_ran", o.ptxasRan}, {"ptx_reuse", o.ptxReuse}});
     if (!o.directiveKernels.empty())
       objects.back()["directive_kernels"] = o.directiveKernels;
+    if (o.cached)
+      objects.back()["cached"] = true;
   }
   json j = json{{"op", "evaluation"},
               {"candidate_id", e.candidateId},
@@ -195,7 +197,8 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
     JsonFields of(objects[i], where + ": \"objects\"[" + std::to_string(i) + "]");
     of.opt("source", o.source).opt("output", o.output).opt("device_code_sha256", o.deviceCodeSha256)
         .opt("status", o.status).opt("device_code_bytes", o.deviceCodeBytes).opt("wall_ms", o.wallMs)
-        .opt("ptxas_ran", o.ptxasRan).opt("ptx_reuse", o.ptxReuse).opt("directive_kernels", o.directiveKernels);
+        .opt("ptxas_ran", o.ptxasRan).opt("ptx_reuse", o.ptxReuse).opt("directive_kernels", o.directiveKernels)
+        .opt("cached", o.cached);
     if (!of.ok())
       return error = of.error(), false;
     e.objects.push_back(o);

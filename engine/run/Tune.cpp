@@ -341,8 +341,14 @@ bool TuneRun::finish() {
     return false;
   if (win && w.improved && opts_.writeLock) {
     std::string err;
-    if (!writeLock(cfg_, evals_.front(), *win, err, lockExtra_))
-      return fail(err);
+    int errNo = 0;
+    // A disk that refuses the lock (full, read-only) loses nothing: the
+    // search is journaled up to its winner, and a resume writes the lock
+    // (issue 51 item 8: the line named the errno, not what to do).
+    if (!writeLock(cfg_, evals_.front(), *win, err, lockExtra_, &errNo))
+      return fail(errNo ? "lockfile " + cfg_.lockfile + ": " + err + "; the search is journaled up to its winner: " +
+                              diskHint(errNo)
+                        : err);
     outcome_.lock = TuneOutcome::Lock::Written;
   } else if (!w.improved) {
     outcome_.lock = llvm::sys::fs::exists(cfg_.lockfile) ? TuneOutcome::Lock::Unchanged : TuneOutcome::Lock::Absent;

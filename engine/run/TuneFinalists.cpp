@@ -1,4 +1,5 @@
 #include "engine/run/TuneRun.h"
+#include "common/JsonRead.h"
 
 namespace ciq {
 
@@ -161,7 +162,7 @@ bool TuneRun::measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> 
     return journal(line);
   }
   values = m.values;
-  progress_.note("finalists measured interleaved on " + m.where.value("node", std::string("?")) + " by one Slurm job");
+  progress_.note("finalists measured interleaved on " + stringAt(m.where, "node", "?") + " by one Slurm job");
   // The node's GPU state while measuring goes into the lock, and a GPU that
   // throttled or was shared there withholds it (finish()).
   lockExtra_["finalists_measurement"] = m.measurement;

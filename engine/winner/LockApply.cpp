@@ -68,7 +68,7 @@ bool checkShape(const std::string &lockPath, const std::string &retune, const st
 }
 
 void checkTarget(const Lockfile &l, const LockBuild &b, LockRender &r) {
-  r.tuneTargets = l.extra.value("tune_targets", std::vector<std::string>{});
+  r.tuneTargets = stringsAt(l.extra, "tune_targets");
   bool covered =
       l.target == b.target || std::find(r.tuneTargets.begin(), r.tuneTargets.end(), b.target) != r.tuneTargets.end();
   if (!l.target.empty() && !covered)

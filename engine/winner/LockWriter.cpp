@@ -154,9 +154,9 @@ std::optional<Lockfile> makeLock(const TuneConfig &cfg, const Evaluation &base, 
 }
 
 bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &win, std::string &error,
-               const nlohmann::json &validation) {
+               const nlohmann::json &validation, int *errNo) {
   auto l = makeLock(cfg, base, win, cfg.lockfile, error, validation);
-  if (!l || !writeLockfile(cfg.lockfile, *l, error))
+  if (!l || !writeLockfile(cfg.lockfile, *l, error, errNo))
     return false;
   touchLockStamp(cfg.buildDir);
   return true;

@@ -19,7 +19,8 @@ std::optional<Lockfile> makeLock(const TuneConfig &cfg, const Evaluation &baseli
                                  const std::string &lockPath, std::string &error,
                                  const nlohmann::json &validation = nlohmann::json::object());
 
+// errNo (when given): the errno of a lock write the file system refused.
 bool writeLock(const TuneConfig &cfg, const Evaluation &baseline, const Evaluation &winner, std::string &error,
-               const nlohmann::json &validation = nlohmann::json::object());
+               const nlohmann::json &validation = nlohmann::json::object(), int *errNo = nullptr);
 
 } // namespace ciq

@@ -35,8 +35,16 @@ std::optional<double> compileMetric(const Objective &o, const Evaluation &e, std
   }
   if (m->from == MetricFrom::Objects) {
     double s = 0;
-    for (const auto &ob : e.objects)
+    for (const auto &ob : e.objects) {
+      // A compiler cache's answer time is no compile time (issue 51 item 10).
+      if (ob.cached && o.metric == "compile_ms") {
+        why = ob.source + " came from the compiler cache (no compiler ran), so compile_ms cannot be measured; "
+              "turn the cache off for the tune (CCACHE_DISABLE=1, SCCACHE_RECACHE=1, or no cache in "
+              "CMAKE_CUDA_COMPILER_LAUNCHER)";
+        return std::nullopt;
+      }
       s += m->perObject(ob);
+    }
     return s;
   }
   for (const auto &ob : e.objects)

@@ -4,6 +4,7 @@
 #include "engine/compile/BenchmarkProgram.h"
 #include "common/DeviceCode.h"
 #include "common/InvalidReason.h"
+#include "common/JsonRead.h"
 
 #include <cstdlib>
 #include <llvm/Support/FileSystem.h>
@@ -33,7 +34,7 @@ Rehearsal rehearse(CandidateBuilder &builder, const TuneConfig &cfg, const Lockf
   r.lockPath = lockPath;
   Evaluation e;
   e.candidateId = id;
-  std::string narrowed = lock.extra.value("device_code_architecture", "");
+  std::string narrowed = stringAt(lock.extra, "device_code_architecture");
   int onlySm = narrowed.rfind("sm_", 0) == 0 ? std::atoi(narrowed.c_str() + 3) : 0;
   builder.buildLocked(e, lockPath, cfg.runDir + "/logs/" + id + ".rehearsal.log", onlySm);
   r.buildMs = e.buildMs;

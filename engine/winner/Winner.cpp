@@ -176,6 +176,29 @@ static void printCounts(const TuneConfig &cfg, const std::vector<Evaluation> &ev
     printGpuBusy(v, out);
 }
 
+// Compiles a compiler cache answered (issue 51 item 10): their wall time is
+// the cache's, so compile_ms is not scored from them (Objectives.cpp); said
+// once, with how many, whatever the objectives.
+static void printCachedCompiles(const TuneConfig &cfg, const std::vector<Evaluation> &evals, FILE *out) {
+  int cached = 0, candidates = 0;
+  for (const auto &e : evals) {
+    int n = 0;
+    for (const auto &o : e.objects)
+      n += o.cached;
+    cached += n;
+    candidates += n > 0;
+  }
+  if (cached == 0)
+    return;
+  bool compileMs = false;
+  for (const auto &o : cfg.objectives)
+    compileMs = compileMs || o.metric == "compile_ms";
+  fprintf(out, "compiler cache: %d compile(s) of %d configuration(s) were answered by the compiler cache (cached in "
+               "the journal's objects)%s\n",
+          cached, candidates,
+          compileMs ? "; compile_ms is not scored from them" : "; their wall times are not compile times");
+}
+
 // Kernels whose registers, spills or stack grew under the winner (issue 32
 // item 9): the winner's options reach every kernel of the translation units
 // it compiles, while the benchmark's time covers only the kernels it
@@ -332,6 +355,7 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
   printCases(cfg, b, best, out);
   std::string invalidLine = invalidSummary(invalid);
   printCounts(cfg, evals, verdicts, invalidLine.empty() ? "0 INVALID" : invalidLine, dups, out);
+  printCachedCompiles(cfg, evals, out);
   printFirstCompileError(evals, out);
   printMeasurement(cfg, evals, out);
   printUncomparedNumerics(cfg, out);
@@ -360,16 +384,19 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
   fprintf(out, "winning options: %s\n", win->rendered.summary().c_str());
   printWorseKernels(b, *win, cfg.benchmark.enabled, out);
   // Only a value other than the compiler's own default changes anything.
-  for (const auto &c : cfg.space.controls)
-    if (c.changesResults && win->rendered.controls.contains(c.name) &&
-        win->rendered.controls[c.name].get<std::string>() != c.compilerDefault)
+  for (const auto &c : cfg.space.controls) {
+    if (!c.changesResults || !win->rendered.controls.is_object() || !win->rendered.controls.contains(c.name))
+      continue;
+    // a value written as a YAML number (choice: [0, 3]) is a JSON number
+    const nlohmann::json &v = win->rendered.controls[c.name];
+    std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+    if (value != c.compilerDefault)
       fprintf(out, "note: the winner sets %s=%s, which can change the program's results%s\n", c.name.c_str(),
-              // a value written as a YAML number (choice: [0, 3]) is a JSON number
-              (win->rendered.controls[c.name].is_string() ? win->rendered.controls[c.name].get<std::string>()
-                                                         : win->rendered.controls[c.name].dump()).c_str(),
+              value.c_str(),
               cfg.benchmark.enabled ? " (its correctness check passed)"
                                     : "; this compile-only search ran no correctness check: test the locked build, "
                                       "or exclude the control");
+  }
 }
 
 } // namespace ciq

@@ -203,6 +203,14 @@ const ErrorCase kErrorCases[] = {
     {"KernelStageBudgetUnderTwo",
      "target: app\nkernel_controls:\n  budget: 1\n",
      3, "kernel_controls.budget", ""},
+    // Both set, one compile would get the option twice.
+    {"TwoControlsOfOneOption",
+     "target: app\nspace:\n  controls:\n    - name: regs\n      ptxas: \"--maxrregcount={}\"\n"
+     "      choice: [32]\n      required: true\n    - name: regs2\n      ptxas: \"--maxrregcount={}\"\n"
+     "      choice: [64]\n      required: true\n",
+     3, "space",
+     "controls 'regs' (", "both render ptxas --maxrregcount, which would reach one compile twice; keep one control "
+                          "with all the values"},
     {"UnknownBuiltinSpace",
      "target: app\nspace:\n  include: [ptxas-13.0-defualt]\n",
      3, "space.include[0]",
@@ -230,6 +238,14 @@ TEST_P(ConfigError, NamesLineKeyAndWhatWasExpected) {
 
 INSTANTIATE_TEST_SUITE_P(Config, ConfigError, ::testing::ValuesIn(kErrorCases),
                          [](const auto &info) { return std::string(info.param.name); });
+
+TEST(Config, OneOptionForTwoUnitsIsTwoControls) {
+  TempProject p;
+  TuneConfig c = p.loadOk("target: app\nspace:\n  controls:\n"
+                          "    - {name: ra, ptxas: \"--maxrregcount={}\", choice: [32], unit: a.cu}\n"
+                          "    - {name: rb, ptxas: \"--maxrregcount={}\", choice: [64], unit: b.cu}\n");
+  EXPECT_EQ(c.space.controls.size(), 2u);
+}
 
 TEST(Config, MinimalFileGetsDefaults) {
   TempProject p;

@@ -15,6 +15,8 @@
 #include "engine/analysis/RunData.h"
 #include "common/Sha256.h"
 #include "engine/assets/SpaceManifest.h"
+#include "engine/compile/BuildDriver.h"
+#include "engine/measure/KernelTrace.h"
 #include "tests/unit/engine_test_util.h"
 
 #include <fstream>
@@ -337,4 +339,38 @@ TEST(Fuzz, SocketMessages) {
   // remove_directories leaves sockets (it removes files, folders and links).
   ::unlink(sock.c_str());
   EXPECT_FALSE(crashed) << "wait status " << lastStatus;
+}
+
+// Issue 51 item 4: a kernel trace (written by the benchmark's process) and
+// the build tree's compile_commands.json (written by CMake, editable by
+// anyone who can write the tree): values of other types, keys removed,
+// bytes changed. compile_commands.json's "arguments" of numbers aborted
+// discover() (get<std::vector<std::string>>).
+TEST(Fuzz, KernelTraceAndCompileCommands) {
+  ciq::test::TempProject p;
+  json trace = {{"format", "ciq-kernel-trace"}, {"status", "ok"}, {"pid", 42}, {"dropped_records", 0},
+                {"kernels",
+                 {{{"name", "_Z4kernPf"}, {"launches", 3}, {"total_ns", 1500}, {"grid", {1, 1, 1}}, {"block", {128, 1, 1}}}}}};
+  std::string prefix = p.dir() + "/trace";
+  int crashed = fuzzFile(prefix + ".42.json", [&](std::mt19937 &r) { return mutateJson(trace, r); },
+                         [&] {
+                           std::string err;
+                           readKernelTrace(prefix, err);
+                         });
+  p.write("build/CMakeCache.txt", "CMAKE_CUDA_COMPILER:FILEPATH=/usr/local/cuda/bin/nvcc\nCMAKE_GENERATOR:INTERNAL=Ninja\n");
+  json db = json::array(
+      {{{"directory", p.dir() + "/build"}, {"file", p.dir() + "/k.cu"}, {"output", "CMakeFiles/app.dir/k.cu.o"},
+        {"arguments", {"/usr/local/cuda/bin/nvcc", "-c", "k.cu", "-o", "CMakeFiles/app.dir/k.cu.o"}}},
+       {{"directory", p.dir() + "/build"}, {"file", p.dir() + "/main.cpp"},
+        {"command", "/usr/bin/c++ -c main.cpp -o CMakeFiles/app.dir/main.cpp.o"}}});
+  TuneConfig cfg;
+  cfg.buildDir = p.dir() + "/build";
+  cfg.target = "app";
+  crashed += fuzzFile(cfg.buildDir + "/compile_commands.json", [&](std::mt19937 &r) { return mutateJson(db, r); },
+                      [&] {
+                        CMakeBuild b(cfg);
+                        std::string err;
+                        b.discover(err);
+                      });
+  EXPECT_EQ(crashed, 0);
 }

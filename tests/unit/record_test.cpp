@@ -82,6 +82,7 @@ Evaluation everyField() {
   o.wallMs = 12.5;
   o.ptxasRan = false;
   o.ptxReuse = "reused";
+  o.cached = true;
   o.directiveKernels = {{"_Z4stepPf", {"sm_80", "sm_90"}}};
   e.objects = {o};
   e.runtimeKernels = {"triton_kernel"};
@@ -154,6 +155,7 @@ void expectSame(const Evaluation &a, const Evaluation &b) {
     EXPECT_EQ(x.wallMs, y.wallMs);
     EXPECT_EQ(x.ptxasRan, y.ptxasRan);
     EXPECT_EQ(x.ptxReuse, y.ptxReuse);
+    EXPECT_EQ(x.cached, y.cached);
     EXPECT_EQ(x.directiveKernels, y.directiveKernels);
   }
   EXPECT_EQ(a.runtimeKernels, b.runtimeKernels);

@@ -16,7 +16,8 @@ Requests are appended to ROOT/requests.log; requests for an absolute URL
 (proxy form) are logged with "PROXY". The bound port goes to --port-file.
 --refuse answers every request (GET, or a proxy's CONNECT) with a refusal
 that no retry changes: "ratelimit" (GitHub's 403 with x-ratelimit-remaining
-0 and a reset 30 minutes ahead), "proxyauth" (a proxy's 407).
+0 and a reset 30 minutes ahead), "proxyauth" (a proxy's 407), "toomany" (an
+asset server's 429 Too Many Requests with Retry-After: 120).
 """
 import argparse
 import json
@@ -87,6 +88,10 @@ class Handler(BaseHTTPRequestHandler):
             self.send_header("x-ratelimit-limit", "60")
             self.send_header("x-ratelimit-remaining", "0")
             self.send_header("x-ratelimit-reset", str(int(time.time()) + 1800))
+        elif ARGS.refuse == "toomany":
+            body = b"slow down"
+            self.send_response(429)
+            self.send_header("Retry-After", "120")
         else:
             body = b"proxy credentials needed"
             self.send_response(407)
@@ -178,7 +183,7 @@ def main():
     p.add_argument("--lifetime", type=float, default=300, help="seconds before the server exits by itself")
     p.add_argument("--stall-seconds", type=float, default=60)
     p.add_argument("--slow-seconds", type=float, default=2)
-    p.add_argument("--refuse", choices=["ratelimit", "proxyauth"])
+    p.add_argument("--refuse", choices=["ratelimit", "proxyauth", "toomany"])
     ARGS = p.parse_args()
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True

@@ -10,11 +10,23 @@ import signal
 import subprocess
 import sys
 
+
+def engine_pid():
+    """The engine: the run's parent, or the parent of the ciq-build-guard
+    that leads the run (benchmark runs are guarded since issue 51 item 7)."""
+    pid = os.getppid()
+    try:
+        if open("/proc/%d/comm" % pid).read().strip() == "ciq-build-guard":
+            pid = int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return pid
+
 counter, n, command = sys.argv[1], int(sys.argv[2]), sys.argv[3:]
 with open(counter, "a") as f:
     f.write("run\n")
 runs = sum(1 for _ in open(counter))
 if runs == n:
-    os.kill(os.getppid(), signal.SIGKILL)
+    os.kill(engine_pid(), signal.SIGKILL)
     sys.exit(1)
 sys.exit(subprocess.run(command).returncode)

@@ -5,9 +5,21 @@ import os
 import signal
 import sys
 
+
+def engine_pid():
+    """The engine: the run's parent, or the parent of the ciq-build-guard
+    that leads the run (benchmark runs are guarded since issue 51 item 7)."""
+    pid = os.getppid()
+    try:
+        if open("/proc/%d/comm" % pid).read().strip() == "ciq-build-guard":
+            pid = int(open("/proc/%d/stat" % pid).read().rsplit(")", 1)[1].split()[1])
+    except (OSError, ValueError, IndexError):
+        pass
+    return pid
+
 with open(sys.argv[1], "a") as f:
     f.write("run\n")
 runs = sum(1 for _ in open(sys.argv[1]))
 if runs == int(sys.argv[2]):
-    os.kill(os.getppid(), signal.SIGKILL)
+    os.kill(engine_pid(), signal.SIGKILL)
 print("time_ms=1.0")

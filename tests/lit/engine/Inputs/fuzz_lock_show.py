@@ -1,0 +1,116 @@
+#!/usr/bin/env python3
+"""Runs `ciq lock show|acfs|render` on mutated locks (issue 51 item 4): from one
+lock as ciq writes it (score with attribution and validation, build mode,
+tune targets, per-kernel controls), every node of the free-form score and
+extra keys in turn gets each value of another type (null included), and a
+fixed-seed generator does the same at random nodes of the rest; each lock
+is re-sealed (lock_sha256) so it reads as ciq's own, and each action runs.
+A run that dies of a signal (abort: exit 134) or prints "terminate called"
+is a crash; an error line is fine.
+
+  fuzz_lock_show.py CIQ WORKDIR [CASES]
+"""
+import json
+import os
+import random
+import subprocess
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", ".."))
+import lock_hash  # noqa: E402
+
+ciq, work = sys.argv[1], sys.argv[2]
+cases = int(sys.argv[3]) if len(sys.argv) > 3 else 60
+os.makedirs(work, exist_ok=True)
+ptxas, nvcc, defines = ["--maxrregcount=64"], ["-Xptxas=-O3"], ["TILE=4"]
+kernels = [{"kernel": "_Z4kernPf", "directive": "maxnreg", "value": 64, "label": "kern"}]
+lock = {
+    "schema_version": 1, "engine_version": "0.1.0", "created_at": "2026-01-01T00:00:00Z", "target": "app",
+    "compiler": {"nvcc": {"path": "/usr/local/cuda/bin/nvcc", "version": "13.0.88"},
+                 "ptxas": {"path": "/usr/local/cuda/bin/ptxas", "version": "13.0.88"}},
+    "architectures": ["sm_90"], "gpu": {"name": "H100"}, "search_space": {"name": "default"},
+    "winner": {"candidate_id": "c0004", "candidate_hash": lock_hash.candidate_hash(ptxas, nvcc, defines, [], kernels),
+               "controls": {"maxrreg": "64", "TILE": 4},
+               "rendered": {"ptxas": ptxas, "nvcc": nvcc, "defines": defines, "kernels": kernels},
+               "acfs": [], "device_code_sha256": "ab" * 32},
+    "score": {"objective": "time_ms", "direction": "minimize", "unit": "ms", "aggregate": "median",
+              "baseline": 2.0, "winner": 1.5, "speedup": 1.33, "cv_percent": 1.0, "p_value": 0.001,
+              "baseline_device_code_sha256": "cd" * 32,
+              "attribution": [{"step": "winner", "runs": 10, "p_value": 0.01, "median": 1.5}],
+              "validation": {"runs": 10, "baseline_median": 2.0, "winner_median": 1.5, "p_value": 0.001,
+                             "unit": "ms", "validated_at": "2026-01-02T00:00:00Z"},
+              "objectives": {"time_ms": {"direction": "minimize"}}},
+    "tune_targets": ["lib"], "tuned_architecture": "sm_90", "device_code_architecture": "sm_90",
+    "build": {"build_type": "Release", "device_debug": False, "lineinfo": False},
+    "device_code_units": {"k.cu": "ef" * 32},
+    "kernel_units": {"_Z4kernPf": {"k.cu": ["sm_90"]}},
+}
+values = [None, 5, 1.5, "x", True, [], {}, [None], {"k": None}]
+
+
+def nodes(j, at, out, inside):
+    out.append((at, inside))
+    if isinstance(j, dict):
+        for k, v in j.items():
+            nodes(v, at + [k], out, inside or k in ("score", "tune_targets", "tuned_architecture",
+                                                    "device_code_architecture", "build", "device_code_units",
+                                                    "kernel_units"))
+    elif isinstance(j, list):
+        for i, v in enumerate(j):
+            nodes(v, at + [i], out, inside)
+
+
+def put(j, at, v):
+    for k in at[:-1]:
+        j = j[k]
+    j[at[-1]] = v
+
+
+def run(doc, at, actions):
+    global runs, crashes
+    doc.pop("lock_sha256", None)
+    doc["lock_sha256"] = lock_hash.lock_sha256(doc)
+    path = os.path.join(work, "ciq.lock")
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    rcs = []
+    for action in actions:
+        r = subprocess.run([ciq, "lock", action[0], path] + action[1:], capture_output=True, text=True,
+                           errors="replace", cwd=work, timeout=60)
+        runs += 1
+        rcs.append(r.returncode)
+        if r.returncode < 0 or r.returncode >= 128 or "terminate called" in r.stderr:
+            crashes += 1
+            print("crash: ciq lock %s (exit %d) with %s = %s: %s" % (action[0], r.returncode,
+                  "/".join(map(str, at)), json.dumps(value_at(doc, at)), r.stderr.strip()[-300:]))
+    return rcs
+
+
+def value_at(j, at):
+    for k in at:
+        j = j[k]
+    return j
+
+
+SHOW = [["show"]]
+ALL = [["show"], ["acfs"], ["render", "--nvcc", "/usr/local/cuda/bin/nvcc", "--nvcc-version", "13.0.88",
+                            "--ptxas-version", "13.0.88", "--architectures", "90"]]
+runs = crashes = 0
+print("base lock: exit %s" % run(json.loads(json.dumps(lock)), [], SHOW))
+all_nodes = []
+nodes(lock, [], all_nodes, False)
+free = [a for a, inside in all_nodes if inside and a]
+fixed = [a for a, inside in all_nodes if not inside and a]
+for at in free:
+    for v in values:
+        doc = json.loads(json.dumps(lock))
+        put(doc, at, v)
+        run(doc, at, SHOW)
+rng = random.Random(51)
+for i in range(cases):
+    doc = json.loads(json.dumps(lock))
+    at = rng.choice(fixed + free)
+    put(doc, at, rng.choice(values))
+    run(doc, at, ALL)
+print("lock runs: %d, crashes: %d" % (runs, crashes))
+sys.exit(1 if crashes else 0)
