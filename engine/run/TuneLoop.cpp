@@ -78,12 +78,14 @@ void TuneRun::record(Evaluation &e) {
   if (inSearch_) {
     verdicts_.gpuBusySeconds += e.measureMs / 1000;
     ++verdicts_.searchedHere;
+    searchClock_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - searchStarted_).count();
   }
   if (!writeResults())
     return;
   WinnerChoice w = chooseWinner(cfg_, evals_);
   progress_.evaluated(cfg_, e, evals_, w.index >= 0 ? &evals_[w.index] : nullptr, counted());
-  builder().daemon().setStatus(progress_.status(cfg_, evals_));
+  progress_.phase(phase_, remainingEstimate());
+  publishStatus();
 }
 
 std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {

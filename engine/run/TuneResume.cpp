@@ -122,6 +122,7 @@ bool TuneRun::openJournal() {
       fitGenerationsToBudget();
     evals_ = prior.evaluations;
     priorTrials_ = prior.minimizeTrials;
+    priorRounds_ = prior.rounds;
     rehearsals_ = prior.rehearsals;
     applyPriorRehearsals();
     if (!referenceKept())
