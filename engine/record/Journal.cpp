@@ -377,6 +377,8 @@ JournalContents readJournal(const std::string &path) {
         c.completedGenerations.push_back(g);
     } else if (l.op == "winner") {
       c.winner = l.object;
+    } else if (l.op == "warm") {
+      c.warm = l.object;
     } else if (l.op == "attribution" || l.op == "minimize") {
       bool rows = l.op == "attribution";
       const char *key = rows ? "rows" : "steps";

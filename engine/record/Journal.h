@@ -90,6 +90,9 @@ struct JournalContents {
   // a larger one (0: a journal from before it, or a canary's).
   int doneBudget = 0;
   nlohmann::json winner;                 // the "winner" line, or null
+  // The "warm" line (issue 49 item 5): a re-tune after an edit of the
+  // program started from an earlier search's winner and evaluations; null: cold.
+  nlohmann::json warm;
   // The last "canary" line says the canary passed ("ok": true) or was
   // skipped by --no-canary ("skipped": true): a resume need not run it.
   bool canaryDone = false;

@@ -369,6 +369,8 @@ bool TuneRun::runSearch() {
                  (timeBudget_ > 0 ? "; time budget " + durationText(timeBudget_) + " (" + timeSource_ +
                                         ") for the whole tune, the phases after the search planned inside it"
                                   : ""));
+  if (!opts_.canaryOnly)
+    noteWarmStart();
   if (!cfg_.buildNumericsNote.empty() && !opts_.canaryOnly)
     progress_.note(cfg_.buildNumericsNote);
   if (cfg_.numericsLeftOut && !cfg_.buildHasFastMath && !opts_.canaryOnly)   // where a runtime gain often lies

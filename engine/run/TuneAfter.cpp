@@ -138,8 +138,11 @@ bool TuneRun::minimize(WinnerChoice &w) {
     std::string id = minimized_.candidateId;
     minimized_ = *k;
     minimized_.candidateId = id;
-    // Its build, not its runs: those are k's (the summary counts them once).
+    // Its build, not its runs: those are k's (the summary counts them once);
+    // its kernel times come from a traced run of its own (traceMinimized).
     minimized_.runs.clear();
+    minimized_.kernelTimes.clear();
+    minimized_.kernelTimesFrom.clear();
     minimized_.cases.clear();
     minimized_.measureMs = 0;
     minimized_.stoppedBy.clear();

@@ -96,6 +96,8 @@ std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {
   for (const auto &p : skipped_)
     if (p.generation < beforeGeneration)
       h.push_back(p);
+  if (warm_)   // an earlier search's evaluations, learned before generation 1
+    h.insert(h.begin(), warm_->learned.begin(), warm_->learned.end());
   return h;
 }
 

@@ -323,6 +323,18 @@ private:
   void journalRun(const std::string &key, int round, size_t build, double value);
   int roundsReplayed_ = 0;   // runs taken from the journal (Verdicts::roundsReplayed)
 
+  // A re-tune after an edit of the program (TuneWarm.cpp, issue 49 item 5).
+  struct WarmStart {
+    std::string from, changed, winner;   // the earlier journal, the first source that changed, its winner
+    std::vector<Point> points;           // generation 1 begins with these
+    std::vector<ScoredPoint> learned;    // the earlier evaluations, as generation 0 of the history
+  };
+  std::optional<WarmStart> warm_;
+  void planWarmStart(const JournalContents &prior, const std::string &from);
+  nlohmann::json warmToJson() const;
+  void warmFromJson(const nlohmann::json &j);
+  void noteWarmStart();
+
   TuneConfig cfg_;
   TuneOptions opts_;
   TuneOutcome outcome_;
