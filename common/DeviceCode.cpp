@@ -2,8 +2,10 @@
 #include "common/Fatbin.h"
 #include "common/Sha256.h"
 
+
 #include <algorithm>
 #include <cctype>
+#include <map>
 #include <llvm/Object/ELF.h>
 #include <llvm/Support/MemoryBuffer.h>
 
@@ -281,14 +283,34 @@ void hashCubin(const Elf &cubin, std::string &acc) {
 
 bool isCubin(const Elf &elf) { return elf.getHeader().e_machine == llvm::ELF::EM_CUDA; }
 
+// One cubin hashed into `acc`, its section lines (DeviceCode::sections) into
+// `lines`: hashCubin's own "name:size:digest" or "name:digest" lines, read back.
+void hashCubinListed(const Elf &cubin, const std::string &arch, std::string &acc, std::vector<std::string> *lines) {
+  size_t start = acc.size();
+  hashCubin(cubin, acc);
+  if (!lines)
+    return;
+  llvm::StringRef added = llvm::StringRef(acc).substr(start);
+  while (!added.empty()) {
+    auto [line, rest] = added.split('\n');
+    added = rest;
+    auto [head, digest] = line.rsplit(':');
+    auto [name, size] = head.rsplit(':');
+    if (head.find(':') == llvm::StringRef::npos)   // a symbol table: "name:digest"
+      name = head, size = "";
+    lines->push_back(arch + " " + name.str() + (size.empty() ? "" : " " + size.str()) + " " +
+                     digest.take_front(16).str());
+  }
+}
+
 // Older containers seen by no parser: every ELF image for the CUDA machine
 // found in the bytes. Returns false when there is none.
-bool scanForCubins(llvm::StringRef bytes, std::string &acc) {
+bool scanForCubins(llvm::StringRef bytes, std::string &acc, std::vector<std::string> *lines) {
   bool found = false;
   size_t pos = 0;
   while ((pos = bytes.find("\x7f" "ELF", pos)) != llvm::StringRef::npos) {
     if (auto elf = openElf(bytes.substr(pos)); elf && isCubin(*elf)) {
-      hashCubin(*elf, acc);
+      hashCubinListed(*elf, "cubin", acc, lines);
       found = true;
     }
     pos += 4;
@@ -299,15 +321,16 @@ bool scanForCubins(llvm::StringRef bytes, std::string &acc) {
 // The cubins of a fatbin (decompressed: -rdc and -compress-mode store them
 // compressed, see Fatbin.h) hashed into `acc`. Returns false when there is
 // none (a PTX-only fatbin); false with `error` when the container is damaged.
-bool hashEmbeddedCubins(llvm::StringRef fatbin, std::string &acc, std::string &error, int onlySm) {
+bool hashEmbeddedCubins(llvm::StringRef fatbin, std::string &acc, std::string &error, int onlySm,
+                        std::vector<std::string> *lines) {
   if (!isFatbin(fatbin))
-    return scanForCubins(fatbin, acc);
+    return scanForCubins(fatbin, acc, lines);
   bool found = false;
   bool ok = forEachFatbinCubin(fatbin, [&](int sm, llvm::StringRef cubin) {
     if (onlySm && sm != onlySm)
       return;
     if (auto elf = openElf(cubin); elf && isCubin(*elf)) {
-      hashCubin(*elf, acc);
+      hashCubinListed(*elf, "sm_" + std::to_string(sm), acc, lines);
       found = true;
     }
   }, error);
@@ -329,7 +352,7 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
     // Not an ELF object: a fatbin (nvcc -fatbin) is hashed by its cubins like
     // an object's .nv_fatbin; anything else is device code as a whole.
     std::string acc, damaged;
-    bool cubins = hashEmbeddedCubins(bytes, acc, damaged, onlySm);
+    bool cubins = hashEmbeddedCubins(bytes, acc, damaged, onlySm, &dc.sections);
     if (!damaged.empty()) {
       error = path + ": " + damaged;
       return std::nullopt;
@@ -343,7 +366,7 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
   // A cubin is an ELF for the CUDA machine: the whole file is device code.
   if (isCubin(*elf)) {
     std::string acc;
-    hashCubin(*elf, acc);
+    hashCubinListed(*elf, "cubin", acc, &dc.sections);
     dc.sha256 = sha256Hex(acc);
     dc.bytes = (long)bytes.size();
     dc.section = "file";
@@ -366,7 +389,7 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
     }
     std::string acc, damaged;
     dc.bytes = (long)contents->size();
-    bool cubins = hashEmbeddedCubins(*contents, acc, damaged, onlySm);
+    bool cubins = hashEmbeddedCubins(*contents, acc, damaged, onlySm, &dc.sections);
     if (!damaged.empty()) {
       error = path + ": " + name.str() + ": " + damaged;
       failed = true;
@@ -383,6 +406,57 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
   if (failed)
     return std::nullopt;
   return dc;
+}
+
+std::string deviceCodeSectionDifferences(const std::vector<std::string> &locked, const std::vector<std::string> &built,
+                                         size_t most) {
+  // "arch name [size] digest" keyed by "arch name"; a name twice (two cubins
+  // of one architecture) keeps every value, compared as a sorted list.
+  auto index = [](const std::vector<std::string> &lines) {
+    std::map<std::string, std::vector<std::string>> m;
+    for (const auto &l : lines) {
+      llvm::StringRef s(l);
+      auto [arch, rest] = s.split(' ');
+      auto [name, value] = rest.split(' ');
+      m[(arch + " " + name).str()].push_back(value.str());
+    }
+    for (auto &[k, v] : m)
+      std::sort(v.begin(), v.end());
+    return m;
+  };
+  auto a = index(locked), b = index(built);
+  std::vector<std::string> out;
+  size_t more = 0;
+  auto add = [&](const std::string &what) {
+    if (out.size() < most)
+      out.push_back(what);
+    else
+      ++more;
+  };
+  auto sizeOf = [](const std::string &value) {
+    auto sp = value.find(' ');
+    return sp == std::string::npos ? std::string() : value.substr(0, sp);
+  };
+  for (const auto &[key, va] : a) {
+    auto it = b.find(key);
+    if (it == b.end())
+      add(key + ": not built");
+    else if (it->second != va) {
+      std::string sa = sizeOf(va.front()), sb = sizeOf(it->second.front());
+      add(key + (va.size() == 1 && it->second.size() == 1 && !sa.empty() && sa != sb
+                     ? ": " + sa + " bytes in the tuned build, " + sb + " built"
+                     : ": other contents"));
+    }
+  }
+  for (const auto &[key, vb] : b)
+    if (!a.count(key))
+      add(key + ": only in this build");
+  std::string s;
+  for (const auto &o : out)
+    s += (s.empty() ? "" : "; ") + o;
+  if (more)
+    s += "; " + std::to_string(more) + " more";
+  return s;
 }
 
 std::string combineDeviceCodeHashes(std::vector<std::string> hashes) {

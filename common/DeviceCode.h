@@ -24,6 +24,11 @@ struct DeviceCode {
   long bytes = 0;
   std::string section;  // ".nv_fatbin", "__nv_relfatbin" (-rdc objects), or "file" when the whole file is device code, "file cubins" for a fatbin file
   bool isCuda = false;  // a cubin, a fatbin, or an object with a .nv_fatbin/__nv_relfatbin section
+  // What the hash covers, one line per cubin section: "sm_90 .text._Z6kernelPf 1280 3f2a1c0d9e8b7a65"
+  // (architecture, section with unit ids made canonical, size, the first 16 hex of its digest;
+  // ".symtab" counts its symbols). Two builds whose hashes differ differ in these lines, so a
+  // lock that keeps them can say which section (deviceCodeSectionDifferences).
+  std::vector<std::string> sections;
 };
 
 // nullopt (with error) when the file cannot be read or its fatbin is damaged; a host object without
@@ -39,6 +44,12 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
 // them replaced by '#'. What the device-code hash reads names by.
 std::string canonicalUnitIds(llvm::StringRef in);
 
+// The sections that differ between a lock's recorded section lines and those
+// of a build, as one clause ("sm_90 .text._Z6kernelPf: 1280 bytes, 1344
+// built; sm_90 .nv.info._Z6kernelPf differs"), at most `most` named; "" when
+// the lines are the same.
+std::string deviceCodeSectionDifferences(const std::vector<std::string> &locked,
+                                         const std::vector<std::string> &built, size_t most = 4);
 // One hash for a set of objects: SHA-256 over their sorted per-object hashes,
 // so it does not depend on where the build tree is.
 std::string combineDeviceCodeHashes(std::vector<std::string> hashes);

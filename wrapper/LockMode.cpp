@@ -78,7 +78,7 @@ std::string checkArchs(const std::vector<std::string> &archs, const std::vector<
 
 LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std::string &nvccPath,
                        const std::string &ptxasPath, const std::vector<std::string> &sassArchs,
-                       const std::string &warnOption, const BuildMode &mode) {
+                       const std::string &warnOption, const BuildMode &mode, const std::string &source) {
   LockDecision d;
   std::string err;
   auto lock = readLockfile(lockPath, err);
@@ -96,6 +96,8 @@ LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std
     return d;
   }
   if (auto tuned = lockBuildMode(*lock)) {
+    if (modePerSource(*tuned))
+      tuned = buildModeOfSource(*tuned, source, d.lockDir);
     BuildMode here = mode;
     here.buildType = ""; // a compile line does not say which configuration it belongs to
     tuned->buildType = "";

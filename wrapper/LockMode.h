@@ -45,8 +45,10 @@ std::string archFamily(const std::string &arch);
 // or "CIQ_LOCK_POLICY=warn" for a stand-in), named in an error's hint.
 // mode: this compile's -G and -lineinfo; a lock tuned with others is skipped,
 // whatever the policy (a Release lock must never break a Debug build).
+// source: this compile's CUDA source (absolute), judged by its own mode where
+// the lock was tuned with -G or -lineinfo on some sources only.
 LockDecision checkLock(const std::string &lockPath, LockPolicy policy, const std::string &nvccPath,
                        const std::string &ptxasPath, const std::vector<std::string> &sassArchs,
-                       const std::string &warnOption, const BuildMode &mode = {});
+                       const std::string &warnOption, const BuildMode &mode = {}, const std::string &source = "");
 
 } // namespace ciq::wrapper

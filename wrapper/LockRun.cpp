@@ -163,7 +163,7 @@ int lockRun(const Invocation &given) {
     return passThrough();
   std::string warnOption = inv.mode == "launcher" ? "--lock-policy=warn" : "CIQ_LOCK_POLICY=warn";
   LockDecision d = checkLock(absolute(inv.lockPath, cwd), *policy, prep.nvccPath, prep.ptxasPath, prep.sassArchs,
-                             warnOption, prep.mode);
+                             warnOption, prep.mode, prep.source.empty() ? "" : absolute(prep.source, cwd));
   if (d.fail)
     return fail(d.message);
   if (d.skip) {

@@ -11,6 +11,7 @@
 #include <llvm/Support/Path.h>
 #include <llvm/Support/StringSaver.h>
 
+#include <algorithm>
 #include <chrono>
 #include <climits>
 #include <cstdlib>
@@ -68,9 +69,22 @@ std::vector<Step> parseDryRun(const std::string &text) {
     llvm::SmallVector<const char *, 64> toks;
     llvm::cl::TokenizeGNUCommandLine(line, saver, toks);
     Step s;
-    for (const char *t : toks)
-      if (t)
-        s.argv.push_back(t);
+    // With --threads N nvcc sends each step's output to files of its own
+    // (`> /tmp/tmpxft_<pid>_..._stdout 2>/tmp/..._stderr`), named after its
+    // process: a redirection is no argument of the step, and kept it made
+    // every candidate's steps differ from the kept compile's (issue 48).
+    for (size_t i = 0; i < toks.size(); ++i) {
+      if (!toks[i])
+        continue;
+      llvm::StringRef t(toks[i]);
+      if (t == ">" || t == "2>" || t == "1>") {
+        ++i;   // the file named next
+        continue;
+      }
+      if (t.startswith(">") || t.startswith("2>") || t.startswith("1>"))
+        continue;
+      s.argv.push_back(t.str());
+    }
     if (!s.argv.empty())
       steps.push_back(std::move(s));
   }
@@ -84,8 +98,8 @@ void replaceAll(std::string &s, const std::string &from, const std::string &to) 
     s.replace(p, from.size(), to);
 }
 
-// The steps other than ptxas and fatbinary, the kept folder written as <KEEP>:
-// what must be identical for the kept files to be this candidate's.
+// The steps other than ptxas and fatbinary, the kept folder written as <KEEP>,
+// sorted: what must be identical for the kept files to be this candidate's.
 std::vector<std::string> frontEndSteps(const std::vector<Step> &steps, const std::string &keepDir) {
   std::vector<std::string> out;
   for (const auto &s : steps) {
@@ -95,7 +109,29 @@ std::vector<std::string> frontEndSteps(const std::vector<Step> &steps, const std
     replaceAll(line, keepDir, "<KEEP>");
     out.push_back(line);
   }
+  // As a set: with --threads N nvcc lists the steps of each architecture in
+  // the order its threads reach them, which changes from run to run; only
+  // ptxas and fatbinary are run from the list, so its order is not compared.
+  std::sort(out.begin(), out.end());
   return out;
+}
+
+// Which step differs, shortly: "step 3 (cicc): ... -arch compute_90 ..." around
+// the first differing character, so a refusal names what differs.
+std::string firstDifference(const std::vector<std::string> &now, const std::vector<std::string> &kept) {
+  size_t i = 0;
+  while (i < now.size() && i < kept.size() && now[i] == kept[i])
+    ++i;
+  if (i >= now.size() || i >= kept.size())
+    return std::to_string(now.size()) + " steps now, " + std::to_string(kept.size()) + " kept";
+  const std::string &a = now[i], &b = kept[i];
+  size_t c = 0;
+  while (c < a.size() && c < b.size() && a[c] == b[c])
+    ++c;
+  size_t from = c > 40 ? c - 40 : 0;
+  auto tool = a.substr(0, a.find(' '));
+  return "step " + std::to_string(i + 1) + " (" + baseOf(tool) + "): '..." + a.substr(from, 100) + "' now, '..." +
+         b.substr(from, 100) + "' kept";
 }
 
 struct ToolRun {
@@ -345,8 +381,9 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
   if (dry.r.exitCode != 0)
     return fallBack("nvcc --dryrun failed: " + dry.r.err.substr(0, 200));
   auto steps = parseDryRun(dry.r.err);
-  if (frontEndSteps(steps, keepDir) != entry_->frontEndSteps)
-    return fallBack("nvcc's front-end or host steps for this candidate differ from those of the kept compile");
+  if (auto front = frontEndSteps(steps, keepDir); front != entry_->frontEndSteps)
+    return fallBack("nvcc's front-end or host steps for this candidate differ from those of the kept compile (" +
+                    firstDifference(front, entry_->frontEndSteps) + ")");
   std::vector<Step> ptxas, fatbin;
   for (auto &s : steps) {
     if (s.tool() == "ptxas")

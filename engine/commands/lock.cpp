@@ -67,6 +67,20 @@ cl::list<std::string> Objects("object", cl::desc("verify: an object (.o, .cubin,
                                                  "through ciq-ptxas --lock; repeat for each CUDA object of the target"),
                               cl::sub(LockCmd));
 
+// Every section line the lock keeps of its rehearsed build (device_code_sections).
+std::vector<std::string> lockedSections(const ciq::Lockfile &l) {
+  std::vector<std::string> out;
+  auto it = l.extra.find("device_code_sections");
+  if (it == l.extra.end() || !it->is_object())
+    return out;
+  for (const auto &[unit, lines] : it->items())
+    if (lines.is_array())
+      for (const auto &line : lines)
+        if (line.is_string())
+          out.push_back(line.get<std::string>());
+  return out;
+}
+
 // The lock's device-code SHA-256 against that of `objects` (the same
 // combination of per-object hashes the tune recorded); 0 when they match.
 int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &objects, const std::string &what,
@@ -83,23 +97,30 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
   std::string narrowed = l.extra.value("device_code_architecture", "");
   if (narrowed.rfind("sm_", 0) == 0)
     onlySm = std::atoi(narrowed.c_str() + 3);
+  // Each file as one output (what a tune's receipt hashed: an object, or the
+  // executable of a one-call `nvcc x.cu -o app` build), and a module linked
+  // from several CUDA objects (a PyTorch extension) container by container,
+  // as each of its objects was hashed: either identity is the lock's.
+  std::vector<std::string> whole, builtSections;
   for (const auto &o : objects) {
-    // A module linked from several CUDA objects: each object's device code.
-    if (auto units = ciq::sharedObjectUnitHashes(o, err, onlySm)) {
-      hashes.insert(hashes.end(), units->begin(), units->end());
-      continue;
-    }
-    if (!err.empty())
-      return ciq::reportError(err);
     auto dc = ciq::readDeviceCode(o, err, onlySm);
     if (!dc)
       return ciq::reportError(err + hint);
     if (!dc->isCuda)
       return ciq::reportError(o + ": not a CUDA object (no .nv_fatbin section, cubin or fatbin in it); give the "
                                   "objects nvcc -c or ptxas wrote");
-    hashes.push_back(dc->sha256);
+    whole.push_back(dc->sha256);
+    builtSections.insert(builtSections.end(), dc->sections.begin(), dc->sections.end());
+    if (auto units = ciq::sharedObjectUnitHashes(o, err, onlySm))
+      hashes.insert(hashes.end(), units->begin(), units->end());
+    else if (!err.empty())
+      return ciq::reportError(err);
+    else
+      hashes.push_back(dc->sha256);
   }
   std::string got = ciq::combineDeviceCodeHashes(hashes);
+  if (got != l.deviceCodeSha256 && ciq::combineDeviceCodeHashes(whole) == l.deviceCodeSha256)
+    got = l.deviceCodeSha256, hashes = whole;
   if (got != l.deviceCodeSha256 && got == l.score.value("baseline_device_code_sha256", ""))
     return ciq::reportError("device code of " + what + " is the default compile's (" + got.substr(0, 16) +
                             "...): the lock was not applied; " +
@@ -116,10 +137,17 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
   SmallString<256> lockAbs(LockPath.getValue());
   sys::fs::make_absolute(lockAbs);
   std::string units = ciq::unitDifferences(l, sys::path::parent_path(lockAbs).str(), built);
+  // The sections that differ, where the lock keeps the rehearsed build's.
+  std::string sections = ciq::deviceCodeSectionDifferences(lockedSections(l), builtSections);
   if (got != l.deviceCodeSha256 && !units.empty())
     return ciq::reportError("device code of " + what + " is not the lock's winner's: " + units +
+                            (sections.empty() ? "" : " (sections: " + sections + ")") +
                             "; those were built from another source, compiler or flags than the tuned ones (or "
                             "without the lock): rebuild them with the lock applied, or tune again");
+  if (got != l.deviceCodeSha256 && !sections.empty() && l.extra.contains("device_code_sections"))
+    return ciq::reportError("device code of " + what + " is not the lock's winner's: " + sections +
+                            "; built from another source, compiler or flags than the tuned ones (or without the "
+                            "lock): rebuild with the lock applied, or tune again");
   if (got != l.deviceCodeSha256)
     return ciq::reportError("device code of " + what + " is " + got + ", the lock's winner is " + l.deviceCodeSha256 +
                             "; was the lock applied (ciq_apply_lock, or ciq-ptxas --lock), the build up to date, and "
@@ -331,6 +359,13 @@ int verify(const ciq::Lockfile &l) {
                                    "");
   if (!sys::fs::is_directory(BuildDir))
     return ciq::reportError("--build-dir " + BuildDir + ": no such directory; give the build tree that applied the lock");
+  // A lock of a build: command (a Makefile) has no CMake tree to read: its
+  // outputs are what to verify (issue 48 item 5e).
+  if (!sys::fs::exists(BuildDir + "/CMakeCache.txt"))
+    return ciq::reportError("--build-dir " + BuildDir + ": not a CMake build tree (no CMakeCache.txt); for a lock "
+                            "tuned with a build: command (a Makefile), build with the lock applied (eval \"$(ciq lock "
+                            "env " + LockPath.getValue() + ")\") and give what it built: ciq lock verify " +
+                            LockPath.getValue() + " --object FILE...");
   ciq::TuneConfig cfg;
   SmallString<256> dir(BuildDir);
   sys::fs::make_absolute(dir);
@@ -340,8 +375,12 @@ int verify(const ciq::Lockfile &l) {
   if (l.extra.contains("tune_targets"))
     cfg.tuneTargets = l.extra["tune_targets"].get<std::vector<std::string>>();
   std::string verErr;
-  std::string ver = ciq::compilerVersion(ciq::cudaCompilerOf(cfg.buildDir), verErr).value_or("");
-  if (!l.nvccVersion.empty() && ver != l.nvccVersion) {
+  std::string nvcc = ciq::cudaCompilerOf(cfg.buildDir);
+  std::string ver = ciq::compilerVersion(nvcc, verErr).value_or("");
+  if (ver.empty())
+    ciq::reportWarning("cannot read the version of the build tree's CUDA compiler " + nvcc + " (" + verErr +
+                       "); the device code below is compared all the same");
+  else if (!l.nvccVersion.empty() && ver != l.nvccVersion) {
     ciq::reportError("the build tree's nvcc is " + ver + ", the lock was frozen with " + l.nvccVersion +
                      "; tune again with this compiler");
     ++bad;

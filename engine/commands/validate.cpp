@@ -20,6 +20,7 @@
 #include "engine/measure/Stats.h"
 #include "engine/winner/CaseScore.h"
 #include "engine/winner/Rehearsal.h"
+#include "engine/record/Journal.h"
 
 #include <llvm/Support/FileSystem.h>
 
@@ -120,6 +121,27 @@ ciq::CaseResult caseRuns(const std::string &name, const std::vector<double> &run
 // winner's per-case ratios, within max_regression_percent in every case.
 // Significant: no case over the limit, the mean better than 1, and at least
 // one case significantly better (Welch, --alpha).
+
+// A build: command names its CUDA objects only in the receipts of a build
+// (CommandBuild.cpp): the rehearsal reads them back from the objects on disk,
+// so it needs them first: the tune's baseline from the journal, else one
+// default build now.
+bool learnCommandObjects(const ciq::TuneConfig &cfg, ciq::CandidateBuilder &builder, std::string &err) {
+  if (!builder.driver().learnsObjects() || !builder.driver().objects().empty())
+    return true;
+  ciq::JournalContents j = ciq::readJournal(cfg.runDir + "/journal.jsonl");
+  if (!j.evaluations.empty() && j.evaluations.front().ok && !j.evaluations.front().objects.empty()) {
+    builder.expectLike(j.evaluations.front());
+    return true;
+  }
+  ciq::Evaluation base;
+  base.candidateId = "c0000-validate";
+  builder.build(base, cfg.runDir + "/logs/c0000-validate.log");
+  if (!base.ok)
+    err = "the default build, which names the CUDA objects the lock's build must make, failed: " + base.message;
+  return base.ok;
+}
+
 int validateCases(const ciq::TuneConfig &cfg, ciq::Lockfile &lock, const std::vector<ciq::Variant> &variants,
                   ciq::CandidateBuilder &builder, ciq::BenchmarkRunner &runner, ciq::MeasuredPhase &phase,
                   ciq::MeasureOptions mo) {
@@ -238,6 +260,10 @@ int run() {
   // The winner is measured as the lock builds it (Rehearsal.h): ciq-ptxas
   // --lock with this lock, nothing shortened, and its device code the lock's.
   std::map<std::string, std::vector<std::string>> snapshots;
+  if (cfg->build.kind != "none" && !learnCommandObjects(*cfg, builder, err)) {
+    builder.restore();
+    return ciq::reportError("validate: " + err);
+  }
   if (cfg->build.kind != "none") {
     ciq::Rehearsal r = ciq::rehearseLock(builder, *cfg, *lock, cfg->lockfile, true);
     if (!r.ok) {

@@ -46,15 +46,26 @@ std::vector<std::string> sassArchitectures(const std::vector<CudaObject> &object
 
 std::optional<BuildMode> compileBuildMode(const std::vector<CudaObject> &objects, const std::string &buildDir) {
   BuildMode m;
-  bool any = false;
+  // -G or -lineinfo on some sources only is that source's mode (issue 48
+  // item 5d): the whole build is "with -G" only when every compile is.
+  std::vector<std::string> debug, lineinfo;
+  size_t lines = 0;
   for (const auto &o : objects)
     if (auto line = nvccLine(o)) {
-      any = true;
-      m.deviceDebug |= line->deviceDebug;
-      m.lineinfo |= line->lineinfo;
+      ++lines;
+      if (line->deviceDebug)
+        debug.push_back(o.source);
+      if (line->lineinfo)
+        lineinfo.push_back(o.source);
     }
-  if (!any)
+  if (lines == 0)
     return std::nullopt;
+  m.deviceDebug = debug.size() == lines;
+  m.lineinfo = lineinfo.size() == lines;
+  if (!m.deviceDebug)
+    m.deviceDebugUnits = debug;
+  if (!m.lineinfo)
+    m.lineinfoUnits = lineinfo;
   auto cache = readCMakeCache(buildDir);
   // A multi-config generator chooses at build time: the type is not known here.
   if (cacheValue(cache, "CMAKE_CONFIGURATION_TYPES").empty())

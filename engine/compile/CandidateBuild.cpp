@@ -233,18 +233,22 @@ std::map<std::string, std::string> CandidateBuilder::engineEnv() const {
 
 std::map<std::string, std::string> CandidateBuilder::buildEnv() const {
   auto env = engineEnv();
+  addCommandRoute(env);
+  return env;
+}
+
+void CandidateBuilder::addCommandRoute(std::map<std::string, std::string> &env) const {
   // The user's own build finds the stand-ins first on PATH, or names
   // ciq-ptxas as its launcher: `$(CIQ_PTXAS) nvcc ...`.
-  if (cfg_.build.kind == "command") {
-    for (const auto &kv : standinEnv(standinDir_, realPtxas_))
+  if (cfg_.build.kind != "command")
+    return;
+  for (const auto &kv : standinEnv(standinDir_, realPtxas_))
+    env[kv.first] = kv.second;
+  env[env::Ptxas] = wrapperPath();
+  // PyTorch's builds run nvcc by a path; what build.env sets stays the user's.
+  for (const auto &kv : torchEnv_)
+    if (!cfg_.build.env.count(kv.first))
       env[kv.first] = kv.second;
-    env[env::Ptxas] = wrapperPath();
-    // PyTorch's builds run nvcc by a path; what build.env sets stays the user's.
-    for (const auto &kv : torchEnv_)
-      if (!cfg_.build.env.count(kv.first))
-        env[kv.first] = kv.second;
-  }
-  return env;
 }
 
 std::string CandidateBuilder::buildName() const {

@@ -73,6 +73,9 @@ private:
   void backdateObjects();
   std::map<std::string, std::string> engineEnv() const;
   std::map<std::string, std::string> buildEnv() const;
+  // A build: command's way to ciq-ptxas (stand-ins first on PATH,
+  // $CIQ_PTXAS, PyTorch's nvcc path) added to `env`; nothing for CMake.
+  void addCommandRoute(std::map<std::string, std::string> &env) const;
   std::map<std::string, std::string> lockRouteEnv(const std::string &lockPath) const;
   std::string buildName() const;   // for messages: "cmake --build" or "build.command"
   bool learnObjects(const std::vector<Receipt> &receipts, Evaluation &e);

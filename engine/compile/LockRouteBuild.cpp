@@ -26,14 +26,7 @@ std::map<std::string, std::string> CandidateBuilder::lockRouteEnv(const std::str
   std::map<std::string, std::string> env;
   if (!realNvcc_.empty())
     env[env::RealNvcc] = realNvcc_;
-  if (cfg_.build.kind == "command") {
-    for (const auto &kv : standinEnv(standinDir_, realPtxas_))
-      env[kv.first] = kv.second;
-    env[env::Ptxas] = wrapperPath();
-    for (const auto &kv : torchEnv_)
-      if (!cfg_.build.env.count(kv.first))
-        env[kv.first] = kv.second;
-  }
+  addCommandRoute(env);
   env[env::RehearsalLock] = lockPath;
   if (llvm::sys::fs::exists(cfg_.lockfile))
     env[env::RehearsalReplaces] = cfg_.lockfile;
@@ -61,6 +54,14 @@ void CandidateBuilder::buildLocked(Evaluation &e, const std::string &lockPath, c
                  : r.termSignal ? " killed by signal " + std::to_string(r.termSignal)
                                 : " exit " + std::to_string(r.exitCode)) +
                 ")" + (first.empty() ? "" : ": " + first) + "; log: " + logPath;
+    return;
+  }
+  if (driver_->objects().empty()) {
+    // A build: command's objects come from a build's receipts; none known
+    // means nothing to compare, never "matches".
+    e.reason = reason::RehearsalFailed;
+    e.message = "no CUDA object of " + buildName() + " is known to compare (a build: command names them in the "
+                "receipts of its default build); log: " + logPath;
     return;
   }
   std::vector<std::string> hashes;

@@ -109,6 +109,8 @@ json rehearsalToJson(const RehearsalRecord &r) {
     j.update({{"reason", r.reason}, {"message", r.message}});
   if (!r.snapshot.empty())
     j["snapshot"] = r.snapshot;
+  if (r.sections.is_object())
+    j["sections"] = r.sections;
   return j;
 }
 
@@ -118,6 +120,8 @@ bool rehearsalFromJson(const json &j, RehearsalRecord &r, std::string &error, co
            .opt("build_ms", r.buildMs).opt("reason", r.reason).opt("message", r.message).opt("snapshot", r.snapshot)
            .ok())
     return error = f.error(), false;
+  if (auto s = j.find("sections"); s != j.end() && s->is_object())
+    r.sections = *s;
   return true;
 }
 

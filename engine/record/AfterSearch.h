@@ -63,6 +63,10 @@ struct RehearsalRecord {
   std::string reason, message;         // why it failed (rehearsal_failed), one line
   double buildMs = 0;                  // the lock route's build
   std::vector<std::string> snapshot;   // the rehearsed benchmark program (runtime objectives)
+  // The rehearsed build's device-code sections per translation unit (lock
+  // relative source -> DeviceCode::sections): the lock keeps them, so a
+  // verify that differs names the section (device_code_sections).
+  nlohmann::json sections;
 };
 
 nlohmann::json rehearsalToJson(const RehearsalRecord &r);

@@ -52,6 +52,8 @@ bool TuneRun::addKernelControls() {
     return fail(kc.error);
   for (const auto &n : kc.notes)
     progress_.note(n);
+  if (kc.controls.empty() && !kc.notes.empty())
+    return true;   // the lines above say why
   if (kc.controls.empty()) {
     progress_.note("per-kernel controls: none for the " + std::to_string(bk.kernels) +
                    " kernel(s) of the baseline (no register ceiling below what they use, no __launch_bounds__ to "

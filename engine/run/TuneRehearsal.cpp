@@ -44,7 +44,7 @@ bool TuneRun::rehearseOne(const Evaluation &win, RehearsalRecord &rec) {
   if (r.reason == reason::DiskFault)
     return fail("rehearsal: " + r.message + "; no lock is written; " + resumeHint());
   rec = RehearsalRecord{win.candidateId, win.candidateHash, r.ok, r.reason, r.message, r.buildMs,
-                        r.snapshot.value_or(std::vector<std::string>{})};
+                        r.snapshot.value_or(std::vector<std::string>{}), r.sections};
   rehearsals_.push_back(rec);
   return journal(rehearsalToJson(rec));
 }
@@ -72,6 +72,8 @@ bool TuneRun::rehearse(WinnerChoice &w) {
                                     ": device code matches the tuned build");
       lockExtra_["rehearsal"] = {{"candidate_id", win.candidateId}, {"build_ms", rec.buildMs},
                                  {"route", "ciq-ptxas --lock"}};
+      if (rec.sections.is_object() && !rec.sections.empty())
+        lockExtra_["device_code_sections"] = rec.sections;
       return true;
     }
     std::string line = win.candidateId + " INVALID " + rec.reason + ": " + rec.message;

@@ -187,6 +187,13 @@ void checkBuildMode(const Lockfile &l, const LockBuild &b, const wrapper::NvccCo
   auto tuned = lockBuildMode(l);
   if (!tuned)
     return; // a lock written before the configuration was recorded
+  if (modePerSource(*tuned)) {
+    // -G or -lineinfo on some sources only: each compile is judged by its own.
+    if (!r.throughWrapper)
+      r.wrapperReason = "the lock was tuned in " + describeBuildMode(*tuned) + ", judged compile by compile";
+    r.throughWrapper = true;
+    return;
+  }
   if (b.multiConfig || genexSetsMode(b)) {
     // Which configuration, and so -G, is known per compile only.
     if (!r.throughWrapper && b.multiConfig)

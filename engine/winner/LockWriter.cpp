@@ -84,8 +84,14 @@ std::optional<Lockfile> makeLock(const TuneConfig &cfg, const Evaluation &base, 
   l.architectures.assign(archs.begin(), archs.end());
   // The configuration tuned in: ciq_apply_lock() and ciq-ptxas --lock leave
   // the lock out of another one (a Release winner breaks a -G build).
-  if (cfg.buildMode)
-    l.extra["build"] = buildModeToJson(*cfg.buildMode);
+  if (cfg.buildMode) {
+    BuildMode mode = *cfg.buildMode;
+    std::string dir = llvm::sys::path::parent_path(lockPath).str();
+    for (auto *units : {&mode.deviceDebugUnits, &mode.lineinfoUnits})
+      for (auto &u : *units)
+        u = lockRelative(u, dir);
+    l.extra["build"] = buildModeToJson(mode);
+  }
   nlohmann::json sources = nlohmann::json::array();
   for (const auto &s : cfg.space.sources)
     sources.push_back({{"name", s.name}, {"provider", s.provider}, {"tag", s.tag}, {"sha256", s.sha256}});
@@ -138,7 +144,10 @@ std::optional<Lockfile> makeLock(const TuneConfig &cfg, const Evaluation &base, 
     score["cases"] = casesToJson(base, win);
   }
   for (auto it = validation.begin(); it != validation.end(); ++it)
-    score[it.key()] = it.value();
+    if (it.key() == "device_code_sections")   // the rehearsed build's, a field of its own
+      l.extra[it.key()] = it.value();
+    else
+      score[it.key()] = it.value();
   score["baseline_device_code_sha256"] = base.deviceCodeSha256;
   l.score = score;
   return l;

@@ -2,6 +2,7 @@
 #include "engine/winner/LockUnits.h"
 #include "engine/winner/LockWriter.h"
 #include "engine/compile/BenchmarkProgram.h"
+#include "common/DeviceCode.h"
 #include "common/InvalidReason.h"
 
 #include <cstdlib>
@@ -10,6 +11,20 @@
 
 namespace ciq {
 namespace {
+
+// Each object's device-code sections, by its source relative to the lock the
+// tune will write (what `ciq lock verify` names when a later build differs).
+nlohmann::json sectionsOf(const Evaluation &e, const TuneConfig &cfg, int onlySm) {
+  nlohmann::json out = nlohmann::json::object();
+  std::string lockDir = llvm::sys::path::parent_path(cfg.lockfile).str();
+  for (const auto &o : e.objects) {
+    std::string err;
+    auto dc = readDeviceCode(o.output, err, onlySm);
+    if (dc && !dc->sections.empty())
+      out[lockRelative(o.source, lockDir)] = dc->sections;
+  }
+  return out;
+}
 
 // Builds through `lockPath` and compares the device code with the lock's.
 Rehearsal rehearse(CandidateBuilder &builder, const TuneConfig &cfg, const Lockfile &lock, const std::string &lockPath,
@@ -48,6 +63,7 @@ Rehearsal rehearse(CandidateBuilder &builder, const TuneConfig &cfg, const Lockf
     }
   }
   r.ok = true;
+  r.sections = sectionsOf(e, cfg, onlySm);
   return r;
 }
 

@@ -30,6 +30,7 @@ struct Rehearsal {
   double buildMs = 0;    // the lock route's build
   std::string lockPath;  // the lock it built through
   std::optional<std::vector<std::string>> snapshot;   // the rehearsed benchmark program (runtime objectives)
+  nlohmann::json sections;   // RehearsalRecord::sections, of a build that matched
 };
 
 // `win` as its lock would be written (makeLock) into <run dir>/rehearsal/,

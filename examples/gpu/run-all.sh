@@ -69,8 +69,9 @@ run_example() {
   local src="$results/$ex/src" build="$results/$ex/build"
   [ -d "$here/$ex" ] || { echo "run-all: error: no example '$ex' in $here" >&2; return 2; }
   rm -rf "$results/$ex" && mkdir -p "$results/$ex" && cp -r "$here/$ex" "$src" || return 2
-  # A committed ciq.lock would be applied to the baseline build: tune from the default build instead.
-  rm -f "$src/ciq.lock"
+  # A committed lock would be applied to the baseline build: tune from the default build instead.
+  local lock="$src/$bench.ciq.lock"
+  rm -f "$src/ciq.lock" "$lock"
   step "$ex" configure "$step_timeout" cmake -S "$src" -B "$build" "${generator[@]}" \
     -DCMAKE_BUILD_TYPE=Release -DCMAKE_CUDA_ARCHITECTURES="$arch" -DCompileIQ_DIR="$module_dir" || return 1
   step "$ex" build "$step_timeout" cmake --build "$build" --target "$bench" || return 1
@@ -79,14 +80,16 @@ run_example() {
   local tune_rc=$?
   # Keep whatever the tune wrote (journal, results.csv, lockfile), even after a failure.
   [ -d "$build/ciq" ] && cp -r "$build/ciq" "$results/$ex/ciq-state"
-  [ -f "$src/ciq.lock" ] && cp "$src/ciq.lock" "$results/$ex/ciq.lock"
+  [ -f "$lock" ] && cp "$lock" "$results/$ex/ciq.lock"
   [ $tune_rc -eq 0 ] || return 1
   step "$ex" validate "$tune_timeout" "$ciq" validate --config "$build/ciq/$bench/ciq.yaml" || return 1
-  [ -f "$src/ciq.lock" ] && cp "$src/ciq.lock" "$results/$ex/ciq.lock"   # now with the validation figures
+  [ -f "$lock" ] && cp "$lock" "$results/$ex/ciq.lock"   # now with the validation figures
   # The locked build, measured once more as the user will build it
-  # (configured again so that ciq_apply_lock reads the new lockfile).
+  # (configured again so that ciq_apply_lock reads the new lockfile),
+  # and proved: its device code is the lock's (the tune rehearsed this build).
   step "$ex" configure-locked "$step_timeout" cmake -S "$src" -B "$build" &&
     step "$ex" build-locked "$step_timeout" cmake --build "$build" --target "$bench" &&
+    { [ ! -f "$lock" ] || step "$ex" verify-locked "$step_timeout" "$ciq" lock verify "$lock" --build-dir "$build"; } &&
     step "$ex" run-locked "$step_timeout" "$build/$bench"
 }
 

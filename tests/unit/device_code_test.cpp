@@ -253,3 +253,27 @@ TEST(DeviceCode, UnitIdsCanonicalWhateverTheProcess) {
   // Bytes that only look like a tag are left as they are.
   EXPECT_EQ(canonicalUnitIds("x_INTERNAL_zz__nv_static_9__q"), "x_INTERNAL_zz__nv_static_9__q");
 }
+
+// Issue 48 item 5: a device code that differs says which section: the lines
+// the hash reads (DeviceCode::sections), compared section by section.
+TEST_F(DeviceCodeTest, SectionsSayWhatDiffers) {
+  auto plain = compile({"-arch=sm_90", "-c"}, "a.o");
+  auto verbose = compile({"-arch=sm_90", "-c", "-Xptxas", "-v"}, "b.o");
+  ASSERT_FALSE(plain.sections.empty());
+  EXPECT_EQ(plain.sections, verbose.sections);
+  EXPECT_EQ(deviceCodeSectionDifferences(plain.sections, verbose.sections), "");
+  bool text = false;
+  for (const auto &l : plain.sections)
+    text = text || l.rfind("sm_90 .text.", 0) == 0;
+  EXPECT_TRUE(text) << llvm::join(plain.sections, "\n");
+  auto capped = compile({"-arch=sm_90", "-c", "-maxrregcount=16"}, "c.o");
+  std::string diff = deviceCodeSectionDifferences(plain.sections, capped.sections);
+  EXPECT_NE(diff.find("sm_90 .text."), std::string::npos) << diff;
+  // Sizes where one section of each side differs; names only on one side; a cap on how many.
+  EXPECT_EQ(deviceCodeSectionDifferences({"sm_90 .text.k 128 aaaa", "sm_90 .nv.info.k 40 bbbb"},
+                                         {"sm_90 .text.k 144 cccc", "sm_90 .nv.info.k 40 dddd", "sm_90 .nv.shared.k 8 e"}),
+            "sm_90 .nv.info.k: other contents; sm_90 .text.k: 128 bytes in the tuned build, 144 built; "
+            "sm_90 .nv.shared.k: only in this build");
+  EXPECT_EQ(deviceCodeSectionDifferences({"sm_90 a 1 x", "sm_90 b 1 x", "sm_90 c 1 x"}, {}, 2),
+            "sm_90 a: not built; sm_90 b: not built; 1 more");
+}

@@ -228,3 +228,138 @@ TEST(KernelControlAttribution, PerKernelControlsAreTheirOwnGroup) {
   ASSERT_EQ(one.size(), 2u);
   EXPECT_EQ(one[1].name, "per-kernel controls");
 }
+
+// Issue 48 item 5f: an entry whose header holds an entry-scope .pragma (its
+// ';' is no declaration's) or a brace in a comment is still an entry, and
+// takes its directive; item 3: what the body shows (setmaxnreg, dynamic
+// shared memory) is read with it.
+TEST(PtxDirectives, HeadersWithPragmasCommentsAndBodiesRead) {
+  const char *ptx = R"(.version 9.0
+.target sm_90a
+.extern .shared .align 16 .b8 dyn_smem[];
+
+.visible .entry _Z2wsPf(
+	.param .u64 _Z2wsPf_param_0 // the output { not a body
+)
+.maxntid 384, 1, 1 /* three warp groups { */
+.pragma "nounroll";
+{
+	setmaxnreg.inc.sync.aligned.u32 232;
+	ret;
+}
+
+.visible .entry _Z3dynPf(
+	.param .u64 _Z3dynPf_param_0
+)
+{
+	mov.u64 %rd1, dyn_smem;
+	ret;
+}
+.extern .entry _Z8declaredv(.param .u64 p) ;
+)";
+  std::string err;
+  auto entries = readPtxEntries(ptx, err);
+  ASSERT_EQ(err, "");
+  ASSERT_EQ(entries.size(), 2u);
+  EXPECT_EQ(entries[0].name, "_Z2wsPf");
+  EXPECT_EQ(entries[0].maxThreads, 384);
+  EXPECT_TRUE(entries[0].setmaxnreg);
+  EXPECT_FALSE(entries[0].dynamicShared);
+  EXPECT_FALSE(entries[1].setmaxnreg);
+  EXPECT_TRUE(entries[1].dynamicShared);
+  PtxEdit e = applyDirectives(ptx, {{"_Z2wsPf", "minnctapersm", 1, ""}});
+  ASSERT_EQ(e.error, "");
+  ASSERT_EQ(e.outcomes.size(), 1u);
+  EXPECT_EQ(e.outcomes[0].status, "applied");
+  EXPECT_NE(e.ptx.find(".pragma \"nounroll\";\n.minnctapersm 1\n{"), std::string::npos) << e.ptx;
+}
+
+namespace {
+
+std::vector<std::string> controlNames(const KernelControls &kc) {
+  std::vector<std::string> names;
+  for (const auto &c : kc.controls)
+    names.push_back(c.name);
+  return names;
+}
+
+bool anyNote(const KernelControls &kc, const std::string &text) {
+  for (const auto &n : kc.notes)
+    if (n.find(text) != std::string::npos)
+      return true;
+  return false;
+}
+
+} // namespace
+
+// Issue 48 item 3: only directives that are safe and can apply.
+TEST(KernelSpace, UnsafeOrUnwritableDirectivesLeftOutWithAReason) {
+  KernelStats ws = stat("_Z2wsv", "ws()", 168, 64, 384, 1);
+  ws.ptxSetmaxnreg = true;
+  KernelStats capped = stat("_Z6cappedv", "capped()", 40, 96, 128, 0);
+  capped.ptxMaxnreg = 40;   // __maxnreg__(40) in its source
+  KernelStats dyn = stat("_Z3dynv", "dyn()", 80, 64, 256, 2);
+  dyn.ptxDynamicShared = true;
+  KernelStats rdc = stat("_Z3rdcv", "rdc()", 80, 64, 256, 2);
+  rdc.relocatable = true;
+  KernelStats onecall = stat("_Z7onecallv", "onecall()", 80, 64, 256, 2);
+  onecall.splitProblem = "not a compile to an object (-c or -dc)";
+  auto kc = kernelControlsFor(KernelControlsConfig{}, spaceKernels({ws, capped, dyn, rdc, onecall}));
+  auto names = controlNames(kc);
+  auto has = [&](const std::string &n) { return std::find(names.begin(), names.end(), n) != names.end(); };
+  EXPECT_FALSE(has("kernel.ws.maxnreg"));
+  EXPECT_FALSE(has("kernel.ws.minnctapersm"));
+  EXPECT_TRUE(anyNote(kc, "ws: no register ceiling or blocks-per-SM request: it reconfigures its registers with setmaxnreg"));
+  // The capped kernel spills at its own 40: a lower ceiling, none above it.
+  for (const auto &c : kc.controls)
+    if (c.name == "kernel.capped.maxnreg")
+      EXPECT_EQ(c.values, (std::vector<std::string>{"32"}));
+  EXPECT_TRUE(anyNote(kc, "capped: no register ceiling above its own .maxnreg 40"));
+  EXPECT_FALSE(has("kernel.dyn.smem_spilling"));
+  EXPECT_TRUE(anyNote(kc, "dyn: no shared-memory spilling: it uses dynamic shared memory"));
+  EXPECT_FALSE(has("kernel.rdc.smem_spilling"));
+  EXPECT_TRUE(has("kernel.rdc.maxnreg"));
+  EXPECT_TRUE(anyNote(kc, "rdc: no shared-memory spilling: it is compiled -rdc"));
+  for (const auto &n : names)
+    EXPECT_EQ(n.find("onecall"), std::string::npos) << n;
+  EXPECT_TRUE(anyNote(kc, "none for 1 kernel(s) (onecall): their compile cannot be split for PTX edits (not a compile "
+                          "to an object (-c or -dc))"));
+}
+
+// Issue 48 item 4: without kernel times, the project's own kernels first,
+// most of the objective first, those left out named; a compile objective
+// gets the directives that can improve it only.
+TEST(KernelSpace, OwnKernelsFirstAndDirectivesThatCanHelp) {
+  std::vector<KernelStats> ks;
+  for (int i = 0; i < 4; ++i)
+    ks.push_back(stat("_ZN3cub4Sort" + std::to_string(i) + "Ev", "void cub::CUB_300000_SM_900_NS::Sort" +
+                      std::to_string(i) + "()", 128, 0, 0, 0));
+  ks.push_back(stat("_Z6lookupv", "lookup()", 64, 0, 0, 0));
+  ks.push_back(stat("_Z7lookup2v", "lookup2()", 96, 0, 0, 0));
+  KernelControlsConfig cfg;
+  cfg.maxKernels = 3;
+  auto kc = kernelControlsFor(cfg, spaceKernels(ks));
+  auto names = controlNames(kc);
+  ASSERT_GE(names.size(), 3u);
+  EXPECT_EQ(names[0], "kernel.lookup2.maxnreg");   // the project's, most registers first
+  EXPECT_EQ(names[1], "kernel.lookup.maxnreg");
+  EXPECT_TRUE(anyNote(kc, "the first 3 of 6 kernels"));
+  EXPECT_TRUE(anyNote(kc, "left out: Sort1, Sort2, Sort3; choose others with kernel_controls.kernels"));
+  EXPECT_TRUE(libraryKernel("void thrust::cuda_cub::core::_kernel_agent<int>()"));
+  EXPECT_FALSE(libraryKernel("(anonymous namespace)::sgemm_blocked(int)"));
+
+  // Spill bytes: a lower ceiling only adds spills, more blocks per SM too.
+  auto spill = stat("_Z4spillv", "spill()", 80, 888, 256, 3);
+  cfg = KernelControlsConfig{};
+  cfg.objective = "spill_bytes";
+  auto s = kernelControlsFor(cfg, spaceKernels({spill}));
+  ASSERT_EQ(s.controls.size(), 3u);
+  EXPECT_EQ(s.controls[0].values, (std::vector<std::string>{"96", "128", "168", "255"}));
+  EXPECT_EQ(s.controls[1].values, (std::vector<std::string>{"1", "2"}));
+  // Registers: lower ceilings and more blocks per SM, no shared-memory spilling.
+  cfg.objective = "registers";
+  auto r = kernelControlsFor(cfg, spaceKernels({spill}));
+  EXPECT_EQ(controlNames(r), (std::vector<std::string>{"kernel.spill.maxnreg", "kernel.spill.minnctapersm"}));
+  EXPECT_EQ(r.controls[0].values, (std::vector<std::string>{"32", "40", "48", "56", "64", "72"}));
+  EXPECT_EQ(r.controls[1].values, (std::vector<std::string>{"4", "5", "6", "7", "8"}));
+}

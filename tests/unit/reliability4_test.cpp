@@ -194,10 +194,11 @@ TEST(Reliability4, WorldWritableRunDirectoryIsRefused) {
   chmod(dir.path().c_str(), 0777);
   std::string path, err;
   EXPECT_FALSE(socketPathFor(dir.path(), path, err));
-  EXPECT_NE(err.find("the run directory " + dir.path() + " has mode 0777, writable by every user; other users could "
-                     "replace the engine's socket there: make it yours alone (chmod o-w"),
-            std::string::npos)
-      << err;
+  // Checked whatever the socket's path (issue 51 item 1: a long run dir
+  // moved the socket away and skipped the check; CI's paths are long).
+  EXPECT_NE(err.find("the run directory is unsafe: " + dir.path()), std::string::npos) << err;
+  EXPECT_NE(err.find("has mode 0777: other users may write to it"), std::string::npos) << err;
+  EXPECT_NE(err.find("make it yours alone (chown it, chmod go-w"), std::string::npos) << err;
   chmod(dir.path().c_str(), 0755);
   EXPECT_TRUE(socketPathFor(dir.path(), path, err)) << err;
 }
