@@ -41,6 +41,10 @@ usage: kill_hang.py --ciq BIN --module-dir DIR --project DIR --work DIR
                     [--kill-points 10] [--hang-trials 3] [--budget 16]
                     [--signal-trials 10] [--setsid-trials 3] [--nvcc NVCC]
                     [--build-kill-trials 8] [--only-build-kills]
+(issue 49) --phase-kills: a tune killed once in each phase after the search
+(finalists, minimization, rehearsal, attribution) and resumed, instead of
+all of the above (bench/phase_kills.py): repeated benchmark runs, goal 0.
+
 and (issue 42) --build-kill-trials searches killed with SIGKILL once during a
 build, at its start, during cicc/cudafe++, a host compile and the link in
 turn:
@@ -85,7 +89,13 @@ p.add_argument("--nvcc", default=shutil.which("nvcc") or "/usr/local/cuda/bin/nv
 p.add_argument("--build-kill-trials", type=int, default=8)
 p.add_argument("--only-build-kills", action="store_true",
                help="run the --build-kill-trials alone (a minute or two), then exit")
+p.add_argument("--phase-kills", action="store_true",
+               help="kill once in every phase after the search instead (bench/phase_kills.py, issue 49): "
+                    "repeated benchmark runs, goal 0; --project is not used")
 args = p.parse_args()
+if args.phase_kills:
+    sys.exit(subprocess.call([sys.executable, os.path.join(os.path.dirname(os.path.abspath(__file__)), "phase_kills.py"),
+                              "--ciq", args.ciq, "--module-dir", args.module_dir, "--work", args.work]))
 # The searches run in other directories: the paths given must not depend on
 # where this script was started (the docstring's command uses relative ones).
 for name in ("ciq", "module_dir", "project", "work"):

@@ -399,7 +399,7 @@ macro(_ciq_tune_yaml out)
     string(APPEND ${out} "${_y}")
   endif()
   set(_search "")
-  foreach(_k strategy pool_size generations seed max_evaluations)
+  foreach(_k strategy pool_size generations seed max_evaluations max_minutes)
     if(NOT "${_search_${_k}}" STREQUAL "")
       string(APPEND _search "  ${_k}: ${_search_${_k}}\n")
     endif()
@@ -502,7 +502,7 @@ endfunction()
 
 function(ciq_tune target)
   set(fn "ciq_tune(${target})")
-  set(one CONFIG METRIC_REGEX KERNELS UNIT SCALE WARMUP REPEATS RUN_TIMEOUT BUDGET POOL_SIZE GENERATIONS SEED
+  set(one CONFIG METRIC_REGEX KERNELS UNIT SCALE WARMUP REPEATS RUN_TIMEOUT BUDGET TIME POOL_SIZE GENERATIONS SEED
           STRATEGY LOCKFILE COMPARE RTOL ATOL KERNEL_CONTROLS)
   set(multi METRIC BENCHMARK CORRECTNESS SPACE TUNE_TARGETS TUNE_ARCHITECTURES CONSTRAINT KERNEL_DIRECTIVES)
   set(_ciq_cases "")
@@ -534,7 +534,7 @@ function(ciq_tune target)
   if(ARG_CONFIG)
     # A hand-written ciq.yaml is the whole configuration: the engine reads it
     # as is, so arguments that would write one have no place beside it.
-    foreach(k METRIC_REGEX KERNELS WARMUP REPEATS RUN_TIMEOUT BUDGET POOL_SIZE GENERATIONS SEED STRATEGY
+    foreach(k METRIC_REGEX KERNELS WARMUP REPEATS RUN_TIMEOUT BUDGET TIME POOL_SIZE GENERATIONS SEED STRATEGY
               LOCKFILE METRIC BENCHMARK CORRECTNESS COMPARE RTOL ATOL SPACE TUNE_ARCHITECTURES CONSTRAINT
               MAX_REGRESSION KERNEL_CONTROLS KERNEL_DIRECTIVES)
       if(DEFINED ARG_${k})
@@ -729,6 +729,31 @@ macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
     _ciq_fail("${fn}" "RUN_TIMEOUT '${ARG_RUN_TIMEOUT}' is not a number of seconds")
   endif()
 
+  # TIME 10m (90s, 1.5h): the time budget of the whole tune, written as
+  # search.max_minutes with three decimals (CMake's arithmetic is integer).
+  set(_search_max_minutes "")
+  if(DEFINED ARG_TIME)
+    if(NOT ARG_TIME MATCHES "^([0-9]+)(\\.([0-9]+))?([smh])$")
+      _ciq_fail("${fn}" "TIME '${ARG_TIME}' is not a duration; expected a positive number and a unit, s, m or h (90s, 10m, 1.5h)")
+    endif()
+    set(_whole "${CMAKE_MATCH_1}")
+    string(SUBSTRING "${CMAKE_MATCH_3}000" 0 3 _milli)
+    set(_unit_s 1)
+    if(CMAKE_MATCH_4 STREQUAL "m")
+      set(_unit_s 60)
+    elseif(CMAKE_MATCH_4 STREQUAL "h")
+      set(_unit_s 3600)
+    endif()
+    string(REGEX REPLACE "^0+([0-9])" "\\1" _milli "${_milli}")
+    math(EXPR _ms "(${_whole} * 1000 + ${_milli}) * ${_unit_s}")
+    if(_ms LESS_EQUAL 0)
+      _ciq_fail("${fn}" "TIME '${ARG_TIME}' is not a duration; expected a positive number and a unit, s, m or h (90s, 10m, 1.5h)")
+    endif()
+    math(EXPR _min_whole "${_ms} / 60000")
+    math(EXPR _min_frac "(${_ms} % 60000) * 1000 / 60000 + 1000")
+    string(SUBSTRING "${_min_frac}" 1 3 _min_frac)
+    set(_search_max_minutes "${_min_whole}.${_min_frac}")
+  endif()
   foreach(pair BUDGET:max_evaluations:0:10000000 POOL_SIZE:pool_size:1:100000 GENERATIONS:generations:1:100000
                SEED:seed:0:9223372036854775807)
     string(REPLACE ":" ";" pair "${pair}")

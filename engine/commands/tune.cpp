@@ -4,6 +4,7 @@
 #include "engine/config/Config.h"
 #include "common/EnvNames.h"
 #include "engine/run/Tune.h"
+#include "engine/search/TimeBudget.h"
 
 #include <cstdio>
 #include <cstdlib>
@@ -63,17 +64,25 @@ cl::opt<int> MaxEvals("max-evaluations", cl::desc("Stop after this many distinct
                                                   "(configurations with search.budget_counts: configurations) "
                                                   "(default: $CIQ_MAX_EVALUATIONS, else search.max_evaluations)"),
                       cl::init(0), cl::sub(TuneCmd), cl::sub(ResumeCmd));
+cl::opt<std::string> Time("time", cl::desc("A time budget for the whole tune, e.g. 90s, 10m, 1.5h: the search ends "
+                                            "early enough for the phases after it (default: search.max_minutes)"),
+                          cl::value_desc("duration"), cl::sub(TuneCmd), cl::sub(ResumeCmd));
 cl::opt<bool> Quiet("quiet", cl::desc("No line per evaluation"), cl::sub(TuneCmd), cl::sub(ResumeCmd));
 cl::opt<bool> Keep("keep", cl::desc("Keep objects and benchmark executables of INVALID candidates for `ciq replay`"),
                     cl::sub(TuneCmd), cl::sub(ResumeCmd));
 cl::opt<bool> NoLock("no-lock", cl::desc("Do not write ciq.lock"), cl::sub(TuneCmd), cl::sub(ResumeCmd));
 
 int run(bool resume) {
+  // A bad duration is refused before anything is read or started.
+  std::optional<double> seconds;
+  if (Time.getNumOccurrences() && !(seconds = ciq::parseDuration(Time)))
+    return ciq::reportError(ciq::durationError("--time", Time));
   std::string err;
   auto cfg = ciq::openConfig(Config, err);
   if (!cfg)
     return ciq::reportError(err);
   ciq::TuneOptions o;
+  o.timeSeconds = seconds.value_or(0);
   o.resume = resume;
   o.fresh = Fresh;
   o.canary = !NoCanary;

@@ -98,4 +98,30 @@ std::string changedInput(const nlohmann::json &recorded, const TuneConfig &cfg) 
   return "";
 }
 
+std::string onlySourcesChanged(const nlohmann::json &recorded, const TuneConfig &cfg) {
+  Hashes files, config, spaces;
+  const nlohmann::json *compiler;
+  std::string nvcc, version;
+  JsonFields f(recorded, "the journal's inputs line");
+  f.opt("files", files).opt("config", config).opt("space_files", spaces).object("compiler", compiler);
+  if (!f.ok())
+    return "";
+  JsonFields c(*compiler, "the journal's inputs line: compiler");
+  c.opt("path", nvcc).opt("version", version);
+  if (!c.ok())
+    return "";
+  for (const auto *group : {&config, &spaces})
+    for (const auto &[path, sha] : *group)
+      if (hashOrMissing(path) != sha)
+        return "";
+  std::string err, nowNvcc = nvccOf(cfg);
+  auto nowVersion = compilerVersion(nowNvcc, err);
+  if (nowNvcc != nvcc || !nowVersion || *nowVersion != version)
+    return "";
+  for (const auto &[path, sha] : files)
+    if (hashOrMissing(path) != sha)
+      return path;
+  return "";
+}
+
 } // namespace ciq

@@ -19,5 +19,10 @@ nlohmann::json captureInputs(const TuneConfig &cfg, const std::vector<CudaObject
 // "" when every recorded input is as it was; else one line naming the first
 // change (file and what happened to it).
 std::string changedInput(const nlohmann::json &recorded, const TuneConfig &cfg);
+// A re-tune after an edit of the program (issue 49 item 5): the first
+// source or header that changed when ciq.yaml, the space files and the CUDA
+// compiler are as recorded; "" otherwise (nothing changed, or more than the
+// program did).
+std::string onlySourcesChanged(const nlohmann::json &recorded, const TuneConfig &cfg);
 
 } // namespace ciq

@@ -372,7 +372,7 @@ void parseWorkload(const YAML::Node &root, const YamlReader &r, const std::strin
 SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
   SearchConfig s;
   r.onlyKeys(n, "search", {"strategy", "pool_size", "generations", "mutate_rate", "cull_size",
-                           "elitism", "seed", "max_evaluations", "budget_counts", "max_configurations_per_binary",
+                           "elitism", "seed", "max_evaluations", "max_minutes", "budget_counts", "max_configurations_per_binary",
                            "propose_ahead", "exit_on_failure", "exhaustive_limit", "canary"});
   if (n["strategy"]) {
     s.strategy = r.str(n["strategy"], "search.strategy");
@@ -392,6 +392,7 @@ SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
   if (n["elitism"]) s.elitism = (int)r.integer(n["elitism"], "search.elitism", 0, 100000);
   if (n["seed"]) s.seed = (uint64_t)r.integer(n["seed"], "search.seed", 0, LONG_MAX);
   if (n["max_evaluations"]) s.maxEvaluations = (int)r.integer(n["max_evaluations"], "search.max_evaluations", 0, 10000000);
+  if (n["max_minutes"]) s.maxMinutes = r.number(n["max_minutes"], "search.max_minutes", 0, 1e6);
   if (n["budget_counts"]) {
     std::string what = r.str(n["budget_counts"], "search.budget_counts");
     if (what != "configurations" && what != "binaries")

@@ -58,6 +58,8 @@ struct SearchConfig {
   int elitism = 1;        // best candidates copied unchanged into the next generation
   uint64_t seed = 1;
   int maxEvaluations = 0; // 0: pool_size x generations (+ baseline)
+  // max_minutes: the time budget of the whole tune (engine/search/TimeBudget.h); 0: none.
+  double maxMinutes = 0;
   // budget_counts: binaries (the default): the budget counts distinct binaries
   // (distinct device codes for compile-only objectives; a candidate whose
   // device code, or configuration, an earlier one had is its twin and costs

@@ -17,42 +17,54 @@ std::vector<size_t> balancedOrder(size_t builds, int round) {
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
                                  int rounds, const std::string &logPath, int warmupRounds,
                                  const BeforeRun &beforeRun, const EnoughRounds &enough,
-                                 const StopRequested &stop) {
+                                 const StopRequested &stop, const RoundsRecord *record) {
   InterleavedResult r;
   r.values.resize(commands.size());
   r.warmup.resize(commands.size());
   std::vector<bool> active(commands.size(), true);
+  size_t replay = record ? record->prior.size() : 0;
+  // Resumed: the warm-up ran before the rounds replayed; the order of each
+  // round stays the one it had (balancedOrder of the round's own index).
+  int warm = replay ? 0 : warmupRounds;
   int measured = 0;
-  for (int round = 0; round < warmupRounds + rounds; ++round) {
+  for (int round = 0; round < warm + rounds; ++round) {
     if (stop && stop()) {
       r.stopped = true;
       r.reason = "stopped";
       r.message = "ciq stop before round " + std::to_string(round + 1);
       return r;
     }
-    if (round > warmupRounds && enough) {
+    if (round > warm && enough) {
       RoundsDecision d = enough(r.values);
       if (d.stop)
         break;
       if (d.active.size() == active.size())
         active = d.active;
     }
-    for (size_t i : balancedOrder(commands.size(), round)) {
+    int m = round - warm;   // the measured round's index (<0: warm-up)
+    const std::vector<double> *had = m >= 0 && (size_t)m < replay ? &record->prior[m] : nullptr;
+    for (size_t i : balancedOrder(commands.size(), m < 0 ? round : m + warmupRounds)) {
       if (!active[i])
         continue;
+      if (had && i < had->size() && !std::isnan((*had)[i])) {
+        r.values[i].push_back((*had)[i]);
+        continue;
+      }
       if (beforeRun)
         beforeRun(i);
       RunOutcome o = runner.runOnce(logPath, commands[i]);
       if (!o.ok) {
         r.reason = o.reason;
         r.failedBuild = (int)i;
-        r.failedRun = (round < warmupRounds ? "warm-up round " : "round ") + std::to_string(round + 1) + ": " + o.message;
+        r.failedRun = (m < 0 ? "warm-up round " : "round ") + std::to_string(round + 1) + ": " + o.message;
         r.message = "build " + std::to_string(i) + ", " + r.failedRun;
         return r;
       }
-      (round < warmupRounds ? r.warmup : r.values)[i].push_back(o.value);
+      (m < 0 ? r.warmup : r.values)[i].push_back(o.value);
+      if (m >= 0 && record && record->onRun)
+        record->onRun(m, i, o.value);
     }
-    if (round >= warmupRounds)
+    if (m >= 0)
       ++measured;
   }
   for (size_t i = 0; i < active.size(); ++i)

@@ -49,6 +49,16 @@ using EnoughRounds = std::function<RoundsDecision(const std::vector<std::vector<
 // Asked before every round: true ends the measurement
 // (`ciq stop`), so a stop does not wait for up to max_repeats more rounds.
 using StopRequested = std::function<bool()>;
+// Runs measured before a kill (round-major: per round, one value per
+// build, NaN where none was measured), read back from the journal by `ciq
+// resume`: they are taken as measured, not run again (a round the kill cut
+// short runs only its missing builds), and the warm-up rounds, done before
+// them, are not repeated. onRun gets each run measured now, to journal it
+// (issue 49 item 3).
+struct RoundsRecord {
+  std::vector<std::vector<double>> prior;
+  std::function<void(int round, size_t build, double value)> onRun;
+};
 
 // `rounds` rounds; in each, every command runs once, in balancedOrder, after
 // beforeRun(its index) when given. `warmupRounds` rounds first, in the same
@@ -58,7 +68,7 @@ using StopRequested = std::function<bool()>;
 InterleavedResult runInterleaved(BenchmarkRunner &runner, const std::vector<std::vector<std::string>> &commands,
                                  int rounds, const std::string &logPath, int warmupRounds = 0,
                                  const BeforeRun &beforeRun = {}, const EnoughRounds &enough = nullptr,
-                                 const StopRequested &stop = nullptr);
+                                 const StopRequested &stop = nullptr, const RoundsRecord *record = nullptr);
 
 // The interleaved re-measurements' settings (finalists, minimization,
 // attribution), the same in `ciq tune` and in a Slurm finalists job: a fixed

@@ -1,4 +1,6 @@
 #include "engine/record/Journal.h"
+
+#include <cmath>
 #include "common/DiskFault.h"
 #include "common/JournalLines.h"
 #include "common/JsonRead.h"
@@ -324,6 +326,10 @@ bool Journal::refuse(const char *what, int err, long long sizeBefore) {
   return false;
 }
 
+json runToJson(const std::string &key, int round, size_t build, double value) {
+  return {{"op", "run"}, {"key", key}, {"round", round}, {"build", build}, {"value", value}};
+}
+
 int candidateNumber(const std::string &id) {
   if (id.size() < 2 || id[0] != 'c' || id.find_first_not_of("0123456789", 1) != std::string::npos || id.size() > 10)
     return -1;
@@ -374,6 +380,8 @@ JournalContents readJournal(const std::string &path) {
         c.completedGenerations.push_back(g);
     } else if (l.op == "winner") {
       c.winner = l.object;
+    } else if (l.op == "warm") {
+      c.warm = l.object;
     } else if (l.op == "attribution" || l.op == "minimize") {
       bool rows = l.op == "attribution";
       const char *key = rows ? "rows" : "steps";
@@ -385,6 +393,26 @@ JournalContents readJournal(const std::string &path) {
       else if (rows ? !attributionFromJson(members, c.attribution, why, where + ": \"rows\"")
                     : !minimizeStepsFromJson(members, c.minimization, why, where + ": \"steps\""))
         c.damaged.push_back(why);
+    } else if (l.op == "run") {
+      std::string key;
+      int round = -1, build = -1;
+      double value = 0;
+      JsonFields f(l.object, where);
+      if (!f.need("key", key).need("round", round).need("build", build).need("value", value).ok() || round < 0 ||
+          build < 0 || round > 1000000 || build > 10000) {
+        c.damaged.push_back(f.ok() ? where + ": \"round\" or \"build\" out of range" : f.error());
+        continue;
+      }
+      auto &rounds = c.rounds[key];
+      // A run already taken: the same measurement made anew from its start.
+      if ((size_t)round < rounds.size() && (size_t)build < rounds[round].size() && !std::isnan(rounds[round][build]))
+        rounds.clear();
+      if (rounds.size() <= (size_t)round)
+        rounds.resize(round + 1);
+      auto &r = rounds[round];
+      if (r.size() <= (size_t)build)
+        r.resize(build + 1, std::nan(""));
+      r[build] = value;
     } else if (l.op == "minimize_trial") {
       MinimizeTrial t;
       std::string why;

@@ -10,6 +10,7 @@
 #include "common/JournalLines.h"
 
 #include <nlohmann/json.hpp>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -89,6 +90,9 @@ struct JournalContents {
   // a larger one (0: a journal from before it, or a canary's).
   int doneBudget = 0;
   nlohmann::json winner;                 // the "winner" line, or null
+  // The "warm" line (issue 49 item 5): a re-tune after an edit of the
+  // program started from an earlier search's winner and evaluations; null: cold.
+  nlohmann::json warm;
   // The last "canary" line says the canary passed ("ok": true) or was
   // skipped by --no-canary ("skipped": true): a resume need not run it.
   bool canaryDone = false;
@@ -96,6 +100,12 @@ struct JournalContents {
   std::vector<MinimizeStep> minimization;    // the steps of the last "minimize" line
   std::vector<MinimizeTrial> minimizeTrials;  // every "minimize_trial" line, in order
   std::vector<RehearsalRecord> rehearsals;    // every "rehearsal" line, in order
+  // Every "run" line (issue 49 item 3): the runs of an interleaved
+  // re-measurement after the search (finalists, minimization, attribution),
+  // by its key, round-major, NaN where a build did not run (raced, or the
+  // kill came first). A run already taken begins the key's rounds again
+  // (the same measurement made anew).
+  std::map<std::string, std::vector<std::vector<double>>> rounds;
   // "<file>:<line>: what is wrong" for every line that failed its checksum,
   // is not JSON or has a field of the wrong type (the rest is kept; a start
   // line with a wrong type is kept as `start`, without `started`).
@@ -108,6 +118,8 @@ struct JournalContents {
 // a kill is no record. A path that cannot be a journal (a directory) is one
 // entry of `damaged`.
 JournalContents readJournal(const std::string &path);
+// One "run" line: build `build`'s run in round `round` of the measurement `key`.
+nlohmann::json runToJson(const std::string &key, int round, size_t build, double value);
 // "c0042" -> 42; -1 for anything else.
 int candidateNumber(const std::string &id);
 

@@ -1,6 +1,7 @@
 #include "engine/run/Progress.h"
 #include "common/ConsoleLine.h"
 #include "common/NumberFormat.h"
+#include "engine/search/TimeBudget.h"
 
 #include <cstdio>
 #include <unistd.h>
@@ -36,15 +37,14 @@ void Progress::drawBar(const std::string &activity) {
   bar += std::string(width - filled, '.');
   double elapsed = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
   std::string eta = "-";
-  if (doneThisRun_ > 0 && budget_ > done_) {
-    int s = (int)(elapsed / doneThisRun_ * (budget_ - done_));
-    char buf[32];
-    snprintf(buf, sizeof buf, "%dm%02ds", s / 60, s % 60);
-    eta = buf;
-  }
-  printf("\r\033[K[%s] gen %d/%d  %d/%d %s  best %s  invalid %d%%  ETA %s  %s", bar.c_str(), generation_,
-         generations_, done_, budget_, counts_.c_str(), best_.empty() ? "-" : best_.c_str(), configurations_ ? invalid_ * 100 / configurations_ : 0,
-         eta.c_str(), activity.c_str());
+  if (remaining_ >= 0)
+    eta = "~" + durationText(remaining_);
+  else if (doneThisRun_ > 0 && budget_ > done_)
+    eta = durationText(elapsed / doneThisRun_ * (budget_ - done_));
+  printf("\r\033[K[%s] %s gen %d/%d  %d/%d %s  best %s  invalid %d%%  elapsed %s  left %s  %s", bar.c_str(),
+         phase_.empty() ? "search" : phase_.c_str(), generation_, generations_, done_, budget_, counts_.c_str(),
+         best_.empty() ? "-" : best_.c_str(), configurations_ ? invalid_ * 100 / configurations_ : 0,
+         durationText(elapsed).c_str(), eta.c_str(), activity.c_str());
   fflush(stdout);
 }
 
@@ -136,6 +136,13 @@ void Progress::note(const std::string &line) {
   printf("%s\n", consoleLine(line).c_str());
   drawBar("");
   fflush(stdout);
+}
+
+void Progress::phase(const std::string &name, double remainingSeconds) {
+  std::lock_guard<std::mutex> lock(m_);
+  phase_ = name;
+  remaining_ = remainingSeconds;
+  drawBar("");
 }
 
 void Progress::end() {

@@ -25,6 +25,10 @@ public:
   void evaluated(const TuneConfig &cfg, const Evaluation &e, const std::vector<Evaluation> &all, const Evaluation *best,
                  int counted);
   void note(const std::string &line);
+  // The tune's phase (search, per-kernel stage, finalists, minimization,
+  // rehearsal, attribution) and the seconds estimated left (<0: unknown),
+  // shown on the status line (issue 49 item 6).
+  void phase(const std::string &name, double remainingSeconds);
   void end();
   // For `ciq status`.
   nlohmann::json status(const TuneConfig &cfg, const std::vector<Evaluation> &all) const;
@@ -35,7 +39,8 @@ private:
 
   bool tty_ = false, verbose_ = true;
   int budget_ = 0, generation_ = 0, generations_ = 0, done_ = 0, configurations_ = 0, invalid_ = 0, doneThisRun_ = 0;
-  std::string best_, counts_;
+  std::string best_, counts_, phase_;
+  double remaining_ = -1;
   std::chrono::steady_clock::time_point start_;
   // Workers note (a retried compile, GPU problems) while the search records.
   mutable std::mutex m_;

@@ -152,6 +152,14 @@ bool TuneRun::prepare() {
   int byGenerations = 1 + cfg_.search.poolSize * cfg_.search.generations;
   if (budget_ > byGenerations && (!cfg_.search.generationsSet || cfg_.search.poolFollowsWorkers()))
     fitGenerationsToBudget();
+  // The time budget of this process (a resume gets its own): --time, else search.max_minutes.
+  if (opts_.timeSeconds > 0) {
+    timeBudget_ = opts_.timeSeconds;
+    timeSource_ = "--time " + durationText(timeBudget_);
+  } else if (cfg_.search.maxMinutes > 0) {
+    timeBudget_ = cfg_.search.maxMinutes * 60;
+    timeSource_ = "search.max_minutes " + fmt::value(cfg_.search.maxMinutes);
+  }
   // Before the journal: a start that could only fail leaves no unfinished
   // search behind, so a changed ciq_tune() starts anew (issue 41 item 6).
   if (std::string p = narrowingProblem(cfg_); !p.empty())
@@ -309,8 +317,26 @@ bool TuneRun::finish() {
   WinnerChoice w = chooseWinner(cfg_, evals_);
   if (!w.improved && w.index > 0)
     w.why = "no candidate scored better than the baseline";
-  if (!runFinalists(w) || !minimize(w) || !rehearse(w) || !attribute(w))
+  // Each phase after the search is timed (the summary's phases line) and,
+  // under a time budget, planned inside what is left (TuneTime.cpp).
+  enterPhase("finalists");
+  if (!runFinalists(w))
     return false;
+  enterPhase("minimization");
+  if (!minimize(w))
+    return false;
+  enterPhase("rehearsal");
+  if (!rehearse(w))
+    return false;
+  enterPhase("attribution");
+  if (!attribute(w))
+    return false;
+  enterPhase("");
+  verdicts_.roundsReplayed = roundsReplayed_;
+  if (timeBudget_ > 0)
+    verdicts_.timeBudget.insert(verdicts_.timeBudget.begin(),
+                                durationText(timeBudget_) + " (" + timeSource_ + "), " + durationText(elapsed()) +
+                                    " used");
   if (workers_[0]->phase) {
     nlohmann::json m = workers_[0]->phase->record();
     for (const auto &p : m["problems"])
@@ -371,7 +397,12 @@ bool TuneRun::runSearch() {
     progress_.note("ciq: canary for " + cfg_.target + ": the default compile, then a deliberately degrading one");
   else
     progress_.note("ciq: tuning " + cfg_.target + " (" + workloadSummary() + "), space of " + cfg_.space.sizeSummary() + ", " +
-                 strategy_->name() + " search, budget " + budgetText() + generationsCap());
+                 strategy_->name() + " search, budget " + budgetText() + generationsCap() +
+                 (timeBudget_ > 0 ? "; time budget " + durationText(timeBudget_) + " (" + timeSource_ +
+                                        ") for the whole tune, the phases after the search planned inside it"
+                                  : ""));
+  if (!opts_.canaryOnly)
+    noteWarmStart();
   if (!cfg_.buildNumericsNote.empty() && !opts_.canaryOnly)
     progress_.note(cfg_.buildNumericsNote);
   if (cfg_.numericsLeftOut && !cfg_.buildHasFastMath && !opts_.canaryOnly)   // where a runtime gain often lies

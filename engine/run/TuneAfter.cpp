@@ -15,6 +15,16 @@ bool TuneRun::minimize(WinnerChoice &w) {
   if (!w.improved || w.index <= 0)
     return true;
   const Evaluation &win = evals_[w.index];
+  // Under a time budget the minimization runs only when it, the rehearsal
+  // and the attribution fit in what is left: else the winner is locked with
+  // every control the finalists measured it with.
+  if (timeBudget_ > 0 && timeLeft() < afterReserve(1)) {
+    timeCut("minimization skipped: it, the rehearsal and the attribution need about " +
+            durationText(afterReserve(1)) + ", " + durationText(std::max(0.0, timeLeft())) + " was left; " +
+            win.candidateId + " keeps every control it was measured with");
+    return true;
+  }
+  int untried = 0;   // comparisons the time budget left unmade (their controls kept)
   const Objective &o = cfg_.objectives.front();
   int trial = 0;
   std::map<std::string, Evaluation> built;   // candidate hash -> its build (compile-only scores)
@@ -85,6 +95,19 @@ bool TuneRun::minimize(WinnerChoice &w) {
         detail = t.detail;
         return t.worse;
       }
+    // A comparison of two binaries the finalists measured costs nothing; any
+    // other is made only while it fits before the rehearsal and attribution.
+    bool reusable = runtimeObjective() && measuredRuns(render(cfg_.space, current).hash(), 0) &&
+                measuredRuns(render(cfg_.space, reduced).hash(), 0);
+    if (timeBudget_ > 0 && !reusable && runtimeObjective()) {
+      auto need = afterSearchSeconds(costs(), afterShape());
+      double trial = need[1] / std::max(1, std::min(afterShape().controls, 8));
+      if (timeLeft() < afterReserve(2) + trial) {
+        ++untried;
+        detail = "not tried: the time budget ran out (kept)";
+        return true;
+      }
+    }
     auto r = compare(current, reduced, detail, error);
     if (r && !journal(minimizeTrialToJson({win.candidateId, current, reduced, *r, detail})))
       return error = outcome_.error, std::nullopt;
@@ -97,6 +120,8 @@ bool TuneRun::minimize(WinnerChoice &w) {
                            : fail("minimizing " + win.candidateId + ": " + err + "; no lock is written; " + resumeHint());
   for (const auto &st : m->steps)
     verdicts_.minimization.push_back((st.dropped ? "dropped " : "kept ") + st.removed + " (" + st.detail + ")");
+  if (untried > 0)
+    timeCut("minimization: " + std::to_string(untried) + " comparison(s) not made, their controls kept");
   lockExtra_["minimization"] = {{"from", win.candidateId}, {"steps", minimizeToJson(*m)}};
   if (!journal({{"op", "minimize"}, {"candidate_id", win.candidateId}, {"steps", minimizeToJson(*m)}}))
     return false;
@@ -108,6 +133,22 @@ bool TuneRun::minimize(WinnerChoice &w) {
   minimized_.rendered = render(cfg_.space, m->point);
   minimized_.candidateHash = minimized_.rendered.hash();
   minimized_.candidateId = win.candidateId + "-min";
+  // A point the search evaluated: its build is known, not made again.
+  if (const Evaluation *k = knownBuild(minimized_.candidateHash)) {
+    std::string id = minimized_.candidateId;
+    minimized_ = *k;
+    minimized_.candidateId = id;
+    // Its build, not its runs: those are k's (the summary counts them once);
+    // its kernel times come from a traced run of its own (traceMinimized).
+    minimized_.runs.clear();
+    minimized_.kernelTimes.clear();
+    minimized_.kernelTimesFrom.clear();
+    minimized_.cases.clear();
+    minimized_.measureMs = 0;
+    minimized_.stoppedBy.clear();
+    progress_.note("minimization: " + id + " is " + k->candidateId + "'s configuration: its build is not made again");
+    return journal(buildToJson(minimized_));
+  }
   builder().build(minimized_, logPath(minimized_.candidateId));
   if (minimized_.reason == reason::DiskFault || minimized_.reason == reason::SocketReplaced)
     return fail("minimization: " + minimized_.message + "; no lock is written; " + resumeHint());
@@ -207,6 +248,21 @@ bool TuneRun::attribute(WinnerChoice &w) {
   Evaluation &win = minimized_.candidateId.empty() ? evals_[w.index] : minimized_;
   bool runtime = runtimeObjective();
   bool cases = runtime && !cfg_.benchmark.cases.empty();
+  // Under a time budget: rows whose every build the finalists measured cost
+  // nothing; others run only while they fit. Skipped, the verdict is the
+  // finalists' (the winner as they measured it: a minimized winner that
+  // changed the build is always measured, it has no verdict of its own).
+  if (timeBudget_ > 0 && runtime && minimized_.candidateId.empty()) {
+    bool reusable = true;
+    for (const auto &v : attributionVariants(win.rendered))
+      reusable = reusable && measuredRuns(v.rendered.hash(), 0);
+    double need = afterSearchSeconds(costs(), afterShape())[3];
+    if (!reusable && timeLeft() < need) {
+      timeCut("attribution skipped: it needs about " + durationText(need) + ", " +
+              durationText(std::max(0.0, timeLeft())) + " was left; the verdict is the finalists'");
+      return true;
+    }
+  }
   std::string err;
   auto rows = cases ? attributionRowsByCase(win, err) : attributionRows(win, err);
   if (!rows)

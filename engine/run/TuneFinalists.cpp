@@ -37,6 +37,7 @@ bool TuneRun::runFinalists(WinnerChoice &w) {
   nlohmann::json where;   // Slurm: the node, job and GPU state of the measurement (journaled)
   if (!(slurm_ ? measureFinalistsOnNode(w, order, values, where) : measureFinalistsHere(order, values)))
     return false;
+  keepFinalistRuns(order, values);
   if (!values.empty() && !cfg_.benchmark.cases.empty())
     judgeFinalistCases(w, order, values);
   else if (!values.empty()) // empty: the Slurm job failed, no lock (w.why says why)
@@ -110,9 +111,18 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
       if (compilesAtRunTime())
         serveRuntime(evals_[order[k / nc]]);
     };
+  // Each round is journaled as it ends: a resumed tune takes them up
+  // where the kill stopped them (issue 49 item 3).
+  std::string key = "finalists";
+  for (size_t i : order)
+    key += ":" + evals_[i].candidateId;
+  RoundsRecord record;
+  if (const auto *prior = priorRounds(key))
+    record.prior = *prior;
+  record.onRun = [&](int round, size_t build, double v) { journalRun(key, round, build, v); };
   auto res = runInterleaved(*bench(), commands, rounds(), logPath("finalists"), cfg_.benchmark.warmup, serve,
-                            cases ? caseEnoughRounds() : enoughRounds(Judged::BestAgainstFirst),
-                            [this] { return stopRequested(); });
+                            timed(cases ? caseEnoughRounds() : enoughRounds(Judged::BestAgainstFirst), 0),
+                            [this] { return stopRequested(); }, &record);
   bench()->selectCase(nullptr);
   if (compilesAtRunTime())
     builder().daemon().clearCandidate();

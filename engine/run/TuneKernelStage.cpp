@@ -231,11 +231,15 @@ bool TuneRun::searchKernels() {
   inKernelStage_ = true;
   progress_.note("per-kernel search: " + std::to_string(kernelPlans_.size()) + " kernel(s) on top of " +
                  evals_[base].candidateId + ", every kernel's next trial in each binary, each judged on its own GPU time");
+  enterPhase("per-kernel stage");
   auto started = std::chrono::steady_clock::now();
   inSearch_ = true;
   KernelFeed feed(*this, base, lastGeneration + 1);
   executor().stream(feed, knownResults());
   inSearch_ = false;
+  if (feed.cut() && !searchTimeLeft())
+    timeCut("the per-kernel stage ended at " + durationText(elapsed()) + " before every kernel's trial was tried, "
+            "keeping about " + durationText(afterReserve(0)) + " for the phases after the search");
   verdicts_.searchSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   verdicts_.searchEnd = feed.cut() ? SearchEnd::KernelStageCut : budgetLeft() ? SearchEnd::KernelStage : budgetEnd();
   return streamEnded();

@@ -78,12 +78,14 @@ void TuneRun::record(Evaluation &e) {
   if (inSearch_) {
     verdicts_.gpuBusySeconds += e.measureMs / 1000;
     ++verdicts_.searchedHere;
+    searchClock_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - searchStarted_).count();
   }
   if (!writeResults())
     return;
   WinnerChoice w = chooseWinner(cfg_, evals_);
   progress_.evaluated(cfg_, e, evals_, w.index >= 0 ? &evals_[w.index] : nullptr, counted());
-  builder().daemon().setStatus(progress_.status(cfg_, evals_));
+  progress_.phase(phase_, remainingEstimate());
+  publishStatus();
 }
 
 std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {
@@ -94,6 +96,8 @@ std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {
   for (const auto &p : skipped_)
     if (p.generation < beforeGeneration)
       h.push_back(p);
+  if (warm_)   // an earlier search's evaluations, learned before generation 1
+    h.insert(h.begin(), warm_->learned.begin(), warm_->learned.end());
   return h;
 }
 

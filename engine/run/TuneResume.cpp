@@ -128,6 +128,8 @@ bool TuneRun::openJournal() {
       fitGenerationsToBudget();
     evals_ = prior.evaluations;
     priorTrials_ = prior.minimizeTrials;
+    priorRounds_ = prior.rounds;
+    warmFromJson(prior.warm);
     rehearsals_ = prior.rehearsals;
     applyPriorRehearsals();
     if (!referenceKept())
@@ -152,6 +154,8 @@ bool TuneRun::openJournal() {
                      : ""));
     return false;
   } else if (llvm::sys::fs::exists(jpath)) {
+    if (!opts_.canaryOnly)
+      planWarmStart(prior, jpath + ".previous");
     // A finished or discarded search is kept beside, never overwritten: its
     // journal and its results.csv (this search writes a new one).
     llvm::sys::fs::rename(jpath, jpath + ".previous");
@@ -172,6 +176,8 @@ bool TuneRun::openJournal() {
   if (!opts_.resume && !journal_.append(startToJson(startOf(cfg_))))
     return fail(journal_.error() + "; " + remedyFor(journal_.errorNumber()) + ", then start the search again with `ciq tune "
                 "--config " + shellQuote(cfg_.path) + "`");
+  if (!opts_.resume && warm_ && !journal(warmToJson()))
+    return false;
   for (size_t i = 0; i < evals_.size(); ++i) {
     byHash_.emplace(evals_[i].candidateHash, i);
     if (evals_[i].ok && !reuseKey(evals_[i]).empty())

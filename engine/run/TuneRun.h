@@ -11,6 +11,7 @@
 #include "engine/measure/Benchmark.h"
 #include "engine/compile/BenchmarkProgram.h"
 #include "engine/search/Budget.h"
+#include "engine/search/TimeBudget.h"
 #include "engine/compile/CandidateBuild.h"
 #include "engine/search/InertControls.h"
 #include "engine/search/KernelSearch.h"
@@ -144,11 +145,21 @@ private:
     m.warmupRounds = cfg_.benchmark.warmup;
     m.phase = workers_[0]->phase.get();
     m.enough = enoughRounds(Judged::EachAgainstFirst);
+    int phase = 0;
+    for (int p = 0; p < kAfterSearchPhases; ++p)
+      if (phase_ == kAfterSearchNames[p])
+        phase = p;
+    m.enough = timed(m.enough, phase);
+    m.roundsKey = phase_;
     m.maxCvPercent = maxCvPercent();
     m.problems = problems;
     m.snapshots = &snapshots_;
     m.stop = [this] { return stopRequested(); };
     m.known = [this](const std::string &h) { return knownBuild(h); };
+    m.priorRounds = [this](const std::string &key) { return priorRounds(key); };
+    m.onRun = [this](const std::string &key, int round, size_t build, double v) { journalRun(key, round, build, v); };
+    m.measuredRuns = [this](const std::string &hash, int c) { return measuredRuns(hash, c); };
+    m.reuseKey = [this](const Evaluation &e) { return reuseKey(e); };
     if (compilesAtRunTime())
       m.serveRuntime = [this](const Evaluation &e) { serveRuntime(e); };
     return m;
@@ -186,12 +197,21 @@ private:
       return configurationCap();
     return configurationCap() - cfg_.search.maxConfigurationsPerBinary * kernelReserve_;
   }
-  bool budgetLeft() const { return counted() < stageBudget() && compiled() < stageConfigurationCap(); }
-  // Why a search with no budget left ended: the budget, else the configuration cap.
-  SearchEnd budgetEnd() const { return counted() >= stageBudget() ? SearchEnd::Budget : SearchEnd::ConfigurationCap; }
+  bool budgetLeft() const {
+    return counted() < stageBudget() && compiled() < stageConfigurationCap() && searchTimeLeft();
+  }
+  // Why a search with no budget left ended: the budget, the configuration
+  // cap, else the time budget's share for the search.
+  SearchEnd budgetEnd() const {
+    return counted() >= stageBudget()                 ? SearchEnd::Budget
+           : compiled() >= stageConfigurationCap() ? SearchEnd::ConfigurationCap
+                                                     : SearchEnd::Time;
+  }
   // How many more candidates one batch may start without passing the budget
   // or the cap (each may compile: a configuration twin found later is one fewer).
   size_t room() const {
+    if (!searchTimeLeft())
+      return 0;
     return (size_t)std::max(0, std::min(stageBudget() - counted(), stageConfigurationCap() - compiled()));
   }
   void fitGenerationsToBudget() {
@@ -280,6 +300,50 @@ private:
     if (opts_.onWarning)
       opts_.onWarning(warning);
   }
+
+  // The tune's clock (TuneTime.cpp, issue 49).
+  double timeBudget_ = 0;   // seconds for the whole tune (0: none): --time, search.max_minutes
+  std::string timeSource_;  // where it came from, for the summary
+  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
+  std::chrono::steady_clock::time_point phaseStarted_ = started_;
+  std::string phase_ = "baseline";
+  double searchClock_ = 0;  // this process's search wall clock so far (the pace of a candidate)
+  std::chrono::steady_clock::time_point searchStarted_;
+  double elapsed() const;
+  double timeLeft() const;  // infinity without a time budget
+  PhaseCosts costs() const;
+  AfterSearchShape afterShape() const;
+  // Seconds the phases after the search need, from phase `from` (kAfterSearchNames) on.
+  double afterReserve(int from) const;
+  bool searchTimeLeft() const;
+  double remainingEstimate() const;
+  void enterPhase(const std::string &name);
+  void publishStatus();
+  EnoughRounds timed(EnoughRounds enough, int phase);
+  void timeCut(const std::string &line);
+  // The finalists' runs by binary (reuseKey) and case: the minimization and
+  // the attribution judge builds of those binaries on them (issue 49 item 2).
+  std::map<std::string, std::vector<std::vector<double>>> finalistRuns_;
+  const std::vector<double> *measuredRuns(const std::string &renderedHash, int caseIndex) const;
+  void keepFinalistRuns(const std::vector<size_t> &order, const std::vector<std::vector<double>> &values);
+  // Rounds journaled by a killed run, by key (Journal.h), replayed once.
+  std::map<std::string, std::vector<std::vector<double>>> priorRounds_;
+  std::vector<std::vector<double>> replaying_;
+  const std::vector<std::vector<double>> *priorRounds(const std::string &key);
+  void journalRun(const std::string &key, int round, size_t build, double value);
+  int roundsReplayed_ = 0;   // runs taken from the journal (Verdicts::roundsReplayed)
+
+  // A re-tune after an edit of the program (TuneWarm.cpp, issue 49 item 5).
+  struct WarmStart {
+    std::string from, changed, winner;   // the earlier journal, the first source that changed, its winner
+    std::vector<Point> points;           // generation 1 begins with these
+    std::vector<ScoredPoint> learned;    // the earlier evaluations, as generation 0 of the history
+  };
+  std::optional<WarmStart> warm_;
+  void planWarmStart(const JournalContents &prior, const std::string &from);
+  nlohmann::json warmToJson() const;
+  void warmFromJson(const nlohmann::json &j);
+  void noteWarmStart();
 
   TuneConfig cfg_;
   TuneOptions opts_;

@@ -110,6 +110,13 @@ bool TuneFeed::propose() {
     return false;
   TuneRun &r = r_;
   std::vector<Point> pool = r.strategy_->pool(next, r.history(before));
+  if (next == 1 && r.warm_) {   // a warm start: the earlier winner and next best first
+    std::vector<Point> first = r.warm_->points;
+    for (auto &p : pool)
+      if (std::find(first.begin(), first.end(), p) == first.end())
+        first.push_back(std::move(p));
+    pool = std::move(first);
+  }
   r.maskKernelControls(pool);
   if (pool.empty()) {
     end(SearchEnd::SpaceExhausted);
@@ -185,6 +192,8 @@ void TuneFeed::closeGenerations() {
 
 bool TuneRun::searchGenerations() {
   auto started = std::chrono::steady_clock::now();
+  searchStarted_ = started;
+  enterPhase("search");
   inSearch_ = true;
   bool done = searchLoop();
   inSearch_ = false;
@@ -199,6 +208,11 @@ bool TuneRun::searchLoop() {
   // then meet the budget are still in flight: the budget is the reason.
   if (verdicts_.searchEnd && !budgetLeft())
     verdicts_.searchEnd = budgetEnd();
+  if (verdicts_.searchEnd == SearchEnd::Time)
+    timeCut("the search ended at " + durationText(elapsed()) + " after " + std::to_string(counted()) + " of " +
+            std::to_string(budget_) + " binaries, keeping about " + durationText(afterReserve(0)) +
+            " for the finalists, minimization, rehearsal and attribution (from the measured " +
+            fmt::value(costs().buildSeconds) + " s a build, " + fmt::value(costs().runSeconds) + " s a run)");
   return streamEnded();
 }
 

@@ -62,6 +62,9 @@ std::string searchEndText(SearchEnd end, int budget, int configurationCap, const
            std::to_string(c.compiled) + " configurations compiled, " + binaries + " of a budget of " +
            std::to_string(budget) + ", cap " + std::to_string(configurationCap) +
            "); raise search.max_evaluations, kernel_controls.budget or search.max_configurations_per_binary to try more";
+  case SearchEnd::Time:
+    return "search ended: the time budget's share for the search was spent after " + binaries + " of a budget of " +
+           std::to_string(budget) + " (the rest is kept for the phases after it)";
   }
   return "";
 }

@@ -29,7 +29,9 @@ BudgetCount countBudget(const std::vector<Evaluation> &evals);
 // KernelStage: the per-kernel stage (KernelSearch.h) tried every kernel's
 // trials and measured their combination within the budget; KernelStageCut:
 // its share of the budget or the configuration cap ended its rounds first.
-enum class SearchEnd { Budget, SpaceExhausted, NothingNew, ConfigurationCap, Generations, KernelStage, KernelStageCut };
+// Time: the time budget (TimeBudget.h) left the search no more than the
+// phases after it need.
+enum class SearchEnd { Budget, SpaceExhausted, NothingNew, ConfigurationCap, Generations, KernelStage, KernelStageCut, Time };
 
 // Proposals in a row that repeat an evaluated point or a known binary before
 // a search without generations of its own ends (SearchEnd::NothingNew).

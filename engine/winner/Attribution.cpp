@@ -117,6 +117,30 @@ void judgeAgainst(VariantResult &row, const VariantResult &ref, bool minimize, b
   row.verdict = v.significant ? "significantly better" : v.reason;
 }
 
+std::optional<std::vector<VariantResult>> rowsFromMeasuredRuns(const TuneConfig &cfg,
+                                                               const std::vector<Variant> &variants,
+                                                               const MeasureOptions &opts) {
+  if (!opts.measuredRuns || variants.empty())
+    return std::nullopt;
+  std::vector<VariantResult> rows(variants.size());
+  for (size_t i = 0; i < variants.size(); ++i) {
+    const std::vector<double> *runs = opts.measuredRuns(variants[i].rendered.hash(), opts.caseIndex);
+    if (!runs || runs->size() < 2)
+      return std::nullopt;
+    rows[i].name = variants[i].name;
+    rows[i].controls = variants[i].rendered.empty() ? "(none: the default compile)" : variants[i].rendered.summary();
+    rows[i].values = *runs;
+    rows[i].reused = true;
+    Summary s = summarize(rows[i].values);
+    rows[i].median = s.median;
+    rows[i].cvPercent = s.cvPercent;
+  }
+  bool minimize = cfg.objectives.front().direction == "minimize";
+  for (size_t i = 1; i < rows.size(); ++i)
+    judgeAgainst(rows[i], rows[0], minimize, false, opts.maxCvPercent);
+  return rows;
+}
+
 std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &builder, BenchmarkRunner *bench,
                                                           const TuneConfig &cfg, const std::vector<Variant> &variants,
                                                           int rounds, const std::string &tag, std::string &error,
@@ -124,7 +148,12 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
   const Objective &o = cfg.objectives.front();
   bool runtime = bench && !isCompileMetric(o.metric);
   bool minimize = o.direction == "minimize";
+  if (runtime)
+    if (auto reused = rowsFromMeasuredRuns(cfg, variants, opts))
+      return reused;
   std::vector<VariantResult> rows(variants.size());
+  std::vector<std::string> hashOf;   // per command: the rendered hash it was built from (the rounds' key)
+  std::map<std::string, size_t> byBinary;   // reuse key -> command: twin rows run once
   std::vector<size_t> buildOf(variants.size());        // variant -> index into commands/values
   std::vector<std::vector<std::string>> commands;
   std::vector<Evaluation> served;   // per command: the candidate its run-time compiles get
@@ -142,6 +171,7 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
     if (runtime && opts.snapshots && opts.snapshots->count(hash)) {
       buildOf[i] = byHash[hash] = commands.size();
       commands.push_back(opts.snapshots->at(hash));
+      hashOf.push_back(hash);
       Evaluation e;
       e.candidateId = tag + "-" + slug(variants[i].name);
       e.rendered = variants[i].rendered;
@@ -166,8 +196,23 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
       error = variants[i].name + " (" + rows[i].controls + "): " + e.reason + ": " + e.message;
       return std::nullopt;
     }
+    if (runtime && opts.reuseKey)
+      if (std::string key = opts.reuseKey(e); !key.empty()) {
+        // The same binary as a variant built before: one build measured for both.
+        if (auto it = byBinary.find(key); it != byBinary.end()) {
+          buildOf[i] = byHash[hash] = it->second;
+          for (size_t j = 0; j < i; ++j)
+            if (buildOf[j] == it->second) {
+              rows[i].twinOf = rows[j].name;
+              break;
+            }
+          continue;
+        }
+        byBinary[key] = commands.size();
+      }
     buildOf[i] = byHash[hash] = runtime ? commands.size() : exactValues.size();
     if (runtime) {
+      hashOf.push_back(hash);
       auto cmd = snapshotBenchmark(cfg, cfg.runDir + "/" + tag + "/" + slug(variants[i].name), error,
                                    (bool)opts.serveRuntime);
       if (!cmd)
@@ -188,8 +233,20 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
     BeforeRun serve;
     if (opts.serveRuntime)
       serve = [&](size_t k) { opts.serveRuntime(served[k]); };
+    RoundsRecord record;
+    std::string key;
+    if (!opts.roundsKey.empty()) {
+      key = opts.roundsKey;
+      for (const auto &h : hashOf)
+        key += ":" + h.substr(0, 16);
+      if (opts.priorRounds)
+        if (const auto *prior = opts.priorRounds(key))
+          record.prior = *prior;
+      if (opts.onRun)
+        record.onRun = [&](int round, size_t build, double v) { opts.onRun(key, round, build, v); };
+    }
     auto res = runInterleaved(*bench, commands, rounds, cfg.runDir + "/logs/" + tag + ".log", opts.warmupRounds,
-                              serve, opts.enough, opts.stop);
+                              serve, opts.enough, opts.stop, key.empty() ? nullptr : &record);
     if (serve)
       builder.daemon().clearCandidate();
     if (opts.phase) {
@@ -259,7 +316,13 @@ std::string formatVariant(const VariantResult &r, const std::string &unit) {
   else
     snprintf(buf, sizeof buf, "  %-24s median %s %s  %s  %s  %s  %s", r.name.c_str(), v.c_str(), unit.c_str(),
              speedupText(r, unit).c_str(), fmt::pValue(r.pValue).c_str(), r.verdict.c_str(), r.controls.c_str());
-  return buf;
+  std::string line = buf;
+  // Runs not made for this row: said beside it, so its run count is not read as new evidence.
+  if (!r.twinOf.empty())
+    line += "  (same binary as " + r.twinOf + ": measured once)";
+  else if (r.reused)
+    line += "  (the finalists' " + std::to_string(r.values.size()) + " runs: same binary, not run again)";
+  return line;
 }
 
 } // namespace ciq

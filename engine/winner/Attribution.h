@@ -38,6 +38,8 @@ struct VariantResult {
   double pValue = -1;           // <0: exact comparison (compile-only)
   bool significant = false;     // better than the baseline (significantly, for runtime metrics)
   std::string verdict;          // "significantly better", or why not
+  std::string twinOf;           // a twin row: the row whose build (same binary) was measured for it
+  bool reused = false;          // judged on runs measured before (the finalists'), not run again
 };
 
 // The application-parameter part and the compiler-control part of a rendering.
@@ -78,7 +80,29 @@ struct MeasureOptions {
   // `ciq stop`: the interleaved rounds end early and measureVariants returns
   // nullopt (the caller asks the same function to tell a stop from a failure).
   StopRequested stop;
+  // Journaled rounds (issue 49 item 3): roundsKey names this kind of
+  // measurement ("minimize", "attribution", with cases "/<case>"); the key of
+  // one measurement adds its renderings. priorRounds gives the runs a
+  // killed run journaled under a key, onRun journals each run measured now.
+  std::string roundsKey;
+  std::function<const std::vector<std::vector<double>> *(const std::string &key)> priorRounds;
+  std::function<void(const std::string &key, int round, size_t build, double value)> onRun;
+  // Runs measured already (issue 49 item 2): the values of this build in an
+  // earlier interleaved re-measurement (the finalists'), in the case
+  // measured now (caseIndex, -1 without cases), or nullptr. When every
+  // variant has them the rows are judged on them: nothing is built or run.
+  std::function<const std::vector<double> *(const std::string &renderedHash, int caseIndex)> measuredRuns;
+  int caseIndex = -1;
+  // What makes two builds one binary (device and host code), for variants
+  // whose renderings differ: a twin row is measured once ("" : never).
+  std::function<std::string(const Evaluation &)> reuseKey;
 };
+
+// The variants' rows judged on runs measured before (MeasureOptions::
+// measuredRuns), when every variant has them; nullopt otherwise.
+std::optional<std::vector<VariantResult>> rowsFromMeasuredRuns(const TuneConfig &cfg,
+                                                               const std::vector<Variant> &variants,
+                                                               const MeasureOptions &opts);
 
 std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &builder, BenchmarkRunner *bench,
                                                           const TuneConfig &cfg, const std::vector<Variant> &variants,

@@ -17,8 +17,12 @@ std::optional<std::vector<CaseRows>> measureVariantsPerCase(CandidateBuilder &bu
   if (!opts.snapshots)
     opts.snapshots = &local;
   std::vector<CaseRows> out;
+  const std::string key = opts.roundsKey;
   for (const auto &c : cfg.benchmark.cases) {
     bench.selectCase(&c);
+    opts.caseIndex = (int)out.size();
+    if (!key.empty())
+      opts.roundsKey = key + "/" + c.name;
     auto rows = measureVariants(builder, &bench, cfg, variants, rounds, tag + "-" + c.name, error, opts);
     bench.selectCase(nullptr);
     if (!rows) {

@@ -148,6 +148,33 @@ static void printGpuBusy(const Verdicts &v, FILE *out) {
             share, v.gpuBusySeconds, v.searchSeconds, v.searchedHere, v.resumedEvaluations);
 }
 
+// Wall time of each phase in this process, and the phases after the search
+// against the search (issue 49 item 2: the goal is at most 0.3x); what a
+// time budget cut; rounds a resume took from the journal.
+static void printPhases(const Verdicts &v, FILE *out) {
+  if (!v.phaseSeconds.empty()) {
+    double search = 0, after = 0;
+    std::string line;
+    for (const auto &[name, s] : v.phaseSeconds) {
+      char buf[32];
+      snprintf(buf, sizeof buf, "%.1f s", s);
+      line += (line.empty() ? "" : ", ") + name + " " + buf;
+      (name == "search" || name == "per-kernel stage" ? search : after) += s;
+    }
+    if (search >= 0.05)
+    {
+      char buf[96];
+      snprintf(buf, sizeof buf, "; after the search %.1f s = %.2fx the search", after, after / search);
+      line += buf;
+    }
+    fprintf(out, "phases: %s\n", line.c_str());
+  }
+  for (const auto &t : v.timeBudget)
+    fprintf(out, "time budget: %s\n", t.c_str());
+  if (v.roundsReplayed > 0)
+    fprintf(out, "resumed: %d run(s) of re-measurement taken from the journal, not run again\n", v.roundsReplayed);
+}
+
 // The search's counts: configurations tried, built, distinct binaries (what
 // the budget counts), how the search ended, and how busy the GPU was.
 static void printCounts(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const Verdicts &v,
@@ -358,6 +385,7 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
   printCachedCompiles(cfg, evals, out);
   printFirstCompileError(evals, out);
   printMeasurement(cfg, evals, out);
+  printPhases(verdicts, out);
   printUncomparedNumerics(cfg, out);
   for (const auto &p : verdicts.gpuProblems)
     fprintf(out, "GPU: %s while measuring\n", p.c_str());

@@ -35,6 +35,13 @@ struct Verdicts {
   // whose time is not in the two figures above (the journal keeps no wall
   // clock), and those this process recorded in its search phase.
   int resumedEvaluations = 0, searchedHere = 0;
+  // Wall time of each phase in this process (issue 49 item 2): search,
+  // per-kernel stage, finalists, minimization, rehearsal, attribution.
+  std::vector<std::pair<std::string, double>> phaseSeconds;
+  // The time budget (--time, search.max_minutes): what it was and what it cut.
+  std::vector<std::string> timeBudget;
+  // Re-measurement runs taken from the journal of a killed run, not run again.
+  int roundsReplayed = 0;
   int predictedTwins = 0;                 // proposals not compiled: predicted to repeat a binary              // the benchmark's runs in it (measure_ms of its evaluations)
 };
 

@@ -315,6 +315,38 @@ TEST(Interleave, DroppedBuildsSkipTheRemainingRounds) {
   EXPECT_EQ(res.runsSaved, 2);
 }
 
+// Issue 49 item 3: a resumed re-measurement takes the runs journaled before
+// the kill as measured: a round the kill cut short runs only its missing
+// builds, in the round's own order, then the later rounds; the warm-up is not
+// repeated; every run made now is handed to onRun (to be journaled).
+TEST(Interleave, AResumeRunsOnlyWhatWasNotMeasured) {
+  ciq::test::Scratch scratch("ciq-interleave-resume");
+  const std::string &dir = scratch.path();
+  std::string log = dir + "/order.txt";
+  auto cfg = shellBenchmark("true");
+  BenchmarkRunner r(cfg.benchmark, benchmarkWorkDir(cfg));
+  auto cmd = [&](const char *name, const char *value) {
+    return std::vector<std::string>{"sh", "-c", std::string("printf ") + name + " >> " + log + "; echo time_ms=" + value};
+  };
+  double nan = std::nan("");
+  RoundsRecord rec;
+  // Round 0 whole, round 1 with B's run only (the kill came before A's).
+  rec.prior = {{1, 2}, {nan, 2}};
+  std::vector<std::string> made;
+  rec.onRun = [&](int round, size_t build, double v) {
+    made.push_back(std::to_string(round) + ":" + std::to_string(build) + "=" + std::to_string((int)v));
+  };
+  auto res = runInterleaved(r, {cmd("A", "1"), cmd("B", "2")}, 3, dir + "/run.log", 1, {}, nullptr, nullptr, &rec);
+  ASSERT_TRUE(res.ok) << res.message;
+  std::ifstream in(log);
+  std::string order((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  EXPECT_EQ(order, "ABA");   // round 1's A, then round 2 in its order (B A); no warm-up
+  EXPECT_EQ(res.values[0], (std::vector<double>{1, 1, 1}));
+  EXPECT_EQ(res.values[1], (std::vector<double>{2, 2, 2}));
+  EXPECT_TRUE(res.warmup[0].empty());
+  EXPECT_EQ(made, (std::vector<std::string>{"1:0=1", "2:1=2", "2:0=1"}));
+}
+
 // Issue 21: output comparison reads every number and checks each within
 // atol + rtol |ref|.
 TEST(OutputCompare, NumbersAndTolerances) {

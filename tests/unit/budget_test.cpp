@@ -3,6 +3,7 @@
 #include "engine/search/Budget.h"
 #include "engine/search/DefaultValues.h"
 #include "engine/search/TwinPredictor.h"
+#include "engine/search/TimeBudget.h"
 
 #include <gtest/gtest.h>
 
@@ -155,6 +156,75 @@ TEST(TwinPredictor, ReadsOnlyEarlierGenerationsAndSharedKeys) {
   EXPECT_EQ(TwinPredictor(2, evals, 2, byDevice).predict({1, 1}), nullptr);
   // A reuse key of "" (a runtime result never shared) teaches nothing.
   EXPECT_EQ(TwinPredictor(2, evals, 9, [](const Evaluation &) { return std::string(); }).predict({1, 1}), nullptr);
+}
+
+// Issue 49 item 1: --time, TIME and search.max_minutes take a positive
+// number and one unit; anything else is refused with the accepted form.
+TEST(TimeBudget, DurationsNeedANumberAndAUnit) {
+  EXPECT_EQ(parseDuration("90s"), 90);
+  EXPECT_EQ(parseDuration("10m"), 600);
+  EXPECT_EQ(parseDuration("1.5h"), 5400);
+  EXPECT_EQ(parseDuration("0.5m"), 30);
+  for (const char *bad : {"10", "", "m", "0m", "-5m", "10x", "1e3s", " 5m", "5 m", "1.2.3m", ".m", "10min", "nanm"})
+    EXPECT_FALSE(parseDuration(bad)) << bad;
+  EXPECT_EQ(durationError("--time", "10"),
+            "--time: '10' is not a duration; expected a positive number and a unit, s, m or h (90s, 10m, 1.5h)");
+  EXPECT_EQ(durationText(45), "45s");
+  EXPECT_EQ(durationText(125), "2m05s");
+  EXPECT_EQ(durationText(3720), "1h02m");
+}
+
+// What a build and a run cost, from the evaluations: configuration twins
+// (not built) are left out; a run with cases is one case's run.
+TEST(TimeBudget, CostsComeFromTheMeasuredEvaluations) {
+  Evaluation a, b, twin, baseline;
+  baseline.buildMs = 60000;   // the whole program's build: not a candidate's, once one was built
+  baseline.measureMs = 100;
+  baseline.runs = {1};
+  a.generation = b.generation = 1;
+  a.buildMs = 4000;
+  a.measureMs = 1000;
+  a.runs = {1, 1, 1, 1};
+  b.buildMs = 2000;
+  b.measureMs = 600;
+  b.cases.resize(2);
+  b.cases[0].runs = {1, 1};
+  b.cases[1].runs = {1};
+  twin.duplicateKind = "config";
+  twin.generation = 1;
+  twin.buildMs = 99999;
+  EXPECT_DOUBLE_EQ(measuredCosts({baseline}).buildSeconds, 60);
+  PhaseCosts c = measuredCosts({baseline, a, b, twin});
+  EXPECT_DOUBLE_EQ(c.buildSeconds, 3);
+  EXPECT_DOUBLE_EQ(c.runSeconds, 1.6 / 7);
+  EXPECT_DOUBLE_EQ(c.candidateSeconds, 3.8);
+  EXPECT_DOUBLE_EQ(c.wholeBuildSeconds, 60);
+  // The phases after the search: finalists (2 builds re-measured), a
+  // minimization trial per control (its reduced build, both measured), the
+  // rehearsal (a whole build and the links), the attribution's 4 rows (2
+  // built anew); a compile-only objective runs nothing.
+  PhaseCosts k{10, 1, 0, 15};
+  AfterSearchShape s;
+  s.runtime = true;
+  s.finalists = 1;
+  s.rounds = 5;
+  s.controls = 2;
+  auto need = afterSearchSeconds(k, s);
+  ASSERT_EQ(need.size(), (size_t)kAfterSearchPhases);
+  EXPECT_DOUBLE_EQ(need[0], 2 * (10 + 5));
+  EXPECT_DOUBLE_EQ(need[1], 2 * (10 + 2 * 5));
+  EXPECT_DOUBLE_EQ(need[2], 20);
+  EXPECT_DOUBLE_EQ(need[3], 2 * 10 + 4 * 5);
+  // One control: the minimization and the attribution judge the finalists' runs.
+  s.controls = 1;
+  need = afterSearchSeconds(k, s);
+  EXPECT_DOUBLE_EQ(need[1], 0);
+  EXPECT_DOUBLE_EQ(need[3], 0);
+  s.runtime = false;
+  s.controls = 2;
+  need = afterSearchSeconds(k, s);
+  EXPECT_DOUBLE_EQ(need[0], 0);
+  EXPECT_DOUBLE_EQ(need[3], 2 * 10);
 }
 
 } // namespace

@@ -12,6 +12,8 @@
 
 #include <fstream>
 #include <gtest/gtest.h>
+
+#include <cmath>
 #include <llvm/Support/FileSystem.h>
 
 using namespace ciq;
@@ -538,4 +540,28 @@ TEST_F(RecordDir, TheLastCanaryLineSaysWhetherTheCanaryIsDone) {
   EXPECT_FALSE(canaryDone({{{"op", "canary"}, {"ok", false}, {"reason", "compile_error"}}}));
   EXPECT_FALSE(canaryDone({{{"op", "canary"}, {"ok", true}}, {{"op", "canary"}, {"ok", false}}}));
   EXPECT_FALSE(canaryDone({{{"op", "canary"}, {"ok", "yes"}}}, 1));
+}
+
+// Issue 49 item 3: each run of a re-measurement after the search is
+// journaled as it ends; a resume reads them back by key, round-major (NaN
+// where no run was recorded: a raced build, or the kill came first), and a
+// run already taken starts the key's rounds again (the same measurement
+// made anew).
+TEST_F(RecordDir, RunLinesReadBackByKey) {
+  const std::string f = "finalists:c0000:c0003";
+  JournalContents c = readJournal(writeJournal({startLine(), runToJson(f, 0, 0, 1.5), runToJson(f, 0, 1, 1.25),
+                                                runToJson(f, 1, 1, 1.5), runToJson("minimization:ab:cd", 0, 0, 2),
+                                                runToJson("attribution:x", 0, 0, 7), runToJson("attribution:x", 0, 0, 8)}));
+  EXPECT_TRUE(c.damaged.empty());
+  ASSERT_EQ(c.rounds[f].size(), 2u);
+  EXPECT_EQ(c.rounds[f][0], (std::vector<double>{1.5, 1.25}));
+  ASSERT_EQ(c.rounds[f][1].size(), 2u);
+  EXPECT_TRUE(std::isnan(c.rounds[f][1][0]));
+  EXPECT_EQ(c.rounds[f][1][1], 1.5);
+  EXPECT_EQ(c.rounds["minimization:ab:cd"].size(), 1u);
+  ASSERT_EQ(c.rounds["attribution:x"].size(), 1u);
+  EXPECT_EQ(c.rounds["attribution:x"][0], (std::vector<double>{8}));
+  c = readJournal(writeJournal({startLine(), {{"op", "run"}, {"key", "k"}, {"round", -1}, {"build", 0}, {"value", 1}},
+                                {{"op", "run"}, {"key", "k"}, {"round", 0}, {"build", 0}, {"value", "fast"}}}));
+  EXPECT_EQ(c.damaged.size(), 2u);
 }

@@ -1,0 +1,112 @@
+// A re-tune after an edit of the program starts warm (issue 49 item 5):
+// when the run directory holds an earlier search of the same space,
+// strategy, objectives, ciq, ciq.yaml and CUDA compiler, and only the
+// program's sources changed, the first generation begins with the earlier
+// winner and the next best configurations, and (except for exhaustive,
+// which visits every point anyway) the earlier evaluations inform the
+// strategy as evaluations of generation 0. The plan is journaled ("warm"),
+// so `ciq resume` proposes the same pools.
+#include "engine/run/TuneRun.h"
+#include "engine/compile/InputIdentity.h"
+
+namespace ciq {
+
+namespace {
+
+// How many configurations of the earlier search the first generation begins with.
+constexpr size_t kWarmPoints = 3;
+
+nlohmann::json scoredToJson(const ScoredPoint &p) {
+  return {{"point", p.point}, {"ok", p.ok}, {"objectives", p.objectives}};
+}
+
+} // namespace
+
+// The earlier search in `prior` (journal at `from`): a warm start, or none.
+void TuneRun::planWarmStart(const JournalContents &prior, const std::string &from) {
+  if (!prior.started || prior.inputs.is_null() || prior.evaluations.empty())
+    return;
+  const RecordedStart &s = *prior.started;
+  if (s.spaceIdentity != cfg_.space.identity() || s.strategy != cfg_.search.strategy ||
+      s.engineVersion != CIQ_VERSION || s.objectives.size() != cfg_.objectives.size())
+    return;
+  for (size_t i = 0; i < s.objectives.size(); ++i)
+    if (s.objectives[i].metric != cfg_.objectives[i].metric)
+      return;
+  std::string changed = onlySourcesChanged(prior.inputs, cfg_);
+  if (changed.empty())
+    return;
+  WarmStart w;
+  w.from = from;
+  w.changed = changed;
+  std::vector<ScoredPoint> pts;
+  for (const auto &e : prior.evaluations)
+    pts.push_back({e.point, e.ok, normalizedObjectives(cfg_, e), 0});
+  const Point unset = cfg_.space.baseline();
+  auto add = [&](const Point &p) {
+    if (p.size() == unset.size() && p != unset && std::find(w.points.begin(), w.points.end(), p) == w.points.end() &&
+        w.points.size() < kWarmPoints)
+      w.points.push_back(p);
+  };
+  // The winner as locked (the minimized one is a "build" line), then the best ranked.
+  std::string winner = prior.winner.is_object() ? prior.winner.value("candidate_id", std::string()) : "";
+  for (const auto *list : {&prior.builds, &prior.evaluations})
+    for (const auto &e : *list)
+      if (!winner.empty() && e.candidateId == winner && prior.winner.value("improved", false))
+        add(e.point);
+  for (size_t i : rankOrder(pts, false))
+    if (pts[i].ok)
+      add(pts[i].point);
+  if (w.points.empty())
+    return;
+  if (cfg_.search.strategy != strategies::exhaustive)
+    w.learned = std::move(pts);
+  w.winner = winner;
+  warm_ = std::move(w);
+}
+
+nlohmann::json TuneRun::warmToJson() const {
+  nlohmann::json learned = nlohmann::json::array();
+  for (const auto &p : warm_->learned)
+    learned.push_back(scoredToJson(p));
+  return {{"op", "warm"}, {"from", warm_->from}, {"changed", warm_->changed}, {"winner", warm_->winner},
+          {"points", warm_->points}, {"learned", learned}};
+}
+
+// A resumed warm search: the plan its start journaled.
+void TuneRun::warmFromJson(const nlohmann::json &j) {
+  if (!j.is_object())
+    return;
+  try {
+    WarmStart w;
+    w.from = j.value("from", std::string());
+    w.changed = j.value("changed", std::string());
+    w.winner = j.value("winner", std::string());
+    w.points = j.at("points").get<std::vector<Point>>();
+    for (const auto &p : j.at("learned"))
+      w.learned.push_back({p.at("point").get<Point>(), p.at("ok").get<bool>(),
+                           p.at("objectives").get<std::vector<double>>(), 0});
+    warm_ = std::move(w);
+  } catch (const nlohmann::json::exception &e) {
+    warn("journal: the warm line is damaged (" + std::string(e.what()) + "); the search goes on without it");
+  }
+}
+
+void TuneRun::noteWarmStart() {
+  if (!warm_)
+    return;
+  std::string points;
+  for (const auto &p : warm_->points) {
+    std::string r = render(cfg_.space, p).summary();
+    points += (points.empty() ? "" : "; ") + (r.empty() ? std::string("(none)") : r);
+  }
+  progress_.note("warm start: " + warm_->changed + " changed since the search in " + warm_->from +
+                 " (same ciq, CUDA compiler, ciq.yaml and space): generation 1 begins with " +
+                 (warm_->winner.empty() ? std::string("its best") : "its winner " + warm_->winner + " and the next best") +
+                 " (" + points + ")" +
+                 (warm_->learned.empty() ? std::string()
+                                         : "; its " + std::to_string(warm_->learned.size()) +
+                                               " evaluations inform the search"));
+}
+
+} // namespace ciq
