@@ -7,6 +7,7 @@
 #include <cctype>
 #include <map>
 #include <llvm/Object/ELF.h>
+#include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
 
 namespace ciq {
@@ -340,6 +341,13 @@ bool hashEmbeddedCubins(llvm::StringRef fatbin, std::string &acc, std::string &e
 } // namespace
 
 std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &error, int onlySm) {
+  // A FIFO or device in its place would block the read or never end it.
+  llvm::sys::fs::file_status st;
+  if (!llvm::sys::fs::status(path, st) && llvm::sys::fs::exists(st) &&
+      st.type() != llvm::sys::fs::file_type::regular_file) {
+    error = path + ": not a regular file (a FIFO, socket, device or folder); give the object or program itself";
+    return std::nullopt;
+  }
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buf) {
     error = path + ": " + buf.getError().message();

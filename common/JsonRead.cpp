@@ -70,6 +70,11 @@ bool parseJsonFile(const std::string &path, json &out, std::string &error, int m
     error = path + ": is a directory, not a JSON file";
     return false;
   }
+  // A FIFO or device in its place would block the open or read without end.
+  if (auto st = std::filesystem::status(path, ec); !ec && st.type() != std::filesystem::file_type::regular) {
+    error = path + ": not a regular file (a FIFO, socket or device); give the JSON file itself";
+    return false;
+  }
   std::ifstream in(path, std::ios::binary);
   if (!in) {
     error = path + ": cannot read";

@@ -77,6 +77,11 @@ std::optional<json> parseLockJson(const std::string &path, std::string &error) {
     error = path + ": is a directory; give the lockfile itself (ciq.lock)";
     return std::nullopt;
   }
+  // A FIFO or device in its place would block the open or read without end.
+  if (auto st = std::filesystem::status(path, ec); !ec && st.type() != std::filesystem::file_type::regular) {
+    error = path + ": not a regular file (a FIFO, socket or device); give the lockfile itself";
+    return std::nullopt;
+  }
   std::ifstream in(path);
   if (!in) {
     error = path + ": cannot read the lockfile; create it with the tune target "

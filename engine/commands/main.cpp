@@ -34,11 +34,15 @@ int main(int argc, char **argv) {
     if (entry.getKey() != "help" && entry.getKey() != "version" && entry.getKey() != "color")
       entry.getValue()->setHiddenFlag(llvm::cl::ReallyHidden);
   llvm::cl::SetVersionPrinter([](llvm::raw_ostream &os) { os << "ciq " << CIQ_VERSION << "\n"; });
-  llvm::cl::ParseCommandLineOptions(
-      argc, argv,
-      "ciq: tunes NVIDIA's CUDA compilers (ptxas, nvcc) to one workload.\n\n"
-      "  ciq tune [--config ciq.yaml]     search, then freeze the winner in ciq.lock\n"
-      "  ciq <subcommand> --help          options of one subcommand\n");
+  // A value the parser refused (`ciq sample abc`) ends the command: given
+  // an error stream, the parser says so instead of running on with defaults.
+  if (!llvm::cl::ParseCommandLineOptions(
+          argc, argv,
+          "ciq: tunes NVIDIA's CUDA compilers (ptxas, nvcc) to one workload.\n\n"
+          "  ciq tune [--config ciq.yaml]     search, then freeze the winner in ciq.lock\n"
+          "  ciq <subcommand> --help          options of one subcommand\n",
+          &llvm::errs()))
+    return 1;
   for (auto &entry : ciq::commandRegistry())
     if (*entry.sub) {
       int status = entry.run();

@@ -19,7 +19,9 @@ namespace {
 
 cl::SubCommand SampleCmd("sample", "Print N candidates of the search space with their command-line additions (no build)");
 cl::opt<std::string> Config("config", cl::desc("ciq.yaml to read"), cl::init("ciq.yaml"), cl::sub(SampleCmd));
-cl::opt<unsigned> Count(cl::Positional, cl::desc("<N>"), cl::init(10), cl::sub(SampleCmd));
+// Read as text: LLVM's parser reports a bad positional number but runs on
+// with the default, so `ciq sample abc` printed 10 candidates.
+cl::opt<std::string> CountText(cl::Positional, cl::desc("<N>"), cl::init("10"), cl::sub(SampleCmd));
 cl::opt<long> Seed("seed", cl::desc("RNG seed (default: search.seed of ciq.yaml)"), cl::init(-1), cl::sub(SampleCmd));
 
 // Per-kernel controls join the space after the baseline compile (its
@@ -71,14 +73,19 @@ bool addKernelControls(ciq::TuneConfig &cfg) {
 }
 
 int run() {
+  if (Seed.getNumOccurrences() && Seed < 0)
+    return ciq::reportError("--seed " + std::to_string(Seed) + ": give a seed of 0 or more");
   std::string err;
   auto cfg = ciq::openConfig(Config, err);
   if (!cfg)
     return ciq::reportError(err);
   if (!addKernelControls(*cfg))
     return 1;
-  if (Count == 0 || Count > 100000)
-    return ciq::reportError("sample: N must be from 1 to 100000, got " + std::to_string(Count));
+  char *end = nullptr;
+  unsigned long long asked = strtoull(CountText.c_str(), &end, 10);
+  if (CountText.empty() || *end != '\0' || CountText[0] == '-' || asked == 0 || asked > 100000)
+    return ciq::reportError("sample: N must be a whole number from 1 to 100000, got '" + CountText + "'");
+  unsigned Count = (unsigned)asked;
   ciq::SearchConfig sc = cfg->search;
   sc.seed = Seed >= 0 ? (uint64_t)Seed : cfg->search.seed;
   sc.poolSize = (int)Count;

@@ -77,6 +77,20 @@ int run(bool resume) {
   std::optional<double> seconds;
   if (Time.getNumOccurrences() && !(seconds = ciq::parseDuration(Time)))
     return ciq::reportError(ciq::durationError("--time", Time));
+  // A budget that is no whole number above 0 is refused, not taken as "unset"
+  // (a finished search was started over with the config's budget).
+  if (MaxEvals.getNumOccurrences() && MaxEvals < 1)
+    return ciq::reportError("--max-evaluations " + std::to_string(MaxEvals) +
+                            ": the budget counts binaries, the baseline included; give a whole number of at least 1");
+  std::optional<int> envBudget;
+  if (const char *env = getenv(ciq::env::MaxEvaluations); env && *env && !MaxEvals.getNumOccurrences()) {
+    char *end = nullptr;
+    long v = strtol(env, &end, 10);
+    if (*end != '\0' || v < 1 || v > 1000000)
+      return ciq::reportError(std::string(ciq::env::MaxEvaluations) + "=" + env +
+                              ": not a whole number of at least 1 (the budget of ciq tune); unset it or fix it");
+    envBudget = (int)v;
+  }
   std::string err;
   auto cfg = ciq::openConfig(Config, err);
   if (!cfg)
@@ -88,8 +102,8 @@ int run(bool resume) {
   o.canary = !NoCanary;
   o.maxEvaluations = MaxEvals;
   // The environment caps a search without editing CMakeLists (CI, quick looks).
-  if (const char *env = getenv(ciq::env::MaxEvaluations); env && !MaxEvals.getNumOccurrences())
-    o.maxEvaluations = atoi(env);
+  if (envBudget)
+    o.maxEvaluations = *envBudget;
   o.quiet = Quiet;
   o.writeLock = !NoLock;
   o.keepInvalid = Keep;

@@ -155,6 +155,11 @@ YAML::Node loadYamlFile(const std::string &path) {
   // with an exception of the standard library: refuse it here, by name.
   if (llvm::sys::fs::is_directory(path))
     throw ConfigError(path + ": is a directory, not a YAML file (give the file itself with --config)");
+  // A FIFO or device in its place would block the open or read without end.
+  llvm::sys::fs::file_status st;
+  if (!llvm::sys::fs::status(path, st) && llvm::sys::fs::exists(st) &&
+      st.type() != llvm::sys::fs::file_type::regular_file)
+    throw ConfigError(path + ": not a regular file (a FIFO, socket or device); give the YAML file itself with --config");
   std::ifstream in(path);
   if (!in)
     throw ConfigError(path + ": cannot read the file (check the path given with --config)");
