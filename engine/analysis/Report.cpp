@@ -38,18 +38,6 @@ bool writeText(const std::string &path, const std::string &text, std::string &er
   return true;
 }
 
-std::string htmlEscape(const std::string &s) {
-  std::string out;
-  for (char c : s)
-    switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    default: out += c;
-    }
-  return out;
-}
 // A string inside a gnuplot double-quoted string.
 std::string gpQuote(const std::string &s) {
   std::string out = "\"";

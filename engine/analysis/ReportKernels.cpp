@@ -12,19 +12,6 @@ namespace ciq {
 
 namespace {
 
-std::string esc(const std::string &s) {
-  std::string out;
-  for (char c : s)
-    switch (c) {
-    case '&': out += "&amp;"; break;
-    case '<': out += "&lt;"; break;
-    case '>': out += "&gt;"; break;
-    case '"': out += "&quot;"; break;
-    case '\'': out += "&#39;"; break;
-    default: out += c;
-    }
-  return out;
-}
 
 const KernelTime *timeOf(const Evaluation *j, const std::string &mangled) {
   if (j)
@@ -134,7 +121,7 @@ std::string kernelTableHtml(const RunData &run, const RecordedEval *base, const 
   bool traced = (b && !b->kernelTimes.empty()) || (wTimes && !wTimes->kernelTimes.empty());
   std::ostringstream o;
   o << "<h2>Kernels</h2>\n<p>Each kernel as ptxas compiled it for the baseline (default compile) &rarr; "
-    << esc(shown ? shown->id : std::string("the winner (none)"))
+    << htmlEscape(shown ? shown->id : std::string("the winner (none)"))
     << ". Occupancy is theoretical (CUDA's occupancy calculator) at the launch's block size where the "
        "benchmark was traced, else the <code>__launch_bounds__</code> block size, else 256 threads.</p>\n"
        "<table class='kernels'>\n<tr><th>kernel</th><th>arch</th><th>registers</th><th>spill bytes</th>"
@@ -159,13 +146,27 @@ std::string kernelTableHtml(const RunData &run, const RecordedEval *base, const 
       for (const auto &d : shown->journal->rendered.kernels)
         if (d.kernel == kernelKey(r.mangled))
           directives += (directives.empty() ? "" : " ") + directivePtx(d);
-    o << "<tr><td class='kname' title='" << esc(r.name) << "'>" << esc(r.name)
-      << (r.entry ? "" : " <i>(device function)</i>") << "</td><td>" << esc(r.arch) << "</td><td>" << regs
+    o << "<tr><td class='kname' title='" << htmlEscape(r.name) << "'>" << htmlEscape(r.name)
+      << (r.entry ? "" : " <i>(device function)</i>") << "</td><td>" << htmlEscape(r.arch) << "</td><td>" << regs
       << "</td><td>" << spills << "</td><td>" << stack << "</td><td>" << occ << "</td>"
       << (traced ? "<td>" + ms + "</td>" : "") << "<td><code>"
-      << esc(directives.empty() ? "-" : directives) << "</code></td></tr>\n";
+      << htmlEscape(directives.empty() ? "-" : directives) << "</code></td></tr>\n";
   }
   return o.str() + "</table>\n";
+}
+
+std::string htmlEscape(const std::string &s) {
+  std::string out;
+  for (char c : s)
+    switch (c) {
+    case '&': out += "&amp;"; break;
+    case '<': out += "&lt;"; break;
+    case '>': out += "&gt;"; break;
+    case '"': out += "&quot;"; break;
+    case '\'': out += "&#39;"; break;
+    default: out += c;
+    }
+  return out;
 }
 
 } // namespace ciq

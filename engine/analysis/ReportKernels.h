@@ -26,4 +26,8 @@ std::string kernelTableHtml(const RunData &run, const RecordedEval *base, const 
 // "winning options"), never the raw JSON of the results.csv cell.
 std::string renderedOptions(const RecordedEval &e);
 
+// `s` safe inside HTML text and quoted attributes (either quote): the one
+// escaper of the report's pages.
+std::string htmlEscape(const std::string &s);
+
 } // namespace ciq
