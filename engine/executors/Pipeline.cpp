@@ -132,8 +132,10 @@ void measureCandidate(Worker &w, Evaluation &e, const std::function<void(const s
   e.kernelTimes = m.kernels;
   e.kernelTimesFrom = m.kernelsFrom;
   e.kernelTimesWhy = m.kernelsWhy;
-  for (const auto &c : m.cases) // scored against the baseline's cases when recorded (CaseScore.h)
+  for (const auto &c : m.cases) { // scored against the baseline's cases when recorded (CaseScore.h)
     e.cases.push_back({c.name, c.values, c.median, c.cvPercent, c.noisePercent, c.stoppedBy, c.runsSaved});
+    e.cases.back().kernels = c.kernels;
+  }
   for (const auto &o : w.cfg.objectives)
     if (!isCompileMetric(o.metric))
       e.scores[o.metric] = m.median;

@@ -31,6 +31,7 @@ struct CaseMeasure {
   double median = 0, cvPercent = 0, noisePercent = -1;
   std::string stoppedBy;
   int runsSaved = 0;
+  KernelTimes kernels{};   // the case's traced run
 };
 
 struct MeasureOutcome {

@@ -95,6 +95,7 @@ MeasureOutcome BenchmarkRunner::measureCases(const std::string &logPath, const R
     c.m.cvPercent = s.cvPercent;
     c.m.noisePercent = medianCiHalfWidthPercent(c.m.values);
     m.runsSaved += c.m.runsSaved;
+    c.m.kernels = c.kernels.kernels;
     // The run-time limit follows the slowest case's median (a fast case's
     // limit would kill the big one).
     bestWall = std::max(bestWall, median(c.walls));

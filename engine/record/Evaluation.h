@@ -40,6 +40,9 @@ struct CaseResult {
   int runsSaved = 0;
   double ratio = 0;     // median / the baseline's median; 0: not compared
   double pValue = -1;   // Welch against the baseline's runs; <0: not computed
+  // The case's own traced run: the per-kernel search judges a kernel's trial
+  // case by case (a trial faster over all cases may slow one of them).
+  KernelTimes kernels{};
 };
 
 struct Evaluation {

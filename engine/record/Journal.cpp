@@ -75,10 +75,13 @@ json evaluationToJson(const Evaluation &e) {
     j["slurm"] = e.slurm;
   if (!e.cases.empty()) {
     json cases = json::array();
-    for (const auto &c : e.cases)
+    for (const auto &c : e.cases) {
       cases.push_back({{"name", c.name}, {"runs", c.runs}, {"median", c.median}, {"cv_percent", c.cvPercent},
                        {"noise_percent", c.noisePercent}, {"stopped_by", c.stoppedBy}, {"runs_saved", c.runsSaved},
                        {"ratio", c.ratio}, {"p_value", c.pValue}});
+      if (!c.kernels.empty())
+        cases.back()["kernel_times"] = kernelTimesToJson(c.kernels);
+    }
     j["cases"] = cases;
   }
   if (!e.kernelTimes.empty())
@@ -178,12 +181,16 @@ bool evaluationFromJson(const json &j, Evaluation &e, std::string &error, const 
     return false;
   for (size_t i = 0; i < cases.size() && f.ok(); ++i) {
     CaseResult c;
-    JsonFields cf(cases[i], where + ": \"cases\"[" + std::to_string(i) + "]");
+    std::string at = where + ": \"cases\"[" + std::to_string(i) + "]";
+    JsonFields cf(cases[i], at);
+    std::vector<json> caseKernels;
     cf.need("name", c.name).opt("runs", c.runs).opt("median", c.median).opt("cv_percent", c.cvPercent)
         .opt("noise_percent", c.noisePercent).opt("stopped_by", c.stoppedBy).opt("runs_saved", c.runsSaved)
-        .opt("ratio", c.ratio).opt("p_value", c.pValue);
+        .opt("ratio", c.ratio).opt("p_value", c.pValue).opt("kernel_times", caseKernels);
     if (!cf.ok())
       return error = cf.error(), false;
+    if (!kernelTimesFromJson(caseKernels, c.kernels, error, at))
+      return false;
     e.cases.push_back(c);
   }
   for (size_t i = 0; i < acfs.size() && r.ok(); ++i) {

@@ -33,6 +33,7 @@ bool TuneRun::runFinalists(WinnerChoice &w) {
                                                 : ""));
   std::vector<size_t> order = {0};
   order.insert(order.end(), finalists.begin(), finalists.end());
+  offerProgramCopies();
   std::vector<std::vector<double>> values;
   nlohmann::json where;   // Slurm: the node, job and GPU state of the measurement (journaled)
   if (!(slurm_ ? measureFinalistsOnNode(w, order, values, where) : measureFinalistsHere(order, values)))
@@ -71,12 +72,20 @@ std::string TuneRun::racedNote(const InterleavedResult &res, const std::vector<s
   return note + ", " + std::to_string(res.runsSaved) + " run(s) saved";
 }
 
-// The finalists rebuilt in the main build tree, snapshotted, and measured
-// interleaved on this host's GPU.
+// The finalists, each the copy of its program the search kept (else rebuilt
+// in the main build tree and copied), measured interleaved on this host's GPU.
 bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values) {
   std::vector<std::vector<std::string>> commands;
-  std::string err;
+  std::string err, copied;
   for (size_t i : order) {
+    // The copy the search made of this binary's program: not built again.
+    if (auto cmd = searchProgram(i)) {
+      for (size_t k = 0; k < finalistCases(); ++k)
+        commands.push_back(*cmd);
+      snapshots_[evals_[i].rendered.hash()] = *cmd;
+      copied += (copied.empty() ? "" : ", ") + evals_[i].candidateId;
+      continue;
+    }
     Evaluation e = evals_[i];
     e.kernels.clear();
     e.objects.clear();
@@ -95,6 +104,9 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
       commands.push_back(*cmd);
     snapshots_[evals_[i].rendered.hash()] = *cmd;
   }
+  if (!copied.empty())
+    progress_.note("finalists: " + copied + " run the program the search measured (its copy in " + cfg_.runDir +
+                   "/programs), not built again");
   if (!beginPhase(*workers_[0]))
     return false;
   // Programs that compile at run time: each run gets its build's candidate

@@ -8,6 +8,7 @@
 #include "engine/run/TuneRun.h"
 
 #include <atomic>
+#include <cmath>
 
 namespace ciq {
 namespace {
@@ -20,6 +21,24 @@ bool setsKernelControl(const SearchSpace &space, const Point &p) {
 }
 
 std::string speedup(double ratio) { return fmt::ratio(1 / ratio); }
+
+// "kernel a: .maxnreg 64, 56; kernel b: .minnctapersm 2" for the untried.
+std::string untriedText(const SearchSpace &space,
+                        const std::vector<std::pair<const KernelPlan *, std::vector<KernelTrial>>> &untried) {
+  std::string out;
+  for (const auto &[plan, trials] : untried) {
+    std::string values, last;
+    for (const KernelTrial &t : trials) {
+      const Control &c = space.controls[t.control];
+      std::string d = c.option == kDirectiveSmemSpilling ? "enable_smem_spilling" : "." + c.option;
+      std::string v = c.option == kDirectiveSmemSpilling ? "" : " " + c.values[(size_t)t.value];
+      values += (values.empty() ? "" : ",") + (d == last ? v : (values.empty() ? "" : " ") + d + v);
+      last = d;
+    }
+    out += (out.empty() ? "" : "; ") + ("kernel " + plan->label + ": " + values);
+  }
+  return out;
+}
 
 } // namespace
 
@@ -181,6 +200,10 @@ void KernelFeed::noteVerdicts(const std::vector<KernelVerdict> &verdicts) {
     else
       r_.progress_.note(head + "none at least " + fmt::value(kMinKernelGain * 100) +
                         "% faster: it keeps the compile it had");
+    for (const auto &s : v.slowsCase)
+      r_.progress_.note("per-kernel search: " + trialText(space, s.trial) + " left out: faster over all cases, but " +
+                        fmt::percent((s.ratio - 1) * 100) + " slower in case '" + s.caseName +
+                        "' (a combination carrying it would be refused as case_regression)");
   }
 }
 
@@ -237,6 +260,20 @@ bool TuneRun::searchKernels() {
   KernelFeed feed(*this, base, lastGeneration + 1);
   executor().stream(feed, knownResults());
   inSearch_ = false;
+  if (feed.cut()) {
+    std::vector<const Evaluation *> stage;
+    for (const auto &e : evals_)
+      if (e.generation > lastGeneration && setsKernelControl(cfg_.space, e.point))
+        stage.push_back(&e);
+    auto untried = untriedTrials(kernelPlans_, evals_[base].point, stage);
+    size_t n = 0;
+    for (const auto &u : untried)
+      n += u.second.size();
+    if (n > 0)
+      progress_.note("per-kernel search: " + std::to_string(n) + " trial(s) left untried (" + untriedText(cfg_.space, untried) +
+                     "): raise kernel_controls.budget, the budget" + (timeBudget_ > 0 ? " or --time" : "") +
+                     " to try them");
+  }
   if (feed.cut() && !searchTimeLeft())
     timeCut("the per-kernel stage ended at " + durationText(elapsed()) + " before every kernel's trial was tried, "
             "keeping about " + durationText(afterReserve(0)) + " for the phases after the search");
@@ -261,15 +298,27 @@ void TuneRun::maskKernelControls(std::vector<Point> &pool) const {
 
 // Whether the per-kernel stage runs, and the binaries kept for it: it needs
 // kernel times of the baseline (the kernels it launched) and a runtime
-// objective; its share is half the budget at most, its rounds plus two
-// combinations at least where the budget allows.
+// objective. Its share is planned from the trials it needs (its rounds plus
+// two combinations) and what the tune can spend: half the binaries at most,
+// and under a time budget half of those that fit in the time left once the
+// phases after the search are reserved (at the baseline's cost a binary).
 void TuneRun::planKernelStage(bool launchedOnly) {
   const KernelControlsConfig &kc = cfg_.kernelControls;
   if (kc.scoring != "per_kernel" || !runtimeObjective() || !launchedOnly)
     return;
   std::vector<KernelPlan> plans = kernelPlans(cfg_.space, spaceKernels(evals_.front().kernels));
   int rounds = (int)mostTrials(plans);
-  int want = kc.budget > 0 ? kc.budget : std::min(rounds + 2, std::max(3, budget_ / 2));
+  int spend = budget_;
+  std::string timeNote;
+  if (timeBudget_ > 0 && costs().candidateSeconds > 0) {
+    int fit = counted() + (int)std::floor(std::max(0.0, timeLeft() - afterReserve(0)) / costs().candidateSeconds);
+    if (fit < budget_) {
+      spend = fit;
+      timeNote = "; the time budget fits about " + std::to_string(fit) + " binaries at the baseline's " +
+                 durationText(costs().candidateSeconds) + " a binary";
+    }
+  }
+  int want = kc.budget > 0 ? kc.budget : std::min(rounds + 2, std::max(3, spend / 2));
   int most = budget_ - 2; // the baseline and one command-line candidate at least
   if (plans.empty() || std::min(want, most) < 2) {
     progress_.note("per-kernel search: the tune's budget of " + std::to_string(budget_) +
@@ -286,7 +335,8 @@ void TuneRun::planKernelStage(bool launchedOnly) {
   kernelReserve_ = want;
   progress_.note("per-kernel search: the last " + std::to_string(want) + " binaries of the budget judge each of the " +
                  std::to_string(kernelPlans_.size()) + " kernel(s) on its own GPU time (" + std::to_string(rounds) +
-                 " round(s) would try every value; kernel_controls.budget sets the share)");
+                 " round(s) would try every value; kernel_controls.budget sets the share" +
+                 timeNote + ")");
 }
 
 } // namespace ciq

@@ -36,6 +36,7 @@ void TuneRun::evaluate(Evaluation &e, Worker &w, const std::function<const Evalu
     }
   }
   evaluateCandidate(w, e, o);
+  copyProgram(w, e);   // before the worker's next build replaces it
   // benchmark.cases: scored here, before a later candidate can copy it as
   // its twin (record() scores again: the same result), so twins do not
   // depend on when this one is recorded.
@@ -82,6 +83,7 @@ void TuneRun::record(Evaluation &e) {
   }
   if (!writeResults())
     return;
+  pruneProgramCopies();
   WinnerChoice w = chooseWinner(cfg_, evals_);
   progress_.evaluated(cfg_, e, evals_, w.index >= 0 ? &evals_[w.index] : nullptr, counted());
   progress_.phase(phase_, remainingEstimate());

@@ -167,8 +167,12 @@ bool TuneRun::openJournal() {
   }
   // The baseline's output (benchmark.correctness.compare) belongs to this
   // search: a new one measures its own.
-  if (!opts_.resume)
+  // So are the copies of its programs (TuneProgramCopies.cpp): candidate
+  // ids start again at c0000.
+  if (!opts_.resume) {
     llvm::sys::fs::remove(cfg_.runDir + "/reference-output.json");
+    llvm::sys::fs::remove_directories(cfg_.runDir + "/programs");
+  }
   std::string err;
   if (!journal_.open(jpath, err))
     return fail(err + (opts_.resume ? "; " + diskHint(journal_.errorNumber()) : std::string()));

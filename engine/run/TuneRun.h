@@ -385,6 +385,18 @@ private:
   nlohmann::json lockExtra_ = nlohmann::json::object();   // minimization, attribution, measurement: into the lock
   Evaluation minimized_;               // the winner after minimization (when it changed)
   std::map<std::string, std::vector<std::string>> snapshots_;   // rendered hash -> benchmark copy (after the search)
+  // The search's copies of its best programs (TuneProgramCopies.cpp): candidate id -> command.
+  struct ProgramCopy {
+    std::vector<std::string> command;
+    uint64_t bytes = 0;
+  };
+  std::map<std::string, ProgramCopy> programs_;
+  std::mutex programsMutex_;
+  void offerProgramCopies();
+  bool keepsPrograms() const;
+  void copyProgram(Worker &w, const Evaluation &e);
+  std::optional<std::vector<std::string>> searchProgram(size_t i);
+  void pruneProgramCopies();
   bool inputsRecorded_ = false;
   int firstNewId_ = 0;       // ids below are taken (journal, intact or damaged)
   std::string interrupted_;  // why the search stops: a build killed twice, a disk that refused a build's write

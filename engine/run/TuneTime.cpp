@@ -46,6 +46,7 @@ AfterSearchShape TuneRun::afterShape() const {
   s.cases = (int)finalistCases();
   s.finalists = std::max(1, cfg_.benchmark.finalists);
   s.rehearsal = opts_.writeLock && cfg_.build.kind != "none";
+  s.programsKept = keepsPrograms();
   int best = -1;
   WinnerChoice w = chooseWinner(cfg_, evals_);
   best = w.index;

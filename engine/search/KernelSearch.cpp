@@ -64,6 +64,28 @@ bool carriesOtherTrials(const std::vector<KernelPlan> &plans, const KernelPlan &
   return false;
 }
 
+double caseKernelMs(const CaseResult &c, const std::string &key) {
+  for (const auto &k : c.kernels)
+    if (k.launches > 0 && kernelKey(k.mangled) == key)
+      return k.gpuMs / (double)k.launches;
+  return -1;
+}
+
+// The case in which e ran the kernel slowest against the base's same case
+// (per launch), when both timed it there.
+std::optional<KernelVerdict::SlowCase> slowestCase(const Evaluation &e, const Evaluation &base, const std::string &key) {
+  std::optional<KernelVerdict::SlowCase> worst;
+  for (const auto &c : e.cases)
+    for (const auto &b : base.cases) {
+      if (b.name != c.name)
+        continue;
+      double ms = caseKernelMs(c, key), baseMs = caseKernelMs(b, key);
+      if (ms > 0 && baseMs > 0 && (!worst || ms / baseMs > worst->ratio))
+        worst = KernelVerdict::SlowCase{{}, c.name, ms / baseMs};
+    }
+  return worst;
+}
+
 } // namespace
 
 std::vector<KernelPlan> kernelPlans(const SearchSpace &space, const std::vector<SpaceKernel> &kernels) {
@@ -143,19 +165,27 @@ std::vector<KernelVerdict> judgeKernels(const std::vector<KernelPlan> &plans, co
                                         const Evaluation &baseEval, const std::vector<const Evaluation *> &stage) {
   std::vector<KernelVerdict> out;
   for (const auto &k : plans) {
-    KernelVerdict v{k.key, k.label, kernelMsPerLaunch(baseEval, k.key), {}, std::nullopt, 1, {}};
+    KernelVerdict v{k.key, k.label, kernelMsPerLaunch(baseEval, k.key), {}, std::nullopt, 1, {}, {}};
     std::map<size_t, std::pair<int, double>> perControl;   // control -> (value, ratio)
     for (const KernelTrial &t : k.trials) {
       double best = -1;   // a trial measured twice (a round and a retry): its faster time
+      std::optional<KernelVerdict::SlowCase> slow;   // of the measurement with the best time
       for (const Evaluation *e : stage) {
         auto carried = trialIn(k, base, e->point);
         double ms = kernelTimesUsable(*e) ? kernelMsPerLaunch(*e, k.key) : -1;
-        if (carried && *carried == t && ms > 0 && v.baseMs > 0)
-          best = best < 0 ? ms / v.baseMs : std::min(best, ms / v.baseMs);
+        if (!carried || !(*carried == t) || ms <= 0 || v.baseMs <= 0 || (best >= 0 && ms / v.baseMs >= best))
+          continue;
+        best = ms / v.baseMs;
+        slow = slowestCase(*e, baseEval, k.key);
       }
       v.tried.push_back({t, best});
       if (best < 0 || best > 1 - kMinKernelGain)
         continue;
+      if (slow && slow->ratio > 1 + kMinKernelGain) {
+        slow->trial = t;
+        v.slowsCase.push_back(*slow);
+        continue;
+      }
       if (best < v.bestRatio) {
         v.bestRatio = best;
         v.best = t;
@@ -190,6 +220,23 @@ std::vector<KernelTrial> trialsToRetry(const std::vector<KernelPlan> &plans, con
       if (seen && !told && !alone)
         out.push_back(t);
     }
+  return out;
+}
+
+std::vector<std::pair<const KernelPlan *, std::vector<KernelTrial>>>
+untriedTrials(const std::vector<KernelPlan> &plans, const Point &base, const std::vector<const Evaluation *> &stage) {
+  std::vector<std::pair<const KernelPlan *, std::vector<KernelTrial>>> out;
+  for (const auto &k : plans) {
+    std::vector<KernelTrial> left;
+    for (const KernelTrial &t : k.trials)
+      if (std::none_of(stage.begin(), stage.end(), [&](const Evaluation *e) {
+            auto carried = trialIn(k, base, e->point);
+            return carried && *carried == t;
+          }))
+        left.push_back(t);
+    if (!left.empty())
+      out.push_back({&k, std::move(left)});
+  }
   return out;
 }
 

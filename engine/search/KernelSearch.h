@@ -73,6 +73,15 @@ struct KernelVerdict {
   std::optional<KernelTrial> best;     // the fastest trial at least kMinKernelGain faster
   double bestRatio = 1;
   std::vector<KernelTrial> bestPerControl;   // each control's fastest value, when faster
+  // Trials faster over all cases that ran this kernel slower in one case
+  // (benchmark.cases): never its best, since the combination carrying it
+  // would be refused as case_regression. The case and the ratio there.
+  struct SlowCase {
+    KernelTrial trial;
+    std::string caseName;
+    double ratio = 1;
+  };
+  std::vector<SlowCase> slowsCase;
 };
 
 // A trial counts as faster when its kernel ran at least this much faster
@@ -80,7 +89,9 @@ struct KernelVerdict {
 constexpr double kMinKernelGain = 0.01;
 
 // Judges every kernel from the stage's evaluations (each matched to the
-// trials it carried by its point).
+// trials it carried by its point). With benchmark.cases and each case's
+// kernel times, a trial must also not run its kernel more than
+// kMinKernelGain slower in any case than the base did there.
 std::vector<KernelVerdict> judgeKernels(const std::vector<KernelPlan> &plans, const Point &base,
                                         const Evaluation &baseEval, const std::vector<const Evaluation *> &stage);
 
@@ -88,6 +99,11 @@ std::vector<KernelVerdict> judgeKernels(const std::vector<KernelPlan> &plans, co
 // that were never tried alone: each gets a round of its own.
 std::vector<KernelTrial> trialsToRetry(const std::vector<KernelPlan> &plans, const Point &base,
                                        const std::vector<const Evaluation *> &stage);
+
+// The trials no evaluation of the stage carried, by kernel (in plan
+// order): what a stage cut short by the budget left untried.
+std::vector<std::pair<const KernelPlan *, std::vector<KernelTrial>>>
+untriedTrials(const std::vector<KernelPlan> &plans, const Point &base, const std::vector<const Evaluation *> &stage);
 
 // The combinations measured as a whole at the end: every kernel's best
 // trial; then, where it differs, every kernel's best value of each control

@@ -78,7 +78,8 @@ PhaseCosts measuredCosts(const std::vector<Evaluation> &evals) {
   return c;
 }
 
-// The builds of the search's binaries are kept as snapshots: a
+// The search keeps copies of its best programs (the finalists build
+// nothing when it does); a
 // minimization trial builds its reduced point only, the attribution the
 // rows between the baseline and the winner; the rehearsal builds every
 // object again and links.
@@ -88,7 +89,7 @@ std::vector<double> afterSearchSeconds(const PhaseCosts &c, const AfterSearchSha
   int trials = std::min(s.controls, 8);   // whole groups first: rarely more steps
   int rows = s.controls > 1 ? 4 : 2;
   std::vector<double> out(kAfterSearchPhases, 0);
-  out[0] = s.runtime ? (1 + finalists) * (c.buildSeconds + run) : 0;
+  out[0] = s.runtime ? (1 + finalists) * ((s.programsKept ? 0 : c.buildSeconds) + run) : 0;
   out[1] = trials * (c.buildSeconds + 2 * run);
   out[2] = s.rehearsal ? std::max(2 * c.buildSeconds, c.wholeBuildSeconds) : 0;
   out[3] = (rows - 2) * c.buildSeconds + rows * run;

@@ -39,6 +39,7 @@ struct AfterSearchShape {
   int cases = 1;           // benchmark.cases (1 without)
   int controls = 0;        // controls the winner sets: minimization trials at most
   bool rehearsal = true;   // the lock's own build
+  bool programsKept = false;   // the search keeps its best programs: the finalists build nothing
 };
 // Seconds each phase after the search needs: finalists, minimization,
 // rehearsal, attribution (in that order, kAfterSearchPhases).

@@ -215,6 +215,10 @@ TEST(TimeBudget, CostsComeFromTheMeasuredEvaluations) {
   EXPECT_DOUBLE_EQ(need[1], 2 * (10 + 2 * 5));
   EXPECT_DOUBLE_EQ(need[2], 20);
   EXPECT_DOUBLE_EQ(need[3], 2 * 10 + 4 * 5);
+  // The search kept its best programs: the finalists only run them.
+  s.programsKept = true;
+  EXPECT_DOUBLE_EQ(afterSearchSeconds(k, s)[0], 2 * 5);
+  s.programsKept = false;
   // One control: the minimization and the attribution judge the finalists' runs.
   s.controls = 1;
   need = afterSearchSeconds(k, s);
