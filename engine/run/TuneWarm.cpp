@@ -38,8 +38,11 @@ void TuneRun::planWarmStart(const JournalContents &prior, const std::string &fro
   w.from = from;
   w.changed = changed;
   std::vector<ScoredPoint> pts;
-  for (const auto &e : prior.evaluations)
+  std::vector<std::string> binaries;   // a twin is named by the candidate whose binary it is
+  for (const auto &e : prior.evaluations) {
     pts.push_back({e.point, e.ok, normalizedObjectives(cfg_, e), 0});
+    binaries.push_back(e.duplicateOf.empty() ? e.candidateId : e.duplicateOf);
+  }
   // The winner as locked (the minimized one is a "build" line), then the best ranked.
   std::string winner = prior.winner.is_object() ? prior.winner.value("candidate_id", std::string()) : "";
   std::vector<Point> winners;
@@ -47,7 +50,7 @@ void TuneRun::planWarmStart(const JournalContents &prior, const std::string &fro
     for (const auto &e : *list)
       if (!winner.empty() && e.candidateId == winner && prior.winner.value("improved", false))
         winners.push_back(e.point);
-  w.points = warmPoints(pts, winners, cfg_.space.baseline());
+  w.points = warmPoints(pts, binaries, winners, cfg_.space.baseline());
   if (w.points.empty())
     return;
   if (warmLearns(cfg_.search.strategy))
