@@ -24,7 +24,8 @@
 //      search.max_configurations_per_binary), not stopped at the optimum;
 //   2. the edit: a changed landscape, every binary's objectives (a runtime
 //      landscape: every recorded run) multiplied by one factor of its own,
-//      exp(s z) with z standard normal, seeded by (seed, binary id), s =
+//      exp(s z) with z standard normal (one stream seeded by the seed, drawn
+//      in the order of the binary ids), s =
 //      --change-sd (default 0.03: a few percent, the ranking mostly kept,
 //      the optimum free to move among the near-best); compile objectives
 //      rounded back to whole bytes and registers. Binary ids (twins) and
@@ -32,16 +33,16 @@
 //   3. on the changed landscape, cold: the strategy from scratch, as above;
 //      warm: what `ciq tune` plans from the earlier journal (the pure
 //      functions of engine/search/WarmStart.h): generation 1 begins with the
-//      earlier winner and the next best (kWarmPoints), and the earlier
-//      evaluations, with their earlier scores, are the strategy's history of
-//      generation 0 (all strategies but exhaustive).
+//      earlier winner and the next best binaries (kWarmPoints), and the
+//      earlier evaluations, with their earlier scores, are the strategy's
+//      history of generation 0 (warmHistory; all strategies but exhaustive).
 // Counted for both: distinct binaries measured in the re-tune (the
 // baseline first) to the changed landscape's optimum and to within 1% of it.
 // The model leaves out edits that move whole regions together (one that
 // raises register pressure makes every low register cap spill more: factors
 // correlated across a control's values), edits that make INVALID points
-// valid or the reverse, and edits that make twins differ: each would make
-// the earlier search a worse guide than independent factors do.
+// valid or the reverse, and edits that make twins differ: each can make the
+// earlier search a worse guide than independent factors do.
 #include "engine/config/Config.h"
 #include "engine/search/Search.h"
 #include "engine/config/SpaceLoader.h"
