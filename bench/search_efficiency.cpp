@@ -15,12 +15,42 @@
 // binaries measured (distinct device codes among them: a point whose
 // `binary` an earlier point had costs no GPU time in `ciq tune`, issue 30).
 // A landscape without `binary` ids counts every configuration as a binary.
+//
+// --warm: the warm start of a re-tune after a one-line source change (issue
+// 49 item 5, engine/run/TuneWarm.cpp). Per landscape and seed:
+//   1. the earlier search: a cold search of the recorded landscape, run as
+//      `ciq tune` runs it, to its budget (--earlier-budget distinct binaries,
+//      default ciq's 1 + 8 x 6 = 49; at most 2 configurations a binary, as
+//      search.max_configurations_per_binary), not stopped at the optimum;
+//   2. the edit: a changed landscape, every binary's objectives (a runtime
+//      landscape: every recorded run) multiplied by one factor of its own,
+//      exp(s z) with z standard normal (one stream seeded by the seed, drawn
+//      in the order of the binary ids), s =
+//      --change-sd (default 0.03: a few percent, the ranking mostly kept,
+//      the optimum free to move among the near-best); compile objectives
+//      rounded back to whole bytes and registers. Binary ids (twins) and
+//      validity are kept;
+//   3. on the changed landscape, cold: the strategy from scratch, as above;
+//      warm: what `ciq tune` plans from the earlier journal (the pure
+//      functions of engine/search/WarmStart.h): generation 1 begins with the
+//      earlier winner and the next best binaries (kWarmPoints), and the
+//      earlier evaluations, with their earlier scores, are the strategy's
+//      history of generation 0 (warmHistory; all strategies but exhaustive).
+// Counted for both: distinct binaries measured in the re-tune (the
+// baseline first) to the changed landscape's optimum and to within 1% of it.
+// The model leaves out edits that move whole regions together (one that
+// raises register pressure makes every low register cap spill more: factors
+// correlated across a control's values), edits that make INVALID points
+// valid or the reverse, and edits that make twins differ: each can make the
+// earlier search a worse guide than independent factors do.
 #include "engine/config/Config.h"
 #include "engine/search/Search.h"
 #include "engine/config/SpaceLoader.h"
 #include "engine/config/StrategyTable.h"
+#include "engine/search/WarmStart.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdio>
 #include <fstream>
 #include <llvm/Support/CommandLine.h>
@@ -46,6 +76,12 @@ static cl::opt<int> PoolSize("pool-size",
                                       "worker: tpe 1, the others 8)"),
                              cl::init(0));
 static cl::opt<bool> Trace("trace", cl::desc("print every evaluation of every replay to stderr"));
+static cl::opt<bool> Warm("warm", cl::desc("warm against cold re-tunes after a modelled one-line source change "
+                                          "(see the file's header); prints a table"));
+static cl::opt<double> ChangeSd("change-sd", cl::desc("--warm: the spread of the per-binary factor (log scale)"),
+                                cl::init(0.03));
+static cl::opt<int> EarlierBudget("earlier-budget",
+                                  cl::desc("--warm: the earlier search's budget in distinct binaries"), cl::init(49));
 static cl::opt<std::string> JsonOut("json", cl::desc("write evaluations per landscape, strategy and seed here"));
 
 namespace {
@@ -147,7 +183,22 @@ ScoredPoint measure(const Landscape &l, const Point &p, int g, SearchRng &noise)
   return {p, true, {median(draw)}, g};
 }
 
-Reached replay(const Landscape &l, const std::string &strategy, uint64_t seed) {
+// An earlier search's plan for a warm re-tune (engine/search/WarmStart.h).
+struct WarmPlan {
+  std::vector<Point> points;          // generation 1 begins with these
+  std::vector<ScoredPoint> learned;   // generation 0 of the strategy's history
+};
+
+struct Search {
+  Reached reached;
+  std::vector<ScoredPoint> history;   // this search's evaluations, in order
+};
+
+// One search of `l`, cold or warm from `warm`. budget 0: until the optimum
+// (or every point); else the earlier search of --warm, run past the optimum
+// to `budget` distinct binaries, at most 2 configurations a binary.
+Search replay(const Landscape &l, const std::string &strategy, uint64_t seed, const WarmPlan *warm = nullptr,
+              int budget = 0) {
   SearchConfig cfg;
   cfg.strategy = strategy;
   cfg.seed = seed;
@@ -158,9 +209,14 @@ Reached replay(const Landscape &l, const std::string &strategy, uint64_t seed) {
   cfg.exhaustiveLimit = l.budget;
   auto st = makeStrategy(cfg, l.space, false);
   SearchRng noise(seed, 0, 0x6e6f697365);
-  Reached r;
-  std::vector<ScoredPoint> history;
+  Search out;
+  Reached &r = out.reached;
+  std::vector<ScoredPoint> &history = out.history;
   std::set<std::string> binaries;
+  auto more = [&] {
+    return (int)history.size() < l.budget &&
+           (!budget || ((int)binaries.size() < budget && (int)history.size() < 2 * budget));
+  };
   auto note = [&](const ScoredPoint &sp) {
     history.push_back(sp);
     binaries.insert(binaryOf(l.points.at(sp.point)));
@@ -182,15 +238,150 @@ Reached replay(const Landscape &l, const std::string &strategy, uint64_t seed) {
       r.within1 = n, r.within1Binaries = (int)binaries.size();
   };
   note(measure(l, l.space.baseline(), 0, noise));
-  for (int g = 1; (int)history.size() < l.budget && !r.optimum; ++g) {
-    auto pool = st->pool(g, history);
+  for (int g = 1; more() && (budget || !r.optimum); ++g) {
+    // As TuneRun::history: the earlier search's evaluations first.
+    auto pool = st->pool(g, warm ? warmHistory(warm->learned, history) : history);
+    if (g == 1 && warm)   // as TuneFeed::propose
+      pool = warmFirst(warm->points, pool);
     if (pool.empty())
       break;
     for (const auto &p : pool)
-      if ((int)history.size() < l.budget)
+      if (more())
         note(measure(l, p, g, noise));
   }
-  return r;
+  return out;
+}
+
+// What `ciq tune` plans from the earlier search (TuneRun::planWarmStart).
+// Its winner: the best measured point when it beat the default compile (the
+// finalists' re-measurement and the minimization are not replayed).
+WarmPlan planWarm(const Landscape &l, const std::vector<ScoredPoint> &earlier, const std::string &strategy) {
+  WarmPlan w;
+  std::vector<Point> winners;
+  const ScoredPoint &best = earlier[rankOrder(earlier, false).front()];
+  const ScoredPoint &base = earlier.front();
+  if (best.ok && (!base.ok || best.objectives < base.objectives))
+    winners.push_back(best.point);
+  std::vector<std::string> binaries;
+  for (const auto &e : earlier)
+    binaries.push_back(binaryOf(l.points.at(e.point)));
+  w.points = warmPoints(earlier, binaries, winners, l.space.baseline());
+  if (warmLearns(strategy))
+    for (const auto &e : earlier)
+      w.learned.push_back({e.point, e.ok, e.objectives, 0});
+  return w;
+}
+
+// The landscape after a one-line source change (the model of the header):
+// each binary's objectives, or runs, times exp(--change-sd x z).
+Landscape changed(const Landscape &l, uint64_t seed) {
+  Landscape c = l;
+  std::map<std::string, double> factor;   // by binary id, drawn in id order
+  for (const auto &[pt, rec] : l.points)
+    factor.emplace(binaryOf(rec), 1.0);
+  SearchRng rng(seed, 0, 0x6368616e6765);
+  for (auto &[id, f] : factor) {
+    double u1 = 1 - rng.uniform(), u2 = rng.uniform();   // Box-Muller
+    f = std::exp(ChangeSd * std::sqrt(-2 * std::log(u1)) * std::cos(2 * M_PI * u2));
+  }
+  bool first = true;
+  for (auto &[pt, rec] : c.points) {
+    if (rec["status"] != "OK")
+      continue;
+    double f = factor.at(binaryOf(rec));
+    auto scale = [&](json &values, bool round) {
+      for (auto &v : values)
+        v = round ? std::round(v.get<double>() * f) : v.get<double>() * f;
+    };
+    if (rec.contains("runs"))
+      scale(rec["runs"], false);
+    scale(rec["scores"], !rec.contains("runs"));
+    double s = scalar(c, trueScores(rec));
+    c.best = first ? s : std::min(c.best, s);
+    first = false;
+  }
+  return c;
+}
+
+std::set<Point> optima(const Landscape &l) {
+  std::set<Point> out;
+  for (const auto &[pt, rec] : l.points)
+    if (rec["status"] == "OK" && scalar(l, trueScores(rec)) <= l.best)
+      out.insert(pt);
+  return out;
+}
+
+// --warm, one landscape, strategy and seed: the earlier search, the edit,
+// then the cold and the warm re-tune of the changed landscape.
+json warmReplay(const Landscape &l, const std::string &strategy, uint64_t seed) {
+  Search earlier = replay(l, strategy, seed, nullptr, std::min<int>(EarlierBudget, l.budget));
+  Landscape c = changed(l, seed);
+  WarmPlan w = planWarm(l, earlier.history, strategy);
+  Reached cold = replay(c, strategy, seed).reached;
+  // No warm point (nothing beat... nothing OK): `ciq tune` starts cold.
+  Reached warm = w.points.empty() ? cold : replay(c, strategy, seed, &w).reached;
+  std::set<Point> before = optima(l), after = optima(c), seen;
+  for (const auto &e : earlier.history)
+    seen.insert(e.point);
+  auto any = [&](auto first, auto last) { return std::any_of(first, last, [&](const Point &p) { return after.count(p); }); };
+  // Where the new optimum stood in the earlier ranking: distinct binaries ranked before it.
+  int rank = -1;
+  std::set<std::string> ahead;
+  for (size_t i : rankOrder(earlier.history, false)) {
+    const Point &p = earlier.history[i].point;
+    if (after.count(p)) {
+      rank = (int)ahead.size();
+      break;
+    }
+    ahead.insert(binaryOf(l.points.at(p)));
+  }
+  return {{"cold", {cold.optimumBinaries, cold.within1Binaries}},
+          {"earlier_rank", rank},
+          {"warm", {warm.optimumBinaries, warm.within1Binaries}},
+          {"moved", !any(before.begin(), before.end())},          // no earlier optimum is optimal now
+          {"in_warm_points", any(w.points.begin(), w.points.end())}, // generation 1 measures the new optimum
+          {"in_earlier", any(seen.begin(), seen.end())},              // the earlier search evaluated it
+          {"earlier_evaluations", earlier.history.size()}};
+}
+
+// Binaries to the optimum (which 0) or to within 1% (1) of one side, cold
+// or warm, per seed; never reached: notReached.
+std::vector<double> binariesTo(const json &runs, const char *side, int which, int notReached) {
+  std::vector<double> v;
+  for (const auto &r : runs)
+    v.push_back(r[side][which].get<int>() ? r[side][which].get<int>() : notReached);
+  std::sort(v.begin(), v.end());
+  return v;
+}
+
+// "median (90th percentile)", as bench/search_efficiency.py picks it; ">N": not reached.
+std::string figure(const std::vector<double> &v, int notReached) {
+  auto one = [&](double x) {
+    char buf[32];
+    snprintf(buf, sizeof buf, x >= notReached ? ">%g" : "%g", x >= notReached ? notReached - 1 : x);
+    return std::string(buf);
+  };
+  double p90 = v[std::min(v.size() - 1, (size_t)std::lround(0.9 * (v.size() - 1)))];
+  return one(median(v)) + " (" + one(p90) + ")";
+}
+
+// Per strategy: binaries to the optimum and to within 1%, cold and warm, the
+// ratio of the medians; how often the optimum moved, was among the warm
+// points, and was measured by the earlier search.
+void printWarm(const std::string &landscape, int binaries, const json &byStrategy) {
+  int notReached = binaries + 1;   // never reached: counted as one more than every binary
+  for (const auto &[name, runs] : byStrategy.items()) {
+    auto c0 = binariesTo(runs, "cold", 0, notReached), w0 = binariesTo(runs, "warm", 0, notReached);
+    auto c1 = binariesTo(runs, "cold", 1, notReached), w1 = binariesTo(runs, "warm", 1, notReached);
+    int moved = 0, inWarm = 0, inEarlier = 0;
+    for (const auto &r : runs)
+      moved += r["moved"].get<bool>(), inWarm += r["in_warm_points"].get<bool>(), inEarlier += r["in_earlier"].get<bool>();
+    size_t n = runs.size();
+    printf("| %s | %s | %s | %s | %.2f | %s | %s | %.2f | %d/%zu | %d/%zu | %d/%zu |\n", landscape.c_str(), name.c_str(),
+           figure(c0, notReached).c_str(), figure(w0, notReached).c_str(), median(w0) / median(c0),
+           figure(c1, notReached).c_str(), figure(w1, notReached).c_str(), median(w1) / median(c1), moved, n, inWarm, n,
+           inEarlier, n);
+  }
 }
 
 } // namespace
@@ -220,7 +411,11 @@ int main(int argc, char **argv) {
       for (int seed = FirstSeed; seed < FirstSeed + Seeds; ++seed) {
         Reached r;
         try {
-          r = replay(l, name, (uint64_t)seed);
+          if (Warm) {
+            lj["warm"][name].push_back(warmReplay(l, name, (uint64_t)seed));
+            continue;
+          }
+          r = replay(l, name, (uint64_t)seed).reached;
         } catch (const std::exception &e) {
           fprintf(stderr, "search_efficiency: error: %s: %s\n", name.c_str(), e.what());
           return 1;
@@ -232,7 +427,17 @@ int main(int argc, char **argv) {
       }
     }
   }
+  if (Warm) {
+    printf("| landscape | strategy | cold: binaries to the optimum, median (p90) | warm | warm / cold | cold: to "
+           "within 1%% | warm | warm / cold | optimum moved | new optimum in the warm points | measured by the earlier "
+           "search |\n");
+    printf("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |\n");
+    for (const auto &[name, lj] : out.items())
+      printWarm(name, lj["binaries"], lj["warm"]);
+  }
   std::string text = out.dump(1);
+  if (Warm && JsonOut.empty())
+    return 0;
   if (JsonOut.empty())
     printf("%s\n", text.c_str());
   else

@@ -1,4 +1,5 @@
 #include "engine/run/TuneRun.h"
+#include "engine/search/WarmStart.h"
 
 #include <cstdlib>
 
@@ -99,7 +100,7 @@ std::vector<ScoredPoint> TuneRun::history(int beforeGeneration) const {
     if (p.generation < beforeGeneration)
       h.push_back(p);
   if (warm_)   // an earlier search's evaluations, learned before generation 1
-    h.insert(h.begin(), warm_->learned.begin(), warm_->learned.end());
+    return warmHistory(warm_->learned, h);
   return h;
 }
 

@@ -6,6 +6,7 @@
 // while the GPU measures, and the pools (a function of seed, generation and
 // that history) are the same after `ciq resume`.
 #include "engine/run/TuneRun.h"
+#include "engine/search/WarmStart.h"
 
 #include <atomic>
 
@@ -110,13 +111,8 @@ bool TuneFeed::propose() {
     return false;
   TuneRun &r = r_;
   std::vector<Point> pool = r.strategy_->pool(next, r.history(before));
-  if (next == 1 && r.warm_) {   // a warm start: the earlier winner and next best first
-    std::vector<Point> first = r.warm_->points;
-    for (auto &p : pool)
-      if (std::find(first.begin(), first.end(), p) == first.end())
-        first.push_back(std::move(p));
-    pool = std::move(first);
-  }
+  if (next == 1 && r.warm_)   // a warm start: the earlier winner and next best first
+    pool = warmFirst(r.warm_->points, pool);
   r.maskKernelControls(pool);
   if (pool.empty()) {
     end(SearchEnd::SpaceExhausted);

@@ -8,13 +8,11 @@
 // so `ciq resume` proposes the same pools.
 #include "engine/run/TuneRun.h"
 #include "engine/compile/InputIdentity.h"
+#include "engine/search/WarmStart.h"
 
 namespace ciq {
 
 namespace {
-
-// How many configurations of the earlier search the first generation begins with.
-constexpr size_t kWarmPoints = 3;
 
 nlohmann::json scoredToJson(const ScoredPoint &p) {
   return {{"point", p.point}, {"ok", p.ok}, {"objectives", p.objectives}};
@@ -40,26 +38,22 @@ void TuneRun::planWarmStart(const JournalContents &prior, const std::string &fro
   w.from = from;
   w.changed = changed;
   std::vector<ScoredPoint> pts;
-  for (const auto &e : prior.evaluations)
+  std::vector<std::string> binaries;   // a twin is named by the candidate whose binary it is
+  for (const auto &e : prior.evaluations) {
     pts.push_back({e.point, e.ok, normalizedObjectives(cfg_, e), 0});
-  const Point unset = cfg_.space.baseline();
-  auto add = [&](const Point &p) {
-    if (p.size() == unset.size() && p != unset && std::find(w.points.begin(), w.points.end(), p) == w.points.end() &&
-        w.points.size() < kWarmPoints)
-      w.points.push_back(p);
-  };
+    binaries.push_back(e.duplicateOf.empty() ? e.candidateId : e.duplicateOf);
+  }
   // The winner as locked (the minimized one is a "build" line), then the best ranked.
   std::string winner = prior.winner.is_object() ? prior.winner.value("candidate_id", std::string()) : "";
+  std::vector<Point> winners;
   for (const auto *list : {&prior.builds, &prior.evaluations})
     for (const auto &e : *list)
       if (!winner.empty() && e.candidateId == winner && prior.winner.value("improved", false))
-        add(e.point);
-  for (size_t i : rankOrder(pts, false))
-    if (pts[i].ok)
-      add(pts[i].point);
+        winners.push_back(e.point);
+  w.points = warmPoints(pts, binaries, winners, cfg_.space.baseline());
   if (w.points.empty())
     return;
-  if (cfg_.search.strategy != strategies::exhaustive)
+  if (warmLearns(cfg_.search.strategy))
     w.learned = std::move(pts);
   w.winner = winner;
   warm_ = std::move(w);

@@ -166,7 +166,8 @@ std::vector<size_t> rankOrder(const std::vector<ScoredPoint> &pts, bool pareto) 
 std::set<Point> seenPoints(const std::vector<ScoredPoint> &history) {
   std::set<Point> s;
   for (const auto &h : history)
-    s.insert(h.point);
+    if (!h.earlier)
+      s.insert(h.point);
   return s;
 }
 
@@ -193,9 +194,19 @@ public:
   std::string name() const override { return strategies::random; }
   std::vector<Point> pool(int generation, const std::vector<ScoredPoint> &history) override {
     SearchRng rng(cfg_.seed, generation);
-    PointSet taken = seenPoints(history);
+    PointSet taken = seenPoints(history), unexplored = taken;
+    for (const auto &h : history)
+      if (h.earlier)
+        unexplored.insert(h.point);
     std::vector<Point> pool;
-    fillRandom(pool, taken, cfg_.poolSize, space_, rng);
+    fillRandom(pool, unexplored, cfg_.poolSize, space_, rng);
+    // A warm start (WarmStart.h): random learns nothing from the earlier
+    // search's scores, so it draws the points that search never measured
+    // first, and those it did once few others are left.
+    if (unexplored.size() > taken.size()) {
+      taken.insert(pool.begin(), pool.end());
+      fillRandom(pool, taken, cfg_.poolSize, space_, rng);
+    }
     return pool;
   }
 

@@ -23,6 +23,10 @@ struct ScoredPoint {
   bool ok = false;
   std::vector<double> objectives;   // normalized so that smaller is better (maximize negated)
   int generation = 0;
+  // Measured by the earlier search of a warm start (WarmStart.h), before the
+  // program was edited: its score guides the strategy, but the point is not
+  // evaluated in this search, so it may be proposed again.
+  bool earlier = false;
 };
 
 // Deterministic RNG for one generation of one search.

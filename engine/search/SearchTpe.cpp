@@ -212,7 +212,7 @@ bool worseThanBaseline(const ScoredPoint &h, const ScoredPoint &base, bool paret
 // The evaluated baseline (every control unset), or null.
 const ScoredPoint *baselineOf(const SearchSpace &space, const std::vector<ScoredPoint> &history) {
   for (const auto &h : history)
-    if (h.generation == 0 && h.point == space.baseline())
+    if (h.generation == 0 && !h.earlier && h.point == space.baseline())
       return &h;
   return nullptr;
 }
