@@ -18,17 +18,34 @@ bool everyKernelIgnoredTheCap(const Evaluation &e) {
   return true;
 }
 
+// The control that lets a cap override __launch_bounds__
+// (--override-directive-values), or -1 when the space has none.
+int overrideControl(const SearchSpace &space) {
+  for (size_t c = 0; c < space.controls.size(); ++c)
+    if ((space.controls[c].render == RenderKind::Ptxas || space.controls[c].render == RenderKind::Nvcc) &&
+        space.controls[c].option.find("override-directive-values") != std::string::npos)
+      return (int)c;
+  return -1;
+}
+
 } // namespace
 
 std::vector<InertControl> findInertControls(const SearchSpace &space, const std::vector<Evaluation> &evals,
                                             int beforeGeneration) {
   std::vector<InertControl> out;
+  // With the override in the space, a cap its kernels' own limits beat is
+  // inert only where the override was set too: without it every kernel
+  // with __launch_bounds__ ignores the cap, and with it the cap takes
+  // effect (examples/spill: that pair is what removes the spills).
+  int override = overrideControl(space);
   for (size_t c = 0; c < space.controls.size(); ++c) {
     if (!isRegisterCap(space.controls[c]))
       continue;
     for (const auto &e : evals) {
       if (e.generation >= beforeGeneration || c >= e.point.size() || e.point[c] == kUnset ||
           !everyKernelIgnoredTheCap(e))
+        continue;
+      if (override >= 0 && ((size_t)override >= e.point.size() || e.point[(size_t)override] == kUnset))
         continue;
       const KernelStats &k = e.kernels.front();
       out.push_back({(int)c, e.candidateId,

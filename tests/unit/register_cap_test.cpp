@@ -81,3 +81,31 @@ TEST(InertControls, RegisterCapIgnoredByEveryKernel) {
   e.kernels[1].capOverride = "";
   EXPECT_TRUE(findInertControls(space, {e}, 2).empty());
 }
+
+// With --override-directive-values in the space, a cap __launch_bounds__
+// beat without the override is not inert: with it the cap takes effect.
+TEST(InertControls, ACapIgnoredWithoutTheOverrideIsNotInert) {
+  SearchSpace space;
+  Control cap;
+  cap.name = "maxrregcount";
+  cap.option = "--maxrregcount={}";
+  cap.values = {"24", "32"};
+  Control ov;
+  ov.name = "override-directive-values";
+  ov.option = "--override-directive-values";
+  ov.values = {"on"};
+  space.controls = {ov, cap};
+  Evaluation e;
+  e.candidateId = "c0001";
+  e.generation = 1;
+  e.ok = true;
+  e.point = {kUnset, 0};
+  KernelStats k;
+  k.name = "_Z1av";
+  k.capOverride = "entry-specific value 255 computed using thread count";
+  e.kernels = {k};
+  EXPECT_TRUE(findInertControls(space, {e}, 2).empty());
+  // Ignored with the override set as well: inert.
+  e.point = {0, 0};
+  EXPECT_EQ(findInertControls(space, {e}, 2).size(), 1u);
+}
