@@ -201,6 +201,14 @@ TEST(TimeBudget, CostsComeFromTheMeasuredEvaluations) {
   EXPECT_DOUBLE_EQ(c.runSeconds, 1.6 / 7);
   EXPECT_DOUBLE_EQ(c.candidateSeconds, 3.8);
   EXPECT_DOUBLE_EQ(c.wholeBuildSeconds, 60);
+  // A device-code twin is built but runs nothing (its twin's runs are
+  // taken): a run costs what the baseline's did, not 0 s.
+  Evaluation device;
+  device.generation = 1;
+  device.duplicateKind = "device";
+  device.buildMs = 3000;
+  device.runs = {1, 1};
+  EXPECT_DOUBLE_EQ(measuredCosts({baseline, device}).runSeconds, 0.1);
   // The phases after the search: finalists (2 builds re-measured), a
   // minimization trial per control (its reduced build, both measured), the
   // rehearsal (a whole build and the links), the attribution's 4 rows (2
