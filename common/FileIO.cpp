@@ -200,4 +200,13 @@ bool canCreateFileIn(const std::string &dir, std::string &error, int *errNo) {
   return true;
 }
 
+bool removeTree(const std::string &path) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0)
+    return errno == ENOENT;
+  if (!S_ISDIR(st.st_mode))
+    return !llvm::sys::fs::remove(path);
+  return !llvm::sys::fs::remove_directories(path);
+}
+
 } // namespace ciq

@@ -39,4 +39,11 @@ bool writeFileAtomically(const std::string &path, const std::string &bytes, std:
 // for a folder that does not exist.
 bool canCreateFileIn(const std::string &dir, std::string &error, int *errNo = nullptr);
 
+// Removes `path` and, when it is a folder, everything under it. A link is
+// removed, never what it leads to: llvm::sys::fs::remove_directories lists
+// the folder a link leads to and empties it (run_dir/programs linked to a
+// bigger disk lost that folder's other files). Entries under the folder are
+// never followed either. False when something could not be removed.
+bool removeTree(const std::string &path);
+
 } // namespace ciq

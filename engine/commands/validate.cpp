@@ -5,6 +5,7 @@
 // in balanced order (A B B A ...) after a visible warm-up, at least 10 runs
 // each, holding the GPU alone and checking its state before and after.
 #include "engine/winner/Attribution.h"
+#include "common/FileIO.h"
 #include "engine/compile/BenchmarkProgram.h"
 #include "engine/compile/CandidateBuild.h"
 #include "engine/commands/Command.h"
@@ -69,7 +70,7 @@ ciq::MeasureOptions::ServeRuntime runtimeSides(const ciq::TuneConfig &cfg, const
   std::string dir = cfg.runDir + "/validate", standin = cfg.runDir + "/standin";
   std::string real = lock.ptxasPath.empty() ? ciq::realPtxasFor(cfg) : lock.ptxasPath;
   for (const char *side : {"baseline-cache", "winner-cache"}) {
-    sys::fs::remove_directories(dir + "/" + side);
+    ciq::removeTree(dir + "/" + side);
     sys::fs::create_directories(dir + "/" + side);
   }
   const char *path = getenv("PATH");

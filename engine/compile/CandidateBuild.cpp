@@ -279,7 +279,7 @@ std::map<std::string, std::string> CandidateBuilder::runtimeEnv(const Evaluation
   std::string cache = frameworkCacheDir(cfg_, e.candidateHash);
   // Fresh for an evaluation: every kernel compiles, with this candidate.
   if (freshCache)
-    llvm::sys::fs::remove_directories(cache);
+    removeTree(cache);
   llvm::sys::fs::create_directories(cache);
   env["TRITON_CACHE_DIR"] = cache;
   // load()/load_inline(): PyTorch's nvcc is the stand-in, and each candidate

@@ -178,6 +178,8 @@ bool TuneRun::prepare() {
     return false;
   if (!startWorkers())
     return false;
+  if (opts_.resume)
+    adoptProgramCopies();   // after startWorkers: Slurm keeps no copies
   expectLikeBaseline();
   progress_.begin(budget_, !opts_.quiet,
                   !binaries() ? "configurations" : runtimeObjective() ? "binaries" : "device codes");

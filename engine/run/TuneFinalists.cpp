@@ -33,6 +33,10 @@ bool TuneRun::runFinalists(WinnerChoice &w) {
                                                 : ""));
   std::vector<size_t> order = {0};
   order.insert(order.end(), finalists.begin(), finalists.end());
+  // A finalist without a copy is built and copied again: the other copies
+  // go first (before they are offered to the phases after this one).
+  if (keepsPrograms() && std::any_of(order.begin(), order.end(), [&](size_t i) { return !searchProgram(i); }))
+    keepOnlyCopiesOf(order);
   offerProgramCopies();
   std::vector<std::vector<double>> values;
   nlohmann::json where;   // Slurm: the node, job and GPU state of the measurement (journaled)

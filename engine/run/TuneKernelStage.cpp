@@ -311,7 +311,10 @@ void TuneRun::planKernelStage(bool launchedOnly) {
   int spend = budget_;
   std::string timeNote;
   if (timeBudget_ > 0 && costs().candidateSeconds > 0) {
-    int fit = counted() + (int)std::floor(std::max(0.0, timeLeft() - afterReserve(0)) / costs().candidateSeconds);
+    // In double first: a --time of 1e20h overflowed the int (a budget that
+    // "fits about -2147483648 binaries").
+    double fits = counted() + std::floor(std::max(0.0, timeLeft() - afterReserve(0)) / costs().candidateSeconds);
+    int fit = fits < budget_ ? (int)fits : budget_;
     if (fit < budget_) {
       spend = fit;
       timeNote = "; the time budget fits about " + std::to_string(fit) + " binaries at the baseline's " +

@@ -1,4 +1,5 @@
 #include "engine/run/TuneRun.h"
+#include "common/FileIO.h"
 #include "engine/search/WarmStart.h"
 
 #include <cstdlib>
@@ -151,7 +152,7 @@ bool TuneRun::finalistsCanRun() {
     return true; // no program here yet (Slurm builds on the nodes): the finalists check it
   std::string dir = cfg_.runDir + "/finalists/check";
   auto cmd = snapshotBenchmark(cfg_, dir, err, compilesAtRunTime());
-  llvm::sys::fs::remove_directories(dir);
+  removeTree(dir);
   return cmd ? true : fail(err);
 }
 

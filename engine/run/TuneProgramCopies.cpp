@@ -9,9 +9,15 @@
 // those of binaries that could still be finalists.
 // A copy is whole once its command.json is written (last, atomically): a
 // kill while copying leaves a folder without it, which is never used, and a
-// resumed tune finds the copies of the journal's candidates on disk.
+// resumed tune takes up the whole copies of the journal's candidates from
+// disk (and only a resumed tune: a search never runs a copy it did not make
+// or adopt, so one left behind by an earlier search is never measured).
 #include "engine/run/TuneRun.h"
+#include "common/EnvNames.h"
 #include "common/FileIO.h"
+#include "common/JsonRead.h"
+
+#include <llvm/Support/Path.h>
 
 namespace ciq {
 
@@ -36,6 +42,87 @@ uint64_t bytesUnder(const std::string &dir) {
   return bytes;
 }
 
+bool isRegularFile(const std::string &path) {
+  llvm::sys::fs::file_status st;
+  return !llvm::sys::fs::status(path, st) && llvm::sys::fs::is_regular_file(st);
+}
+
+// The files a copy's command names in its folder: the programs, and the
+// manifest after CIQ_BUILD_ARTIFACTS= with the copies it lists.
+bool filesThere(const std::string &dir, const std::vector<std::string> &cmd) {
+  for (const auto &arg : cmd) {
+    size_t at = arg.find(dir + "/");
+    if (at == std::string::npos)
+      continue;
+    std::string path = arg.substr(at), err;
+    if (!isRegularFile(path))
+      return false;
+    nlohmann::json manifest;
+    if (llvm::sys::path::filename(path) != "artifacts.json")
+      continue;
+    if (!parseJsonFile(path, manifest, err) || !manifest.is_array())
+      return false;
+    for (const auto &a : manifest)
+      if (!a.is_object() || !a.contains("copy") || !a["copy"].is_string() ||
+          !isRegularFile(a["copy"].get<std::string>()))
+        return false;
+  }
+  return true;
+}
+
+// A copy on disk (a resumed tune's): its command when command.json reads as
+// one and the files it names in the folder are there. A folder a kill cut
+// short, or one whose program was deleted since, is not used: its finalists
+// failed on every resume, each time sent back to `ciq resume`.
+std::optional<std::vector<std::string>> wholeCopy(const std::string &dir) {
+  nlohmann::json text;
+  std::vector<std::string> cmd;
+  std::string err;
+  if (!isRegularFile(commandFile(dir)) || !parseJsonFile(commandFile(dir), text, err) || !readJson(text, cmd, err) ||
+      cmd.empty() || !filesThere(dir, cmd))
+    return std::nullopt;
+  return cmd;
+}
+
+// A worker's copy as the main build tree's (workers: N): the command's
+// paths into the worker's build tree (rebased there by prepareWorkerConfig)
+// and the places of its artifacts name the main tree's, where the finalists
+// run. Placed in the worker's tree, a finalist's artifacts were never the
+// files its benchmark loaded: it measured the main tree's last build, and a
+// 1.12x winner of the stand-in came out "not significantly better".
+bool asMainTreeCopy(const std::string &workerBuild, const std::string &mainBuild, std::vector<std::string> &cmd,
+                    std::string &error) {
+  if (workerBuild == mainBuild)
+    return true;
+  // As prepareWorkerConfig rebased them: a path that starts with the tree.
+  auto rebase = [&](std::string &s) {
+    if (s.rfind(workerBuild, 0) == 0 && (s.size() == workerBuild.size() || s[workerBuild.size()] == '/'))
+      s = mainBuild + s.substr(workerBuild.size());
+  };
+  std::string manifest;
+  for (auto &arg : cmd) {
+    rebase(arg);
+    if (llvm::StringRef(arg).startswith(std::string(env::BuildArtifacts) + "="))
+      manifest = arg.substr(arg.find('=') + 1);
+  }
+  if (manifest.empty())
+    return true;
+  nlohmann::json places;
+  if (!parseJsonFile(manifest, places, error) || !places.is_array())
+    return error = manifest + ": not a manifest of build artifacts", false;
+  for (auto &a : places)
+    if (a.is_object() && a.contains("place") && a["place"].is_string())
+      rebase(a["place"].get_ref<std::string &>());
+  return writeFileAtomically(manifest, places.dump(1) + "\n", error);
+}
+
+// The folders copyProgram makes are named by a search candidate's id
+// (c0042): nothing else in programs/ is removed (it may be a link the user
+// made to a folder of theirs).
+bool isCandidateId(const std::string &name) {
+  return name.size() > 1 && name[0] == 'c' && name.find_first_not_of("0123456789", 1) == std::string::npos;
+}
+
 } // namespace
 
 bool TuneRun::keepsPrograms() const {
@@ -48,12 +135,19 @@ void TuneRun::copyProgram(Worker &w, const Evaluation &e) {
   if (!keepsPrograms() || !e.ok || !e.duplicateKind.empty() || e.runs.empty())
     return;
   std::string dir = programsDir(cfg_) + "/" + e.candidateId, err;
-  llvm::sys::fs::remove_directories(dir);
+  removeTree(dir);
   auto cmd = snapshotBenchmark(w.cfg, dir, err, compilesAtRunTime());
+  if (cmd && !asMainTreeCopy(w.cfg.buildDir, cfg_.buildDir, *cmd, err))
+    cmd.reset();
   std::string bytes = cmd ? nlohmann::json(*cmd).dump() : "";
   if (!cmd || !writeFileAtomically(commandFile(dir), bytes, err)) {
     // No copy: the finalists build this one again, as they always did.
-    llvm::sys::fs::remove_directories(dir);
+    removeTree(dir);
+    std::lock_guard<std::mutex> lock(programsMutex_);
+    if (!copyFailureNoted_)
+      progress_.note("programs: no copy of " + e.candidateId + "'s program was kept (" + err +
+                     "); a finalist without one is built again");
+    copyFailureNoted_ = true;
     return;
   }
   std::lock_guard<std::mutex> lock(programsMutex_);
@@ -61,30 +155,80 @@ void TuneRun::copyProgram(Worker &w, const Evaluation &e) {
 }
 
 // The copy measured for evals_[i]'s binary: its own, or (a twin) that of the
-// candidate it shares its binary with; nullopt when none is whole.
+// candidate it shares its binary with; nullopt when none is kept.
 std::optional<std::vector<std::string>> TuneRun::searchProgram(size_t i) {
   std::string key = reuseKey(evals_[i]);
+  std::lock_guard<std::mutex> lock(programsMutex_);
   for (size_t j = 0; j < evals_.size(); ++j) {
     if (j != i && (key.empty() || reuseKey(evals_[j]) != key))
       continue;
-    const std::string &id = evals_[j].candidateId;
-    {
-      std::lock_guard<std::mutex> lock(programsMutex_);
-      if (auto it = programs_.find(id); it != programs_.end())
-        return it->second.command;
-    }
-    // A resumed tune: the copy its killed run made.
-    std::string dir = programsDir(cfg_) + "/" + id, err;
-    nlohmann::json text;
-    std::vector<std::string> cmd;
-    if (!llvm::sys::fs::exists(commandFile(dir)) || !parseJsonFile(commandFile(dir), text, err) ||
-        !readJson(text, cmd, err) || cmd.empty())
-      continue;
-    std::lock_guard<std::mutex> lock(programsMutex_);
-    programs_[id] = {cmd, bytesUnder(dir)};
-    return cmd;
+    if (auto it = programs_.find(evals_[j].candidateId); it != programs_.end())
+      return it->second.command;
   }
   return std::nullopt;
+}
+
+// A resumed tune: the whole copies of the journal's candidates are taken up
+// and count toward the bound again (outside it, each resume could add
+// another GiB); a candidate's folder the journal has no measured candidate
+// for (the kill came between its copy and its record: its id is given
+// again, perhaps to another configuration) or that is not whole is removed.
+void TuneRun::adoptProgramCopies() {
+  if (!keepsPrograms())
+    return;
+  std::set<std::string> ids;
+  for (const auto &e : evals_)
+    if (e.ok && e.duplicateKind.empty())
+      ids.insert(e.candidateId);
+  std::vector<std::string> stale;
+  std::error_code ec;
+  for (llvm::sys::fs::directory_iterator it(programsDir(cfg_), ec, false), end; it != end && !ec; it.increment(ec)) {
+    std::string dir = it->path(), id = llvm::sys::path::filename(dir).str();
+    if (!isCandidateId(id))
+      continue;
+    std::optional<std::vector<std::string>> cmd;
+    if (ids.count(id))
+      cmd = wholeCopy(dir);
+    if (!cmd) {
+      stale.push_back(dir);
+      continue;
+    }
+    std::lock_guard<std::mutex> lock(programsMutex_);
+    programs_[id] = {*cmd, bytesUnder(dir)};
+  }
+  for (const auto &dir : stale)
+    removeTree(dir);
+  pruneProgramCopies();
+}
+
+// The finalists, one of which has no copy (the disk refused it, or it was
+// pruned): it is built and copied again, as before the search kept copies,
+// and the copies of the binaries that are no finalist go first, or on a
+// full disk they hold the space that copy needs (the tune failed there
+// with "No space left on device" where it used to pass).
+void TuneRun::keepOnlyCopiesOf(const std::vector<size_t> &order) {
+  std::set<std::string> keys, ids;
+  for (size_t i : order) {
+    ids.insert(evals_[i].candidateId);
+    if (!reuseKey(evals_[i]).empty())
+      keys.insert(reuseKey(evals_[i]));
+  }
+  std::lock_guard<std::mutex> lock(programsMutex_);
+  for (const auto &e : evals_) {
+    auto it = programs_.find(e.candidateId);
+    if (it == programs_.end() || ids.count(e.candidateId) || (!reuseKey(e).empty() && keys.count(reuseKey(e))))
+      continue;
+    removeTree(programsDir(cfg_) + "/" + e.candidateId);
+    programs_.erase(it);
+  }
+  // A copy offered already (offerProgramCopies) is no longer there to run.
+  for (auto it = snapshots_.begin(); it != snapshots_.end();) {
+    bool gone = std::any_of(it->second.begin(), it->second.end(), [&](const std::string &a) {
+      size_t at = a.find(programsDir(cfg_) + "/");
+      return at != std::string::npos && !llvm::sys::fs::exists(a.substr(at));
+    });
+    it = gone ? snapshots_.erase(it) : std::next(it);
+  }
 }
 
 // After each record: past kProgramCopyBytes, the copies of the worst-ranked
@@ -122,7 +266,7 @@ void TuneRun::pruneProgramCopies() {
     if (it == programs_.end() || i == 0 || (!reuseKey(e).empty() && finalists.count(reuseKey(e))))
       continue;
     total -= it->second.bytes;
-    llvm::sys::fs::remove_directories(programsDir(cfg_) + "/" + e.candidateId);
+    removeTree(programsDir(cfg_) + "/" + e.candidateId);
     programs_.erase(it);
   }
 }

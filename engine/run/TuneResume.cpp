@@ -1,4 +1,5 @@
 #include "engine/run/TuneRun.h"
+#include "common/FileIO.h"
 
 namespace ciq {
 
@@ -171,7 +172,7 @@ bool TuneRun::openJournal() {
   // ids start again at c0000.
   if (!opts_.resume) {
     llvm::sys::fs::remove(cfg_.runDir + "/reference-output.json");
-    llvm::sys::fs::remove_directories(cfg_.runDir + "/programs");
+    removeTree(cfg_.runDir + "/programs");   // a link there is removed, not the folder it leads to
   }
   std::string err;
   if (!journal_.open(jpath, err))

@@ -392,11 +392,14 @@ private:
   };
   std::map<std::string, ProgramCopy> programs_;
   std::mutex programsMutex_;
+  bool copyFailureNoted_ = false;   // under programsMutex_: one line for the first copy that failed
   void offerProgramCopies();
   bool keepsPrograms() const;
   void copyProgram(Worker &w, const Evaluation &e);
   std::optional<std::vector<std::string>> searchProgram(size_t i);
   void pruneProgramCopies();
+  void adoptProgramCopies();
+  void keepOnlyCopiesOf(const std::vector<size_t> &order);
   bool inputsRecorded_ = false;
   int firstNewId_ = 0;       // ids below are taken (journal, intact or damaged)
   std::string interrupted_;  // why the search stops: a build killed twice, a disk that refused a build's write

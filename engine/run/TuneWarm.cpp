@@ -18,6 +18,16 @@ nlohmann::json scoredToJson(const ScoredPoint &p) {
   return {{"point", p.point}, {"ok", p.ok}, {"objectives", p.objectives}};
 }
 
+// "" when p is a point of `space`: one value (or kUnset) for each control.
+std::string pointProblem(const SearchSpace &space, const Point &p) {
+  if (p.size() != space.controls.size())
+    return std::to_string(p.size()) + " values for " + std::to_string(space.controls.size()) + " controls";
+  for (size_t i = 0; i < p.size(); ++i)
+    if (p[i] != kUnset && (p[i] < 0 || (size_t)p[i] >= space.controls[i].values.size()))
+      return "no value " + std::to_string(p[i]) + " for control " + space.controls[i].name;
+  return "";
+}
+
 } // namespace
 
 // The earlier search in `prior` (journal at `from`): a warm start, or none.
@@ -80,8 +90,16 @@ void TuneRun::warmFromJson(const nlohmann::json &j) {
     for (const auto &p : j.at("learned"))
       w.learned.push_back({p.at("point").get<Point>(), p.at("ok").get<bool>(),
                            p.at("objectives").get<std::vector<double>>(), 0});
+    // Rendered and proposed as they are: a point that is not one of this
+    // space's (a line edited by hand: its checksum removed) aborted ciq.
+    for (const auto &p : w.points)
+      if (std::string why = pointProblem(cfg_.space, p); !why.empty())
+        throw std::out_of_range("point " + nlohmann::json(p).dump() + ": " + why);
+    for (const auto &p : w.learned)
+      if (std::string why = pointProblem(cfg_.space, p.point); !why.empty())
+        throw std::out_of_range("learned point " + nlohmann::json(p.point).dump() + ": " + why);
     warm_ = std::move(w);
-  } catch (const nlohmann::json::exception &e) {
+  } catch (const std::exception &e) {
     warn("journal: the warm line is damaged (" + std::string(e.what()) + "); the search goes on without it");
   }
 }

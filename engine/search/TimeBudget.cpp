@@ -30,8 +30,14 @@ std::string durationError(const std::string &what, const std::string &text) {
 }
 
 std::string durationText(double seconds) {
+  char buf[48];
+  // Past what a long holds (--time 100000000000000000000h parses), lround
+  // is undefined: it printed -9223372036854775808s.
+  if (!(seconds < 1e15)) {
+    snprintf(buf, sizeof buf, "%.3gh", seconds / 3600);
+    return buf;
+  }
   long s = std::lround(std::max(0.0, seconds));
-  char buf[32];
   if (s < 60)
     snprintf(buf, sizeof buf, "%lds", s);
   else if (s < 3600)

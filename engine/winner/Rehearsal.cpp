@@ -1,4 +1,5 @@
 #include "engine/winner/Rehearsal.h"
+#include "common/FileIO.h"
 #include "engine/winner/LockUnits.h"
 #include "engine/winner/LockWriter.h"
 #include "engine/compile/BenchmarkProgram.h"
@@ -73,7 +74,7 @@ Rehearsal rehearse(CandidateBuilder &builder, const TuneConfig &cfg, const Lockf
 Rehearsal rehearseWinner(CandidateBuilder &builder, const TuneConfig &cfg, const Evaluation &baseline,
                          const Evaluation &win, bool snapshot) {
   std::string dir = cfg.runDir + "/rehearsal/" + win.candidateId;
-  llvm::sys::fs::remove_directories(dir);
+  removeTree(dir);
   std::string lockPath = dir + "/rehearsal.ciq.lock", err;
   auto lock = makeLock(cfg, baseline, win, lockPath, err);
   if (!lock || !writeLockfile(lockPath, *lock, err)) {

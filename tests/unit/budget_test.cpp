@@ -172,6 +172,8 @@ TEST(TimeBudget, DurationsNeedANumberAndAUnit) {
   EXPECT_EQ(durationText(45), "45s");
   EXPECT_EQ(durationText(125), "2m05s");
   EXPECT_EQ(durationText(3720), "1h02m");
+  // A budget past what a long holds prints as hours, not a negative count.
+  EXPECT_EQ(durationText(3.6e23), "1e+20h");
 }
 
 // What a build and a run cost, from the evaluations: configuration twins

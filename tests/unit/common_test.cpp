@@ -1,5 +1,6 @@
 #include "sample_kernel.h"
 #include "scratch.h"
+#include "common/FileIO.h"
 #include "common/ForeignJson.h"
 #include "common/NumberFormat.h"
 #include "common/Protocol.h"
@@ -15,6 +16,28 @@
 #include <unistd.h>
 
 using namespace ciq;
+
+// The breaker's finding: run_dir/programs linked to another folder, and
+// `ciq tune --fresh` emptied that folder (remove_directories lists the
+// folder a link leads to). removeTree removes the link only, and never
+// follows a link below the folder either.
+TEST(RemoveTree, RemovesALinkNotTheFolderItLeadsTo) {
+  test::Scratch victim("ciq-victim"), run("ciq-run");
+  std::string err;
+  ASSERT_TRUE(writeFileAtomically(victim.path() + "/thesis.tex", "precious", err)) << err;
+  ASSERT_FALSE(llvm::sys::fs::create_link(victim.path(), run.path() + "/programs"));
+  EXPECT_TRUE(removeTree(run.path() + "/programs"));
+  EXPECT_FALSE(llvm::sys::fs::exists(run.path() + "/programs"));
+  EXPECT_TRUE(llvm::sys::fs::exists(victim.path() + "/thesis.tex"));
+  // A folder with a link inside: the folder goes, the link's target stays.
+  ASSERT_FALSE(llvm::sys::fs::create_directories(run.path() + "/programs/c0001"));
+  ASSERT_FALSE(llvm::sys::fs::create_link(victim.path(), run.path() + "/programs/c0001/link"));
+  EXPECT_TRUE(removeTree(run.path() + "/programs"));
+  EXPECT_FALSE(llvm::sys::fs::exists(run.path() + "/programs"));
+  EXPECT_TRUE(llvm::sys::fs::exists(victim.path() + "/thesis.tex"));
+  // Nothing there: nothing to remove, no failure.
+  EXPECT_TRUE(removeTree(run.path() + "/programs"));
+}
 
 TEST(Sha256, KnownVector) {
   EXPECT_EQ(sha256Hex("abc"), "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad");

@@ -1,4 +1,5 @@
 #include "engine/executors/slurm/SlurmExecutor.h"
+#include "common/FileIO.h"
 #include "engine/executors/BatchTwins.h"
 #include "engine/executors/Pipeline.h"
 #include "common/JsonRead.h"
@@ -73,7 +74,7 @@ bool SlurmExecutor::start(bool resume, std::string &error) {
     // Records of an earlier search must not pass for this one's.
     std::string err;
     cancelSlurmJobs(cfg_.runDir, err);
-    llvm::sys::fs::remove_directories(dir());
+    removeTree(dir());
   }
   llvm::sys::fs::create_directories(dir());
   if (auto t = readJsonFile(dir() + "/jobs.json"))
