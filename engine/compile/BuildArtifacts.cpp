@@ -31,7 +31,7 @@ std::optional<std::string> snapshotArtifacts(const TuneConfig &cfg, const std::s
   const auto &b = cfg.benchmark;
   if (b.artifacts.empty())
     return std::string();
-  nlohmann::json manifest = nlohmann::json::array();
+  std::vector<ArtifactCopy> manifest;
   size_t n = 0;
   for (const auto &pattern : b.artifacts) {
     auto found = matches(absolutePath(pattern, cfg.buildDir));
@@ -49,11 +49,11 @@ std::optional<std::string> snapshotArtifacts(const TuneConfig &cfg, const std::s
         error = b.artifactsLoc.str() + ": " + error;
         return std::nullopt;
       }
-      manifest.push_back({{"copy", to}, {"place", f}});
+      manifest.push_back({to, f});
     }
   }
   std::string path = dir + "/artifacts.json";
-  if (!writeFileAtomically(path, manifest.dump(1) + "\n", error))
+  if (!writeArtifactManifest(path, manifest, error))
     return std::nullopt;
   return path;
 }

@@ -1,6 +1,7 @@
 #include "engine/measure/ArtifactInstall.h"
 #include "common/EnvNames.h"
 #include "common/FileIO.h"
+#include "common/JsonRead.h"
 
 #include <nlohmann/json.hpp>
 #include <llvm/Support/FileSystem.h>
@@ -15,6 +16,42 @@ namespace {
 const std::string kMarker = std::string(env::BuildArtifacts) + "=";
 
 } // namespace
+
+std::optional<std::vector<ArtifactCopy>> readArtifactManifest(const std::string &path, std::string &error) {
+  nlohmann::json manifest;
+  if (!parseJsonFile(path, manifest, error))
+    return std::nullopt;
+  if (!manifest.is_array()) {
+    error = path + ": not a manifest of build artifacts (a JSON array)";
+    return std::nullopt;
+  }
+  std::vector<ArtifactCopy> out;
+  for (size_t i = 0; i < manifest.size(); ++i) {
+    ArtifactCopy a;
+    JsonFields f(manifest[i], path + ": [" + std::to_string(i) + "]");
+    f.need("copy", a.copy).need("place", a.place);
+    if (!f.ok()) {
+      error = f.error();
+      return std::nullopt;
+    }
+    out.push_back(std::move(a));
+  }
+  return out;
+}
+
+bool writeArtifactManifest(const std::string &path, const std::vector<ArtifactCopy> &files, std::string &error) {
+  nlohmann::json manifest = nlohmann::json::array();
+  for (const auto &a : files)
+    manifest.push_back({{"copy", a.copy}, {"place", a.place}});
+  return writeFileAtomically(path, manifest.dump(1) + "\n", error);
+}
+
+std::string artifactManifestOf(const std::vector<std::string> &cmd) {
+  for (const auto &arg : cmd)
+    if (arg.rfind(kMarker, 0) == 0)
+      return arg.substr(kMarker.size());
+  return "";
+}
 
 bool copyFileKeepingMode(const std::string &from, const std::string &to, std::string &error) {
   if (auto ec = fs::copy_file(from, to)) {
@@ -37,17 +74,10 @@ std::vector<std::string> withArtifacts(const std::string &manifest, const std::v
 bool installArtifactsFor(const std::vector<std::string> &cmd, std::string &error) {
   if (cmd.size() < 2 || cmd[0] != "/usr/bin/env" || cmd[1].rfind(kMarker, 0) != 0)
     return true;
-  std::string path = cmd[1].substr(kMarker.size());
-  auto text = readWholeFile(path, &error);
-  if (!text)
+  auto manifest = readArtifactManifest(cmd[1].substr(kMarker.size()), error);
+  if (!manifest)
     return false;
-  auto manifest = nlohmann::json::parse(*text, nullptr, false);
-  if (!manifest.is_array()) {
-    error = path + ": not a manifest of build artifacts (a JSON array)";
-    return false;
-  }
-  for (const auto &a : manifest) {
-    std::string copy = a.value("copy", ""), place = a.value("place", "");
+  for (const auto &[copy, place] : *manifest) {
     std::string tmp = place + ".ciq-tmp." + std::to_string(getpid());
     if (!copyFileKeepingMode(copy, tmp, error))
       return false;

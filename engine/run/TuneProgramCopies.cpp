@@ -13,9 +13,9 @@
 // disk (and only a resumed tune: a search never runs a copy it did not make
 // or adopt, so one left behind by an earlier search is never measured).
 #include "engine/run/TuneRun.h"
-#include "common/EnvNames.h"
 #include "common/FileIO.h"
 #include "common/JsonRead.h"
+#include "engine/measure/ArtifactInstall.h"
 
 #include <llvm/Support/Path.h>
 
@@ -54,20 +54,14 @@ bool filesThere(const std::string &dir, const std::vector<std::string> &cmd) {
     size_t at = arg.find(dir + "/");
     if (at == std::string::npos)
       continue;
-    std::string path = arg.substr(at), err;
-    if (!isRegularFile(path))
+    if (!isRegularFile(arg.substr(at)))
       return false;
-    nlohmann::json manifest;
-    if (llvm::sys::path::filename(path) != "artifacts.json")
-      continue;
-    if (!parseJsonFile(path, manifest, err) || !manifest.is_array())
-      return false;
-    for (const auto &a : manifest)
-      if (!a.is_object() || !a.contains("copy") || !a["copy"].is_string() ||
-          !isRegularFile(a["copy"].get<std::string>()))
-        return false;
   }
-  return true;
+  std::string manifest = artifactManifestOf(cmd), err;
+  if (manifest.empty())
+    return true;
+  auto files = readArtifactManifest(manifest, err);
+  return files && std::all_of(files->begin(), files->end(), [](const ArtifactCopy &a) { return isRegularFile(a.copy); });
 }
 
 // A copy on disk (a resumed tune's): its command when command.json reads as
@@ -99,21 +93,17 @@ bool asMainTreeCopy(const std::string &workerBuild, const std::string &mainBuild
     if (s.rfind(workerBuild, 0) == 0 && (s.size() == workerBuild.size() || s[workerBuild.size()] == '/'))
       s = mainBuild + s.substr(workerBuild.size());
   };
-  std::string manifest;
-  for (auto &arg : cmd) {
+  for (auto &arg : cmd)
     rebase(arg);
-    if (llvm::StringRef(arg).startswith(std::string(env::BuildArtifacts) + "="))
-      manifest = arg.substr(arg.find('=') + 1);
-  }
+  std::string manifest = artifactManifestOf(cmd);
   if (manifest.empty())
     return true;
-  nlohmann::json places;
-  if (!parseJsonFile(manifest, places, error) || !places.is_array())
-    return error = manifest + ": not a manifest of build artifacts", false;
-  for (auto &a : places)
-    if (a.is_object() && a.contains("place") && a["place"].is_string())
-      rebase(a["place"].get_ref<std::string &>());
-  return writeFileAtomically(manifest, places.dump(1) + "\n", error);
+  auto files = readArtifactManifest(manifest, error);
+  if (!files)
+    return false;
+  for (auto &a : *files)
+    rebase(a.place);
+  return writeArtifactManifest(manifest, *files, error);
 }
 
 // The folders copyProgram makes are named by a search candidate's id
