@@ -97,6 +97,8 @@ int run(bool resume) {
     return ciq::reportError(err);
   ciq::TuneOptions o;
   o.timeSeconds = seconds.value_or(0);
+  if (seconds)
+    o.timeText = Time;
   o.resume = resume;
   o.fresh = Fresh;
   o.canary = !NoCanary;

@@ -2,6 +2,7 @@
 #include "engine/measure/GpuState.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cstdlib>
 #include <unistd.h>
 
@@ -20,12 +21,17 @@ bool MeasuredPhase::begin(std::string &error) {
   std::string me = "pid " + std::to_string(getpid()) + " (" + (getenv("USER") ? getenv("USER") : "?") + "): " + holder_;
   // Another worker of this search on the same GPU is no news: it is how
   // workers beyond the GPU count take turns.
+  bool foreign = false;
   auto waiting = [&](const std::string &other) {
-    if (say_ && other.rfind("pid " + std::to_string(getpid()) + " ", 0) != 0)
+    foreign = other.rfind("pid " + std::to_string(getpid()) + " ", 0) != 0;
+    if (say_ && foreign)
       say_("waiting for GPU " + uuid_ + ": it is measuring for " + other + " (lock " + lock_.path() + ")");
   };
+  auto asked = std::chrono::steady_clock::now();
   if (!lock_.acquire(uuid_, me, error, waiting))
     return false;
+  if (foreign)
+    foreignWait_ += std::chrono::duration<double>(std::chrono::steady_clock::now() - asked).count();
   // The state once the GPU is ours: what a foreign process does now counts.
   before_ = measuredGpu(queryGpuState(), visible_);
   if (first_.is_null())

@@ -38,6 +38,9 @@ public:
   std::vector<double> smClocks() const;
   // The GPU's state at the end of the last phase (measuredGpu; null before).
   const nlohmann::json &after() const { return after_; }
+  // Seconds spent waiting while another process held the GPU: not a cost
+  // of this program's runs (the tune's clock keeps it apart).
+  double foreignWaitSeconds() const { return foreignWait_; }
 
 private:
   std::string visible_, holder_;
@@ -47,6 +50,7 @@ private:
   nlohmann::json before_, after_, first_;
   std::set<std::string> problems_;
   int phases_ = 0;
+  double foreignWait_ = 0;
 };
 
 } // namespace ciq

@@ -154,11 +154,10 @@ bool TuneRun::prepare() {
     fitGenerationsToBudget();
   // The time budget of this process (a resume gets its own): --time, else search.max_minutes.
   if (opts_.timeSeconds > 0) {
-    timeBudget_ = opts_.timeSeconds;
-    timeSource_ = "--time " + durationText(timeBudget_);
+    clock_.setBudget(opts_.timeSeconds, "--time " + (opts_.timeText.empty() ? durationText(opts_.timeSeconds)
+                                                                              : opts_.timeText));
   } else if (cfg_.search.maxMinutes > 0) {
-    timeBudget_ = cfg_.search.maxMinutes * 60;
-    timeSource_ = "search.max_minutes " + fmt::value(cfg_.search.maxMinutes);
+    clock_.setBudget(cfg_.search.maxMinutes * 60, "search.max_minutes " + fmt::value(cfg_.search.maxMinutes));
   }
   // Before the journal: a start that could only fail leaves no unfinished
   // search behind, so a changed ciq_tune() starts anew (issue 41 item 6).
@@ -324,6 +323,9 @@ bool TuneRun::finish() {
   enterPhase("finalists");
   if (!runFinalists(w))
     return false;
+  for (int again = 0; again < kMostReturns && timeReturns(); ++again)
+    if (!searchAgain(w))
+      return false;
   enterPhase("minimization");
   if (!minimize(w))
     return false;
@@ -335,10 +337,7 @@ bool TuneRun::finish() {
     return false;
   enterPhase("");
   verdicts_.roundsReplayed = roundsReplayed_;
-  if (timeBudget_ > 0)
-    verdicts_.timeBudget.insert(verdicts_.timeBudget.begin(),
-                                durationText(timeBudget_) + " (" + timeSource_ + "), " + durationText(elapsed()) +
-                                    " used");
+  noteTimeUsed();
   if (workers_[0]->phase) {
     nlohmann::json m = workers_[0]->phase->record();
     for (const auto &p : m["problems"])
@@ -400,7 +399,7 @@ bool TuneRun::runSearch() {
   else
     progress_.note("ciq: tuning " + cfg_.target + " (" + workloadSummary() + "), space of " + cfg_.space.sizeSummary() + ", " +
                  strategy_->name() + " search, budget " + budgetText() + generationsCap() +
-                 (timeBudget_ > 0 ? "; time budget " + durationText(timeBudget_) + " (" + timeSource_ +
+                 (clock_.timed() ? "; time budget " + durationText(clock_.budget()) + " (" + clock_.source() +
                                         ") for the whole tune, the phases after the search planned inside it"
                                   : ""));
   if (!opts_.canaryOnly)
@@ -413,8 +412,12 @@ bool TuneRun::runSearch() {
                    "(benchmark.correctness.compare, or ciq_tune(... COMPARE stdout|<file>))");
   if (!evaluateBaseline())
     return false;
+  if (!opts_.canaryOnly)
+    noteBaselineCost();
   if (!opts_.canaryOnly && !addKernelControls())
     return false;
+  if (!opts_.canaryOnly)
+    planWarmFromLock();
   if (!runCanary())
     return false;
   if (opts_.canaryOnly)

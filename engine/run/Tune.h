@@ -23,6 +23,7 @@ struct TuneOptions {
   bool canary = true;         // prove controls reach the compiler first (and search.canary)
   int maxEvaluations = 0;     // override search.max_evaluations (0: keep)
   double timeSeconds = 0;     // --time: a time budget for the whole tune (0: search.max_minutes, if any)
+  std::string timeText;       // --time as given, echoed as given
   bool writeLock = true;
   bool quiet = false;         // no per-evaluation lines
   bool keepInvalid = false;   // keep objects and benchmark of INVALID candidates (replay)

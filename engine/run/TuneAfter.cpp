@@ -15,13 +15,15 @@ bool TuneRun::minimize(WinnerChoice &w) {
   if (!w.improved || w.index <= 0)
     return true;
   const Evaluation &win = evals_[w.index];
-  // Under a time budget the minimization runs only when it, the rehearsal
-  // and the attribution fit in what is left: else the winner is locked with
-  // every control the finalists measured it with.
-  if (timeBudget_ > 0 && timeLeft() < afterReserve(1)) {
-    timeCut("minimization skipped: it, the rehearsal and the attribution need about " +
-            durationText(afterReserve(1)) + ", " + durationText(std::max(0.0, timeLeft())) + " was left; " +
-            win.candidateId + " keeps every control it was measured with");
+  // Under a time budget the minimization runs only when one comparison
+  // and the rehearsal fit in what is left: else the winner is locked with
+  // every control the finalists measured it with. It then runs until its
+  // share ends: each comparison that does not fit is not made.
+  if (clock_.timed() && clock_.left() < plan(1).need[2] + minimizeTrialSeconds()) {
+    timeCut("minimization skipped: one comparison and the rehearsal need about " +
+            durationText(plan(1).need[2] + minimizeTrialSeconds()) + ", " +
+            durationText(std::max(0.0, clock_.left())) + " was left; " + win.candidateId +
+            " keeps every control it was measured with");
     return true;
   }
   int untried = 0;   // comparisons the time budget left unmade (their controls kept)
@@ -99,10 +101,8 @@ bool TuneRun::minimize(WinnerChoice &w) {
     // other is made only while it fits before the rehearsal and attribution.
     bool reusable = runtimeObjective() && measuredRuns(render(cfg_.space, current).hash(), 0) &&
                 measuredRuns(render(cfg_.space, reduced).hash(), 0);
-    if (timeBudget_ > 0 && !reusable && runtimeObjective()) {
-      auto need = afterSearchSeconds(costs(), afterShape());
-      double trial = need[1] / std::max(1, std::min(afterShape().controls, 8));
-      if (timeLeft() < afterReserve(2) + trial) {
+    if (clock_.timed() && !reusable && runtimeObjective()) {
+      if (clock_.left() < plan(2).need[2] + minimizeTrialSeconds()) {
         ++untried;
         detail = "not tried: the time budget ran out (kept)";
         return true;
@@ -252,14 +252,15 @@ bool TuneRun::attribute(WinnerChoice &w) {
   // nothing; others run only while they fit. Skipped, the verdict is the
   // finalists' (the winner as they measured it: a minimized winner that
   // changed the build is always measured, it has no verdict of its own).
-  if (timeBudget_ > 0 && runtime && minimized_.candidateId.empty()) {
+  if (clock_.timed() && runtime && minimized_.candidateId.empty()) {
     bool reusable = true;
     for (const auto &v : attributionVariants(win.rendered))
       reusable = reusable && measuredRuns(v.rendered.hash(), 0);
-    double need = afterSearchSeconds(costs(), afterShape())[3];
-    if (!reusable && timeLeft() < need) {
+    double need = plan(3).need[3];
+    if (!reusable && clock_.left() < need) {
       timeCut("attribution skipped: it needs about " + durationText(need) + ", " +
-              durationText(std::max(0.0, timeLeft())) + " was left; the verdict is the finalists'");
+              durationText(std::max(0.0, clock_.left())) + " was left; the verdict is the finalists'" +
+              (remeasure_.empty() ? "" : ", on the search's copy of the program, not the rehearsed one"));
       return true;
     }
   }

@@ -53,6 +53,18 @@ public:
         break;
       queue_.push_back(*p);
     }
+    r_.combineKept_ = 2;   // the time plan keeps the combinations' binaries while the rounds run
+    // A warm start's per-kernel directives (an earlier winner, a committed
+    // lock) are the first round: each kernel's is judged like any trial.
+    if (r.warm_ && !r.warm_->points.empty()) {
+      Point p = r.evals_[base].point;
+      const Point &warm = r.warm_->points.front();
+      for (size_t i = 0; i < p.size() && i < warm.size(); ++i)
+        if (r.cfg_.space.controls[i].render == RenderKind::Kernel && warm[i] != kUnset)
+          p[i] = warm[i];
+      if (p != r.evals_[base].point)
+        queue_.insert(queue_.begin(), p);
+    }
   }
   std::vector<Evaluation> take(size_t most) override;
   bool more() const override { return !ended_ && !halted_; }
@@ -76,16 +88,31 @@ private:
   }
   void noteVerdicts(const std::vector<KernelVerdict> &verdicts);
   void noteInterference();
-  // The budget ended the stage before its combinations: what it learned.
-  void endEarly() {
-    if (phase_ != Phase::Combine && phase_ != Phase::Done) {
-      cut_ = true;
-      verdicts_ = judgeKernels(r_.kernelPlans_, r_.evals_[base_].point, r_.evals_[base_], stage());
-      noteVerdicts(verdicts_);
-      r_.progress_.note("per-kernel search: the budget ended it before the per-kernel bests were combined");
-    }
-    phase_ = Phase::Done;
-    ended_ = true;
+  std::vector<KernelVerdict> judge() const {
+    return judgeKernels(r_.kernelPlans_, r_.evals_[base_].point, r_.evals_[base_], stage(),
+                        r_.cfg_.benchmark.maxRegressionPercent);
+  }
+  // The budget (binaries or time) ended the rounds: the per-kernel bests
+  // of the trials timed so far are combined and measured all the same (the
+  // plan kept their binaries); false when no kernel has a faster trial.
+  bool combineNow() {
+    cut_ = true;
+    r_.combineKept_ = 0;
+    verdicts_ = judge();
+    noteVerdicts(verdicts_);
+    queue_ = combinations(r_.evals_[base_].point, verdicts_);
+    next_ = 0;
+    phase_ = queue_.empty() ? Phase::Done : Phase::Combine;
+    ended_ = queue_.empty();
+    r_.progress_.note(std::string("per-kernel search: the budget ended its rounds; ") +
+                      (ended_ ? "no kernel has a faster trial to combine"
+                              : "the per-kernel bests of the trials timed so far are combined and measured"));
+    return !ended_;
+  }
+  // The combinations are built whatever the time left (the plan kept
+  // their time): the binary budget and the configuration cap still hold.
+  bool combineFits() const {
+    return r_.counted() < r_.budget_ && r_.compiled() < r_.configurationCap();
   }
 
   TuneRun &r_;
@@ -106,24 +133,33 @@ std::vector<Evaluation> KernelFeed::take(size_t most) {
   if (r_.stopRequested())
     halted_ = true;
   while (!halted_ && !ended_ && out.size() < most) {
-    if (!r_.budgetLeft()) {
-      if (outstanding_ == 0)
-        endEarly();
-      break;
+    bool combining = phase_ == Phase::Combine;
+    if (combining ? !combineFits() : !r_.budgetLeft()) {
+      if (outstanding_ > 0)
+        break;
+      if (combining || !combineNow()) {
+        phase_ = Phase::Done;
+        ended_ = true;
+        break;
+      }
+      continue;
     }
     // The rounds and retries leave room for the two combinations; twins
     // cost nothing, so the rounds go on while distinct binaries fit.
-    int keep = phase_ == Phase::Combine ? 0 : 2;
-    if (next_ < queue_.size() && (int)r_.room() - keep <= outstanding_) {
+    int keep = combining ? 0 : 2;
+    int room = combining ? std::min(r_.budget_ - r_.counted(), r_.configurationCap() - r_.compiled()) : (int)r_.room();
+    if (next_ < queue_.size() && room - keep <= outstanding_) {
       if (outstanding_ > 0)
         break;
-      if (phase_ == Phase::Design) {
-        cut_ = true;
-        if (stage().empty())
+      if (!combining) {   // the rounds or retries end here: their bests are combined in the 2 kept
+        if (phase_ == Phase::Design && stage().empty())
           r_.progress_.note("per-kernel search: no room for its rounds: " + std::to_string(r_.room()) +
                             " binar(ies) or configuration(s) left, 2 kept for the combinations");
+        if (!combineNow())
+          break;
+        continue;
       }
-      next_ = queue_.size();   // no room for more of this phase
+      next_ = queue_.size();   // no room for more combinations
     }
     if (next_ < queue_.size()) {
       const Point &p = queue_[next_++];
@@ -160,7 +196,8 @@ bool KernelFeed::advance() {
   }
   if (phase_ == Phase::Retry) {
     phase_ = Phase::Combine;
-    verdicts_ = judgeKernels(r_.kernelPlans_, base, r_.evals_[base_], stage());
+    r_.combineKept_ = 0;
+    verdicts_ = judge();
     noteVerdicts(verdicts_);
     queue_ = combinations(base, verdicts_);
     if (!queue_.empty())
@@ -202,8 +239,10 @@ void KernelFeed::noteVerdicts(const std::vector<KernelVerdict> &verdicts) {
                         "% faster: it keeps the compile it had");
     for (const auto &s : v.slowsCase)
       r_.progress_.note("per-kernel search: " + trialText(space, s.trial) + " left out: faster over all cases, but " +
-                        fmt::percent((s.ratio - 1) * 100) + " slower in case '" + s.caseName +
-                        "' (a combination carrying it would be refused as case_regression)");
+                        fmt::percent((s.ratio - 1) * 100) + " slower in case '" + s.caseName + "', adding " +
+                        fmt::percent(s.casePercent) + " to that case's GPU time (benchmark.max_regression_percent " +
+                        fmt::value(r_.cfg_.benchmark.maxRegressionPercent) +
+                        ": a combination carrying it would be refused as case_regression)");
   }
 }
 
@@ -256,10 +295,12 @@ bool TuneRun::searchKernels() {
                  evals_[base].candidateId + ", every kernel's next trial in each binary, each judged on its own GPU time");
   enterPhase("per-kernel stage");
   auto started = std::chrono::steady_clock::now();
+  clock_.searchBegins();
   inSearch_ = true;
   KernelFeed feed(*this, base, lastGeneration + 1);
   executor().stream(feed, knownResults());
   inSearch_ = false;
+  clock_.searchEnds();
   if (feed.cut()) {
     std::vector<const Evaluation *> stage;
     for (const auto &e : evals_)
@@ -271,11 +312,11 @@ bool TuneRun::searchKernels() {
       n += u.second.size();
     if (n > 0)
       progress_.note("per-kernel search: " + std::to_string(n) + " trial(s) left untried (" + untriedText(cfg_.space, untried) +
-                     "): raise kernel_controls.budget, the budget" + (timeBudget_ > 0 ? " or --time" : "") +
+                     "): raise kernel_controls.budget, the budget" + (clock_.timed() ? " or --time" : "") +
                      " to try them");
   }
   if (feed.cut() && !searchTimeLeft())
-    timeCut("the per-kernel stage ended at " + durationText(elapsed()) + " before every kernel's trial was tried, "
+    timeCut("the per-kernel stage ended at " + durationText(clock_.elapsed()) + " before every kernel's trial was tried, "
             "keeping about " + durationText(afterReserve(0)) + " for the phases after the search");
   verdicts_.searchSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   verdicts_.searchEnd = feed.cut() ? SearchEnd::KernelStageCut : budgetLeft() ? SearchEnd::KernelStage : budgetEnd();
@@ -296,12 +337,27 @@ void TuneRun::maskKernelControls(std::vector<Point> &pool) const {
   pool = std::move(out);
 }
 
+// The share of the baseline's traced GPU time spent in the planned kernels
+// (-1: not traced): what per-kernel controls can gain at most.
+static double plannedGpuShare(const Evaluation &base, const std::vector<KernelPlan> &plans) {
+  double all = 0, planned = 0;
+  for (const auto &k : base.kernelTimes) {
+    all += k.gpuMs;
+    std::string key = kernelKey(k.mangled);
+    if (std::any_of(plans.begin(), plans.end(), [&](const KernelPlan &p) { return p.key == key; }))
+      planned += k.gpuMs;
+  }
+  return all > 0 ? planned / all : -1;
+}
+
 // Whether the per-kernel stage runs, and the binaries kept for it: it needs
 // kernel times of the baseline (the kernels it launched) and a runtime
-// objective. Its share is planned from the trials it needs (its rounds plus
-// two combinations) and what the tune can spend: half the binaries at most,
-// and under a time budget half of those that fit in the time left once the
-// phases after the search are reserved (at the baseline's cost a binary).
+// objective. The command-line search and the stage share what the tune can
+// spend by expected gain: the stage's share grows with its kernels' share
+// of the GPU time (a quarter of the binaries, up to half once they hold
+// half of it), never more than its rounds plus two combinations; under a
+// time budget, of the binaries that fit in the time left once the phases
+// after the search are planned (at the baseline's cost a binary).
 void TuneRun::planKernelStage(bool launchedOnly) {
   const KernelControlsConfig &kc = cfg_.kernelControls;
   if (kc.scoring != "per_kernel" || !runtimeObjective() || !launchedOnly)
@@ -310,10 +366,10 @@ void TuneRun::planKernelStage(bool launchedOnly) {
   int rounds = (int)mostTrials(plans);
   int spend = budget_;
   std::string timeNote;
-  if (timeBudget_ > 0 && costs().candidateSeconds > 0) {
+  if (clock_.timed() && costs().candidateSeconds > 0) {
     // In double first: a --time of 1e20h overflowed the int (a budget that
     // "fits about -2147483648 binaries").
-    double fits = counted() + std::floor(std::max(0.0, timeLeft() - afterReserve(0)) / costs().candidateSeconds);
+    double fits = counted() + std::floor(std::max(0.0, clock_.left() - afterReserve(0)) / costs().candidateSeconds);
     int fit = fits < budget_ ? (int)fits : budget_;
     if (fit < budget_) {
       spend = fit;
@@ -321,7 +377,12 @@ void TuneRun::planKernelStage(bool launchedOnly) {
                  durationText(costs().candidateSeconds) + " a binary";
     }
   }
-  int want = kc.budget > 0 ? kc.budget : std::min(rounds + 2, std::max(3, spend / 2));
+  double gpuShare = plannedGpuShare(evals_.front(), plans);
+  double fraction = gpuShare < 0 ? 0.5 : std::min(0.5, 0.25 + gpuShare / 2);
+  int want = kc.budget > 0 ? kc.budget : std::min(rounds + 2, std::max(3, (int)std::floor(spend * fraction)));
+  if (gpuShare >= 0)
+    timeNote += "; its kernels ran " + fmt::percent(gpuShare * 100) + " of the baseline's GPU time, so it gets " +
+                (fraction >= 0.5 ? "half" : fmt::percent(fraction * 100)) + " of the binaries at most";
   int most = budget_ - 2; // the baseline and one command-line candidate at least
   if (plans.empty() || std::min(want, most) < 2) {
     progress_.note("per-kernel search: the tune's budget of " + std::to_string(budget_) +

@@ -81,14 +81,15 @@ void TuneRun::record(Evaluation &e) {
   if (inSearch_) {
     verdicts_.gpuBusySeconds += e.measureMs / 1000;
     ++verdicts_.searchedHere;
-    searchClock_ = std::chrono::duration<double>(std::chrono::steady_clock::now() - searchStarted_).count();
+    readForeignWait();
+    clock_.searchRecorded();
   }
   if (!writeResults())
     return;
   pruneProgramCopies();
   WinnerChoice w = chooseWinner(cfg_, evals_);
   progress_.evaluated(cfg_, e, evals_, w.index >= 0 ? &evals_[w.index] : nullptr, counted());
-  progress_.phase(phase_, remainingEstimate());
+  progress_.phase(clock_.phase(), remainingEstimate());
   publishStatus();
 }
 
@@ -240,7 +241,7 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation, int
     if (earlier != evals_.end() && d != p && q == d) {
       // Its values equal the compiler's defaults where it differs from an
       // evaluated point: that point's twin, its score known, nothing compiled.
-      skipped_.push_back({p, earlier->ok, normalizedObjectives(cfg_, *earlier), generation});
+      skip({p, earlier->ok, normalizedObjectives(cfg_, *earlier), generation});
       if (predictedTwins_.insert(p).second && defaultsAnnounced_++ == 0)
         progress_.note("configurations that set a control to the compiler's default (e.g. " +
                        render(cfg_.space, p).summary() + ", like " + earlier->candidateId +
@@ -249,13 +250,13 @@ std::vector<Point> TuneRun::unspent(std::vector<Point> pool, int generation, int
     }
     if (earlier != evals_.end() || inFlight.count(q) || !seen.insert(q).second) {
       if (q != p)
-        skipped_.push_back({p, false, {}, generation});
+        skip({p, false, {}, generation});
       continue;
     }
     // Predicted to build an earlier candidate's binary: the strategy learns
     // that binary's score for it, and no compile is spent.
     if (const Evaluation *twin = twins ? twins->predict(q) : nullptr) {
-      skipped_.push_back({p, true, normalizedObjectives(cfg_, *twin), generation});
+      skip({p, true, normalizedObjectives(cfg_, *twin), generation});
       if (predictedTwins_.insert(q).second && predictedTwins_.size() == 1)
         progress_.note("twins so far make " + std::to_string(twins->equivalences()) +
                        " control value(s) equivalent for this program: configurations predicted to build a "

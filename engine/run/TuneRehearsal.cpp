@@ -6,6 +6,7 @@
 // is journaled as it ends, so `ciq resume` repeats none.
 #include "engine/run/TuneRun.h"
 #include "engine/winner/Rehearsal.h"
+#include "engine/compile/ProgramIdentity.h"
 
 namespace ciq {
 
@@ -65,11 +66,13 @@ bool TuneRun::rehearse(WinnerChoice &w) {
       return false;
     if (rec.ok) {
       rehearsalMs_ += rec.buildMs;
-      if (!rec.snapshot.empty())
-        snapshots_[win.rendered.hash()] = rec.snapshot;   // the winner's last measurement runs this build
       verdicts_.rehearsal.push_back(win.candidateId + " built as its lock builds it (ciq-ptxas --lock, every object "
                                     "assembled and linked) in " + seconds(rec.buildMs) +
                                     ": device code matches the tuned build");
+      if (!rec.snapshot.empty()) {
+        notePrograms(win, rec);
+        snapshots_[win.rendered.hash()] = rec.snapshot;   // the winner's last measurement runs this build
+      }
       lockExtra_["rehearsal"] = {{"candidate_id", win.candidateId}, {"build_ms", rec.buildMs},
                                  {"route", "ciq-ptxas --lock"}};
       if (rec.sections.is_object() && !rec.sections.empty())
@@ -123,6 +126,50 @@ void TuneRun::applyPriorRehearsals() {
           e.reason = r.reason;
           e.message = r.message;
         }
+}
+
+// The runtime verdict is taken on what the lock builds (issue 56 item 2):
+// the copy of the program the finalists measured is compared with the
+// program the rehearsal built, byte for byte, host code included. Identical,
+// the finalists' runs are the rehearsed program's; else the winner's runs
+// are not reused and the attribution measures the rehearsed program against
+// the baseline (its last row is the verdict the lock is written on).
+void TuneRun::notePrograms(const Evaluation &win, const RehearsalRecord &rec) {
+  auto measured = snapshots_.find(win.rendered.hash());
+  std::string copy = measured == snapshots_.end() ? "" : copyFolderOf(measured->second, cfg_.runDir + "/programs");
+  std::string rehearsed = cfg_.runDir + "/rehearsal/" + rec.candidateId + "/program";
+  if (copy.empty()) {
+    verdicts_.rehearsal.push_back("the verdict is measured on the rehearsed program (" + rehearsed +
+                                  "): the finalists did not run a copy of this build");
+    lockExtra_["verdict_program"] = {{"measured", "rehearsed"}};
+    remeasure_.insert(win.rendered.hash());
+    return;
+  }
+  ProgramComparison c = compareProgramCopies(copy, rehearsed);
+  if (c.identical && c.loadedOnly.empty()) {
+    verdicts_.rehearsal.push_back("the program the finalists measured (" + copy + ") and the rehearsed one are "
+                                  "byte-identical, host code included: the verdict is the lock's build's");
+    lockExtra_["verdict_program"] = {{"measured", "search copy"}, {"identical_to_rehearsed", true}};
+    return;
+  }
+  if (c.identical) {
+    std::string files;
+    for (const auto &f : c.loadedOnly)
+      files += (files.empty() ? "" : ", ") + f;
+    verdicts_.rehearsal.push_back("the program the finalists measured (" + copy + ") and the rehearsed one load the "
+                                  "same bytes: host code identical, device code as the rehearsal proved it (" +
+                                  files + (c.loadedOnly.size() == 1 ? ": differs" : ": differ") +
+                                  " only in sections not loaded and the build-id, nvcc's temporary names); the "
+                                  "verdict is the lock's build's");
+    lockExtra_["verdict_program"] = {{"measured", "search copy"}, {"identical_to_rehearsed", true},
+                                     {"identical_loaded_sections_only", c.loadedOnly}};
+    return;
+  }
+  verdicts_.rehearsal.push_back("the rehearsed program differs from the copy the finalists measured (" +
+                                c.difference + "): the verdict is measured again on the rehearsed program");
+  lockExtra_["verdict_program"] = {{"measured", "rehearsed"}, {"identical_to_rehearsed", false},
+                                   {"difference", c.difference}};
+  remeasure_.insert(win.rendered.hash());
 }
 
 } // namespace ciq

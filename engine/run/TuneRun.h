@@ -12,6 +12,8 @@
 #include "engine/compile/BenchmarkProgram.h"
 #include "engine/search/Budget.h"
 #include "engine/search/TimeBudget.h"
+#include "engine/search/PhasePlan.h"
+#include "engine/run/TuneClock.h"
 #include "engine/compile/CandidateBuild.h"
 #include "engine/search/InertControls.h"
 #include "engine/search/KernelSearch.h"
@@ -124,6 +126,9 @@ private:
   bool rehearse(WinnerChoice &w);
   bool rehearseOne(const Evaluation &win, RehearsalRecord &rec);
   const RehearsalRecord *knownRehearsal(const std::string &candidateHash) const;
+  // Whether the finalists measured the rehearsed program (TuneRehearsal.cpp).
+  void notePrograms(const Evaluation &win, const RehearsalRecord &rec);
+  std::set<std::string> remeasure_;   // rendered hashes whose finalists' runs are not the lock build's
   void applyPriorRehearsals();
   void traceMinimized();
   std::optional<std::vector<VariantResult>> attributionRows(const Evaluation &win, std::string &err);
@@ -145,12 +150,8 @@ private:
     m.warmupRounds = cfg_.benchmark.warmup;
     m.phase = workers_[0]->phase.get();
     m.enough = enoughRounds(Judged::EachAgainstFirst);
-    int phase = 0;
-    for (int p = 0; p < kAfterSearchPhases; ++p)
-      if (phase_ == kAfterSearchNames[p])
-        phase = p;
-    m.enough = timed(m.enough, phase);
-    m.roundsKey = phase_;
+    m.enough = timed(m.enough, std::max(0, afterPhaseIndex()));
+    m.roundsKey = clock_.phase();
     m.maxCvPercent = maxCvPercent();
     m.problems = problems;
     m.snapshots = &snapshots_;
@@ -301,24 +302,30 @@ private:
       opts_.onWarning(warning);
   }
 
-  // The tune's clock (TuneTime.cpp, issue 49).
-  double timeBudget_ = 0;   // seconds for the whole tune (0: none): --time, search.max_minutes
-  std::string timeSource_;  // where it came from, for the summary
-  std::chrono::steady_clock::time_point started_ = std::chrono::steady_clock::now();
-  std::chrono::steady_clock::time_point phaseStarted_ = started_;
-  std::string phase_ = "baseline";
-  double searchClock_ = 0;  // this process's search wall clock so far (the pace of a candidate)
-  std::chrono::steady_clock::time_point searchStarted_;
-  double elapsed() const;
-  double timeLeft() const;  // infinity without a time budget
+  // The tune's clock (TuneClock.h) and the plan made from it (TuneTime.cpp).
+  TuneClock clock_;
   PhaseCosts costs() const;
+  void readForeignWait();
   AfterSearchShape afterShape() const;
-  // Seconds the phases after the search need, from phase `from` (kAfterSearchNames) on.
+  // The shares of the phases from `from` (kAfterSearchNames index) on.
+  PhasePlan plan(int from) const;
   double afterReserve(int from) const;
+  double minimizeTrialSeconds() const;
+  int binariesKept() const;
+  int combineKept_ = 0;   // binaries the per-kernel stage keeps for its combinations while its rounds run
   bool searchTimeLeft() const;
   double remainingEstimate() const;
+  int afterPhaseIndex() const;   // the phase after the search running now (-1: none)
   void enterPhase(const std::string &name);
   void publishStatus();
+  // After the finalists: time the phases after them will not need goes
+  // back to the stage the time budget cut (Tune.cpp).
+  static constexpr int kMostReturns = 3;
+  bool timeReturns();
+  bool searchAgain(WinnerChoice &w);
+  void noteTimeUsed();
+  void noteBaselineCost();
+  std::string endedEarlyWhy() const;
   EnoughRounds timed(EnoughRounds enough, int phase);
   void timeCut(const std::string &line);
   // The finalists' runs by binary (reuseKey) and case: the minimization and
@@ -344,6 +351,7 @@ private:
   nlohmann::json warmToJson() const;
   void warmFromJson(const nlohmann::json &j);
   void noteWarmStart();
+  void planWarmFromLock();
 
   TuneConfig cfg_;
   TuneOptions opts_;
@@ -373,6 +381,14 @@ private:
   // apart: the strategy sees them as taken, so it moves on (not journaled: a
   // resumed search re-derives them, and never evaluates a point twice).
   std::vector<ScoredPoint> skipped_;
+  // Once per point and generation: a search given back time (Tune.cpp)
+  // proposes its generations again, as a resume does.
+  void skip(ScoredPoint p) {
+    for (const auto &s : skipped_)
+      if (s.point == p.point && s.generation == p.generation)
+        return;
+    skipped_.push_back(std::move(p));
+  }
   int budget_ = 0;
   // The per-kernel stage (engine/search/KernelSearch.h): its kernels and
   // trials, and the binaries kept for it (0: per-kernel controls, if any,

@@ -188,12 +188,13 @@ void TuneFeed::closeGenerations() {
 
 bool TuneRun::searchGenerations() {
   auto started = std::chrono::steady_clock::now();
-  searchStarted_ = started;
   enterPhase("search");
+  clock_.searchBegins();
   inSearch_ = true;
   bool done = searchLoop();
   inSearch_ = false;
-  verdicts_.searchSeconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
+  clock_.searchEnds();
+  verdicts_.searchSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   return done;
 }
 
@@ -205,7 +206,7 @@ bool TuneRun::searchLoop() {
   if (verdicts_.searchEnd && !budgetLeft())
     verdicts_.searchEnd = budgetEnd();
   if (verdicts_.searchEnd == SearchEnd::Time)
-    timeCut("the search ended at " + durationText(elapsed()) + " after " + std::to_string(counted()) + " of " +
+    timeCut("the search ended at " + durationText(clock_.elapsed()) + " after " + std::to_string(counted()) + " of " +
             std::to_string(budget_) + " binaries, keeping about " + durationText(afterReserve(0)) +
             " for the finalists, minimization, rehearsal and attribution (from the measured " +
             fmt::value(costs().buildSeconds) + " s a build, " + fmt::value(costs().runSeconds) + " s a run)");

@@ -1,34 +1,31 @@
-// The tune's clock (issue 49): the time budget (items 1 and 4), the phases
-// and their wall time (items 2 and 6), the runs of the finalists reused by
-// the minimization and the attribution (item 2), and the rounds journaled
-// for `ciq resume` (item 3).
+// The tune's time: the plan each phase is given from the clock (TuneClock.h)
+// and the measured costs (PhasePlan.h), the status `ciq status` shows, the
+// runs of the finalists reused by the minimization and the attribution, and
+// the rounds journaled for `ciq resume`.
 #include "engine/run/TuneRun.h"
 
 #include <cmath>
+#include <limits>
 
 namespace ciq {
 
-namespace {
-
-double since(std::chrono::steady_clock::time_point t) {
-  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
-}
-
-} // namespace
-
-double TuneRun::elapsed() const { return since(started_); }
-
-double TuneRun::timeLeft() const {
-  return timeBudget_ > 0 ? timeBudget_ - elapsed() : std::numeric_limits<double>::infinity();
-}
-
 // Build and run costs from the evaluations, and a search candidate's wall
-// clock from this process's search (several workers overlap candidates).
+// clock from this process's search (several workers overlap candidates),
+// less the time waited for another process's GPU lock.
 PhaseCosts TuneRun::costs() const {
   PhaseCosts c = measuredCosts(evals_);
-  if (verdicts_.searchedHere > 0 && searchClock_ > 0)
-    c.candidateSeconds = searchClock_ / verdicts_.searchedHere;
+  if (verdicts_.searchedHere > 0 && clock_.searchSeconds() > 0)
+    c.candidateSeconds = clock_.searchSeconds() / verdicts_.searchedHere;
   return c;
+}
+
+// The total every worker waited for another process's GPU lock, into the clock.
+void TuneRun::readForeignWait() {
+  double waited = 0;
+  for (const auto &w : workers_)
+    if (w->phase)
+      waited += w->phase->foreignWaitSeconds();
+  clock_.setForeignWait(waited);
 }
 
 // Controls the winner sets: the minimization's trials at most.
@@ -47,37 +44,42 @@ AfterSearchShape TuneRun::afterShape() const {
   s.finalists = std::max(1, cfg_.benchmark.finalists);
   s.rehearsal = opts_.writeLock && cfg_.build.kind != "none";
   s.programsKept = keepsPrograms();
-  int best = -1;
   WinnerChoice w = chooseWinner(cfg_, evals_);
-  best = w.index;
-  s.controls = best > 0 ? controlsSet(evals_[best].point) : 1;
+  s.controls = w.index > 0 ? controlsSet(evals_[w.index].point) : 1;
   return s;
 }
 
-double TuneRun::afterReserve(int from) const {
-  auto need = afterSearchSeconds(costs(), afterShape());
-  double sum = 0;
-  for (int p = std::max(0, from); p < kAfterSearchPhases; ++p)
-    sum += need[p];
-  return sum;
+PhasePlan TuneRun::plan(int from) const {
+  PhaseCosts c = costs();
+  // A rehearsal this run made already: its measured cost.
+  if (rehearsalMs_ > 0)
+    c.wholeBuildSeconds = std::max(c.wholeBuildSeconds, rehearsalMs_ / 1000);
+  return planPhases(c, afterShape(), clock_.budget(), clock_.left(), from);
 }
 
-// The search takes a candidate only while one more fits beside what the
-// phases after it (and the per-kernel stage's share) need.
+double TuneRun::afterReserve(int from) const { return plan(from).reserve(from); }
+
+// One comparison of the minimization: its share of the phase's need.
+double TuneRun::minimizeTrialSeconds() const {
+  return plan(1).need[1] / std::max(1, std::min(afterShape().controls, 8));
+}
+
+// The binaries the search must still leave room for: the per-kernel
+// stage's share before it starts, its combinations while its rounds run.
+int TuneRun::binariesKept() const { return inKernelStage_ ? combineKept_ : kernelReserve_; }
+
+// The search takes a candidate only while one more fits beside the shares
+// of the phases after it (and the per-kernel stage's binaries).
 bool TuneRun::searchTimeLeft() const {
-  if (timeBudget_ <= 0)
+  if (!clock_.timed())
     return true;
-  PhaseCosts c = costs();
-  double one = c.candidateSeconds;
-  int stage = inKernelStage_ ? 0 : kernelReserve_;
+  double one = costs().candidateSeconds;
   // Before a candidate was built, every cost comes from the baseline's
   // whole-program build: the first candidate is taken while half of that
   // estimate fits, and measures what a candidate costs.
   bool measured = std::any_of(evals_.begin(), evals_.end(),
                               [](const Evaluation &e) { return e.generation > 0 && e.buildMs > 0; });
-  if (!measured)
-    return timeLeft() > 0.5 * (afterReserve(0) + one * (1 + stage));
-  return timeLeft() > afterReserve(0) + one * (1 + stage);
+  return searchMayTakeOne(plan(0), (measured ? 1 : 0.5) * one * (1 + binariesKept()));
 }
 
 // Elapsed and what is left: the search's remaining budget at its pace, plus
@@ -85,60 +87,66 @@ bool TuneRun::searchTimeLeft() const {
 double TuneRun::remainingEstimate() const {
   PhaseCosts c = costs();
   double left = 0;
-  int phase = -1;
-  for (int p = 0; p < kAfterSearchPhases; ++p)
-    if (phase_ == kAfterSearchNames[p])
-      phase = p;
+  int phase = afterPhaseIndex();
   if (phase < 0) {
     int todo = std::max(0, budget_ - counted());
     left = todo * c.candidateSeconds + afterReserve(0);
   } else
-    left = std::max(0.0, afterReserve(phase) - since(phaseStarted_));
-  return std::min(left, std::max(0.0, timeLeft()));
+    left = std::max(0.0, afterReserve(phase) - clock_.inPhase());
+  return std::min(left, std::max(0.0, clock_.left()));
+}
+
+int TuneRun::afterPhaseIndex() const {
+  for (int p = 0; p < kAfterSearchPhases; ++p)
+    if (clock_.phase() == kAfterSearchNames[p])
+      return p;
+  return -1;
 }
 
 // A phase begins: its wall time is kept for the summary, the progress line
 // and `ciq status` show it, and under a time budget a line says where the
 // tune stands.
 void TuneRun::enterPhase(const std::string &name) {
-  if (!phase_.empty() && phase_ != "baseline")
-    verdicts_.phaseSeconds.push_back({phase_, since(phaseStarted_)});
-  phase_ = name;
-  phaseStarted_ = std::chrono::steady_clock::now();
+  clock_.enter(name);
+  verdicts_.phaseSeconds = clock_.phases();
   if (name.empty())
     return;
   double left = remainingEstimate();
   progress_.phase(name, left);
-  if (timeBudget_ > 0)
-    progress_.note("phase: " + name + " (elapsed " + durationText(elapsed()) + " of " + durationText(timeBudget_) +
-                   ", about " + durationText(left) + " left)");
+  if (clock_.timed())
+    progress_.note("phase: " + name + " (elapsed " + durationText(clock_.elapsed()) + " of " +
+                   durationText(clock_.budget()) + ", about " + durationText(left) + " left)");
   publishStatus();
 }
 
 void TuneRun::publishStatus() {
   nlohmann::json s = progress_.status(cfg_, evals_);
-  s["phase"] = phase_;
-  s["elapsed_s"] = std::round(elapsed() * 10) / 10;
+  s["phase"] = clock_.phase();
+  s["elapsed_s"] = std::round(clock_.elapsed() * 10) / 10;
   s["remaining_s"] = std::round(remainingEstimate() * 10) / 10;
-  if (timeBudget_ > 0)
-    s["time_budget_s"] = timeBudget_;
+  if (clock_.timed())
+    s["time_budget_s"] = clock_.budget();
+  if (clock_.foreignWait() > 0)
+    s["gpu_lock_wait_s"] = std::round(clock_.foreignWait() * 10) / 10;
   builder().daemon().setStatus(s);
 }
 
 // Interleaved rounds after the search end at the phase's deadline (the
-// time left less what the later phases need), after at least 3 rounds so
-// a verdict can be made; the verdict is then the one those runs support.
+// time left less the shares of the later phases), after at least
+// kLeastRounds rounds so a verdict can be made; the verdict is then the one
+// those runs support.
 EnoughRounds TuneRun::timed(EnoughRounds enough, int phase) {
-  if (timeBudget_ <= 0)
+  if (!clock_.timed())
     return enough;
-  double until = timeBudget_ - afterReserve(phase + 1);
+  double until = clock_.budget() - afterReserve(phase + 1);
   return [this, enough, until, phase](const std::vector<std::vector<double>> &values) {
     RoundsDecision d = enough ? enough(values) : RoundsDecision{};
     size_t least = std::numeric_limits<size_t>::max();
     for (const auto &v : values)
       if (!v.empty())
         least = std::min(least, v.size());
-    if (!d.stop && least != std::numeric_limits<size_t>::max() && least >= 3 && elapsed() > until) {
+    if (!d.stop && least != std::numeric_limits<size_t>::max() && least >= (size_t)kLeastRounds &&
+        clock_.elapsed() > until) {
       d.stop = true;
       timeCut(std::string(kAfterSearchNames[phase]) + ": the time budget ended a re-measurement after " +
               std::to_string(least) + " round(s)");
@@ -147,14 +155,13 @@ EnoughRounds TuneRun::timed(EnoughRounds enough, int phase) {
   };
 }
 
-void TuneRun::timeCut(const std::string &line) {
-  if (std::find(verdicts_.timeBudget.begin(), verdicts_.timeBudget.end(), line) == verdicts_.timeBudget.end())
-    verdicts_.timeBudget.push_back(line);
-}
+void TuneRun::timeCut(const std::string &line) { clock_.cut(line); }
 
 // The finalists' runs of the build of `renderedHash` (an evaluation of the
 // search, the baseline, or the minimized winner), by the binary it made.
 const std::vector<double> *TuneRun::measuredRuns(const std::string &renderedHash, int caseIndex) const {
+  if (remeasure_.count(renderedHash))   // the rehearsed program is not the one the finalists ran
+    return nullptr;
   std::string key;
   if (auto it = byHash_.find(renderedHash); it != byHash_.end() && evals_[it->second].ok)
     key = reuseKey(evals_[it->second]);
@@ -198,6 +205,98 @@ const std::vector<std::vector<double>> *TuneRun::priorRounds(const std::string &
 void TuneRun::journalRun(const std::string &key, int round, size_t build, double value) {
   journal(runToJson(key, round, build, value));
   publishStatus();   // `ciq status`: the elapsed and remaining time move during long re-measurements
+}
+
+} // namespace ciq
+
+namespace ciq {
+
+// The stage the time budget cut, when the binary budget still has room.
+static bool cutByTime(const std::optional<SearchEnd> &end) {
+  return end && (*end == SearchEnd::Time || *end == SearchEnd::KernelStageCut);
+}
+
+// After the finalists: the plan is made again, and what the minimization,
+// rehearsal and attribution will not need goes back to the stage the time
+// budget cut, when it buys binaries and a second re-measurement.
+bool TuneRun::timeReturns() {
+  if (!clock_.timed() || stopRequested() || !cutByTime(verdicts_.searchEnd))
+    return false;
+  if (counted() >= budget_ || compiled() >= configurationCap())
+    return false;
+  readForeignWait();
+  return timeReturnsToSearch(plan(1), costs(), clock_.inPhase());
+}
+
+// The cut stage runs again in the time returned, then the finalists, unless
+// the best candidate stayed the one the finalists just judged.
+bool TuneRun::searchAgain(WinnerChoice &w) {
+  bool kernels = *verdicts_.searchEnd == SearchEnd::KernelStageCut;
+  PhasePlan after = plan(1);
+  progress_.note("clock: " + durationText(after.left - after.reserve(1)) + " left beyond what the minimization, "
+                 "rehearsal and attribution need: the time goes back to the " +
+                 (kernels ? "per-kernel stage" : "search"));
+  timeCut("the phases after the search did not need " + durationText(after.left - after.reserve(1)) + " at " +
+          durationText(clock_.elapsed()) + ": it went back to the " + (kernels ? "per-kernel stage" : "search"));
+  int judged = w.index;
+  verdicts_.searchEnd.reset();
+  if (!(kernels ? searchKernels() : searchGenerations()))
+    return false;
+  WinnerChoice next = chooseWinner(cfg_, evals_);
+  if (next.index == judged)
+    return true;   // the finalists' verdict on it stands
+  w = next;
+  if (!w.improved && w.index > 0)
+    w.why = "no candidate scored better than the baseline";
+  enterPhase("finalists");
+  return runFinalists(w);
+}
+
+// The summary's time budget lines: the budget and what it bought, why a
+// tune ended before 90% of it, what it cut; time waited for another
+// process's GPU lock, apart.
+void TuneRun::noteTimeUsed() {
+  verdicts_.timeBudget = clock_.cuts();
+  readForeignWait();
+  verdicts_.gpuLockWaitSeconds = clock_.foreignWait();
+  if (!clock_.timed())
+    return;
+  double used = clock_.elapsed(), budget = clock_.budget();
+  char share[32];
+  snprintf(share, sizeof share, " (%.0f%%)", 100 * used / budget);
+  std::string head = durationText(budget) + " (" + clock_.source() + "), " + durationText(used) + " used" + share;
+  if (used < 0.9 * budget)
+    head += "; ended early: " + endedEarlyWhy();
+  verdicts_.timeBudget.insert(verdicts_.timeBudget.begin(), head);
+}
+
+std::string TuneRun::endedEarlyWhy() const {
+  if (verdicts_.searchEnd && !cutByTime(verdicts_.searchEnd))
+    return "the search ended before its share of the time (" +
+           searchEndText(*verdicts_.searchEnd, budget_, configurationCap(), countBudget(evals_),
+                         !runtimeObjective()) +
+           ")";
+  return "what was left after the finalists bought fewer than " + std::to_string(kLeastReturned) +
+         " binaries and a second re-measurement, so no further measurement could change the verdict";
+}
+
+// Under a time budget the baseline's cost says at once whether a candidate
+// can fit: when not even one does beside the least the verdict needs, one
+// line says so and what budget would hold one (the tune then ends with the
+// baseline's verdict).
+void TuneRun::noteBaselineCost() {
+  if (!clock_.timed() || evals_.empty())
+    return;
+  PhaseCosts c = costs();
+  PhasePlan p = plan(0);
+  double one = c.candidateSeconds;
+  if (one <= 0 || clock_.left() > 0.5 * one + p.reserve(0))
+    return;
+  double wants = clock_.elapsed() + one + p.need[0] + p.need[2];
+  timeCut("the baseline took " + durationText(clock_.elapsed()) + " of " + durationText(clock_.budget()) +
+          ": no candidate fits beside the finalists and the rehearsal; a time budget of at least " +
+          durationText(std::ceil(wants / 60) * 60) + " holds one");
+  progress_.note("time budget: " + clock_.cuts().back());
 }
 
 } // namespace ciq

@@ -7,6 +7,7 @@
 // strategy as evaluations of generation 0. The plan is journaled ("warm"),
 // so `ciq resume` proposes the same pools.
 #include "engine/run/TuneRun.h"
+#include "common/Lockfile.h"
 #include "engine/compile/InputIdentity.h"
 #include "engine/search/WarmStart.h"
 
@@ -18,17 +19,84 @@ nlohmann::json scoredToJson(const ScoredPoint &p) {
   return {{"point", p.point}, {"ok", p.ok}, {"objectives", p.objectives}};
 }
 
-// "" when p is a point of `space`: one value (or kUnset) for each control.
-std::string pointProblem(const SearchSpace &space, const Point &p) {
-  if (p.size() != space.controls.size())
+// "" when p is a point of `space`: one value (or kUnset) for each control;
+// with per-kernel controls, which join the space after the baseline (after
+// a resume reads the journal), the values past the space's are theirs.
+std::string pointProblem(const SearchSpace &space, const Point &p, bool kernelControlsLater) {
+  if (p.size() != space.controls.size() && !(kernelControlsLater && p.size() > space.controls.size()))
     return std::to_string(p.size()) + " values for " + std::to_string(space.controls.size()) + " controls";
-  for (size_t i = 0; i < p.size(); ++i)
+  for (size_t i = 0; i < p.size(); ++i) {
+    if (i >= space.controls.size()) {   // a per-kernel control's, checked when they join
+      if (p[i] < kUnset)
+        return "no value " + std::to_string(p[i]) + " for per-kernel control " + std::to_string(i);
+      continue;
+    }
     if (p[i] != kUnset && (p[i] < 0 || (size_t)p[i] >= space.controls[i].values.size()))
       return "no value " + std::to_string(p[i]) + " for control " + space.controls[i].name;
+  }
   return "";
 }
 
+// The lock's winner as a point of `space`, by control name and value; ""
+// or, when a control or value is not the space's, what is missing.
+std::optional<Point> lockPoint(const SearchSpace &space, const Lockfile &lock, std::string &missing) {
+  Point p = space.baseline();
+  for (auto it = lock.controls.begin(); it != lock.controls.end(); ++it) {
+    std::string value = it.value().is_string() ? it.value().get<std::string>() : it.value().dump();
+    bool found = false;
+    for (size_t i = 0; i < space.controls.size() && !found; ++i) {
+      const Control &c = space.controls[i];
+      if (c.name != it.key())
+        continue;
+      auto v = std::find(c.values.begin(), c.values.end(), value);
+      if (v != c.values.end()) {
+        p[i] = (int)(v - c.values.begin());
+        found = true;
+      }
+    }
+    if (!found) {
+      missing = it.key() + " = " + value;
+      return std::nullopt;
+    }
+  }
+  return p;
+}
+
 } // namespace
+
+// A search in a fresh run directory (a new clone, CI) with the committed
+// lock of this target starts warm from it (issue 55 item 4): once the
+// baseline has given the space its per-kernel controls, the lock's winner,
+// mapped by control name and value, begins generation 1 (its per-kernel
+// directives lead the per-kernel stage). Journaled, so `ciq resume` keeps it.
+void TuneRun::planWarmFromLock() {
+  if (warm_ || opts_.resume || opts_.canaryOnly || resumedCount_ > 0 || !llvm::sys::fs::exists(cfg_.lockfile) ||
+      llvm::sys::fs::exists(cfg_.runDir + "/journal.jsonl.previous"))
+    return;
+  std::string err, missing;
+  auto lock = readLockfile(cfg_.lockfile, err);
+  if (!lock) {
+    progress_.note("warm start: the lock " + cfg_.lockfile + " was not read (" + err + "); the search starts cold");
+    return;
+  }
+  auto p = lockPoint(cfg_.space, *lock, missing);
+  if (!p) {
+    progress_.note("warm start: the lock's winner sets " + missing + ", which this search space has not; the "
+                   "search starts cold");
+    return;
+  }
+  if (*p == cfg_.space.baseline())
+    return;
+  WarmStart w;
+  w.from = cfg_.lockfile;
+  w.changed = "the lock";
+  w.winner = lock->candidateId;
+  w.points = {*p};
+  warm_ = std::move(w);
+  if (journal(warmToJson()))
+    progress_.note("warm start: no earlier search in " + cfg_.runDir + "; generation 1 begins with the winner of " +
+                   cfg_.lockfile + " (" + render(cfg_.space, *p).summary() + ")");
+}
 
 // The earlier search in `prior` (journal at `from`): a warm start, or none.
 void TuneRun::planWarmStart(const JournalContents &prior, const std::string &from) {
@@ -93,10 +161,10 @@ void TuneRun::warmFromJson(const nlohmann::json &j) {
     // Rendered and proposed as they are: a point that is not one of this
     // space's (a line edited by hand: its checksum removed) aborted ciq.
     for (const auto &p : w.points)
-      if (std::string why = pointProblem(cfg_.space, p); !why.empty())
+      if (std::string why = pointProblem(cfg_.space, p, kernelControlsOn(cfg_)); !why.empty())
         throw std::out_of_range("point " + nlohmann::json(p).dump() + ": " + why);
     for (const auto &p : w.learned)
-      if (std::string why = pointProblem(cfg_.space, p.point); !why.empty())
+      if (std::string why = pointProblem(cfg_.space, p.point, kernelControlsOn(cfg_)); !why.empty())
         throw std::out_of_range("learned point " + nlohmann::json(p.point).dump() + ": " + why);
     warm_ = std::move(w);
   } catch (const std::exception &e) {

@@ -64,24 +64,38 @@ bool carriesOtherTrials(const std::vector<KernelPlan> &plans, const KernelPlan &
   return false;
 }
 
-double caseKernelMs(const CaseResult &c, const std::string &key) {
+const KernelTime *caseKernel(const CaseResult &c, const std::string &key) {
   for (const auto &k : c.kernels)
     if (k.launches > 0 && kernelKey(k.mangled) == key)
-      return k.gpuMs / (double)k.launches;
-  return -1;
+      return &k;
+  return nullptr;
 }
 
-// The case in which e ran the kernel slowest against the base's same case
-// (per launch), when both timed it there.
+// The GPU time of every kernel the case's traced run launched.
+double caseGpuMs(const CaseResult &c) {
+  double ms = 0;
+  for (const auto &k : c.kernels)
+    ms += k.gpuMs;
+  return ms;
+}
+
+// The case whose whole GPU time e's kernel slowed most against the base's
+// same case: the time it added (per launch, times the base's launches
+// there) as a share of the base's case, when both timed it there. Judged on
+// the whole case, so a kernel of 2% of a case is not held to 1% of itself
+// (and another kernel's trial in the same binary changes nothing).
 std::optional<KernelVerdict::SlowCase> slowestCase(const Evaluation &e, const Evaluation &base, const std::string &key) {
   std::optional<KernelVerdict::SlowCase> worst;
   for (const auto &c : e.cases)
     for (const auto &b : base.cases) {
-      if (b.name != c.name)
+      const KernelTime *k = b.name == c.name ? caseKernel(c, key) : nullptr, *bk = k ? caseKernel(b, key) : nullptr;
+      double whole = caseGpuMs(b);
+      if (!k || !bk || whole <= 0)
         continue;
-      double ms = caseKernelMs(c, key), baseMs = caseKernelMs(b, key);
-      if (ms > 0 && baseMs > 0 && (!worst || ms / baseMs > worst->ratio))
-        worst = KernelVerdict::SlowCase{{}, c.name, ms / baseMs};
+      double ms = k->gpuMs / (double)k->launches, baseMs = bk->gpuMs / (double)bk->launches;
+      double percent = 100 * (ms - baseMs) * (double)bk->launches / whole;
+      if (!worst || percent > worst->casePercent)
+        worst = KernelVerdict::SlowCase{{}, c.name, ms / baseMs, percent};
     }
   return worst;
 }
@@ -162,7 +176,8 @@ bool kernelTimesUsable(const Evaluation &e) {
 }
 
 std::vector<KernelVerdict> judgeKernels(const std::vector<KernelPlan> &plans, const Point &base,
-                                        const Evaluation &baseEval, const std::vector<const Evaluation *> &stage) {
+                                        const Evaluation &baseEval, const std::vector<const Evaluation *> &stage,
+                                        double maxRegressionPercent) {
   std::vector<KernelVerdict> out;
   for (const auto &k : plans) {
     KernelVerdict v{k.key, k.label, kernelMsPerLaunch(baseEval, k.key), {}, std::nullopt, 1, {}, {}};
@@ -181,7 +196,7 @@ std::vector<KernelVerdict> judgeKernels(const std::vector<KernelPlan> &plans, co
       v.tried.push_back({t, best});
       if (best < 0 || best > 1 - kMinKernelGain)
         continue;
-      if (slow && slow->ratio > 1 + kMinKernelGain) {
+      if (slow && slow->casePercent > maxRegressionPercent) {
         slow->trial = t;
         v.slowsCase.push_back(*slow);
         continue;

@@ -79,7 +79,8 @@ struct KernelVerdict {
   struct SlowCase {
     KernelTrial trial;
     std::string caseName;
-    double ratio = 1;
+    double ratio = 1;         // the kernel's time per launch there, against the base's
+    double casePercent = 0;   // the time it added, as a share of the base's whole case (its GPU time)
   };
   std::vector<SlowCase> slowsCase;
 };
@@ -90,10 +91,12 @@ constexpr double kMinKernelGain = 0.01;
 
 // Judges every kernel from the stage's evaluations (each matched to the
 // trials it carried by its point). With benchmark.cases and each case's
-// kernel times, a trial must also not run its kernel more than
-// kMinKernelGain slower in any case than the base did there.
+// kernel times, a trial must also not add more than maxRegressionPercent
+// (benchmark.max_regression_percent) to any case's whole GPU time through
+// its own kernel: the limit a combination carrying it is held to.
 std::vector<KernelVerdict> judgeKernels(const std::vector<KernelPlan> &plans, const Point &base,
-                                        const Evaluation &baseEval, const std::vector<const Evaluation *> &stage);
+                                        const Evaluation &baseEval, const std::vector<const Evaluation *> &stage,
+                                        double maxRegressionPercent = 1.0);
 
 // The trials whose every evaluation so far gave no usable kernel times and
 // that were never tried alone: each gets a round of its own.

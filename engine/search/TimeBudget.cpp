@@ -9,7 +9,11 @@ namespace ciq {
 
 const char *const kAfterSearchNames[kAfterSearchPhases] = {"finalists", "minimization", "rehearsal", "attribution"};
 
-std::optional<double> parseDuration(const std::string &text) {
+namespace {
+
+// A number and one unit, in seconds, whatever its size; nullopt when the
+// text is not of that form.
+std::optional<double> durationValue(const std::string &text) {
   if (text.size() < 2)
     return std::nullopt;
   char unit = text.back();
@@ -20,12 +24,26 @@ std::optional<double> parseDuration(const std::string &text) {
       std::count(number.begin(), number.end(), '.') > 1 || number == ".")
     return std::nullopt;
   double v = std::strtod(number.c_str(), nullptr);
-  if (!(v > 0) || !std::isfinite(v * scale))
+  if (!std::isfinite(v * scale))
     return std::nullopt;
   return v * scale;
 }
 
+} // namespace
+
+std::optional<double> parseDuration(const std::string &text) {
+  auto v = durationValue(text);
+  if (!v || *v < kLeastDuration || *v > kMostDuration)
+    return std::nullopt;
+  return v;
+}
+
 std::string durationError(const std::string &what, const std::string &text) {
+  auto v = durationValue(text);
+  if (v && *v < kLeastDuration)
+    return what + ": '" + text + "' is under 1s, less than any tune can use; give at least 1s (90s, 10m, 1.5h)";
+  if (v)
+    return what + ": '" + text + "' is over 1000h; give at most 1000h, or no time budget (the binary budget alone)";
   return what + ": '" + text + "' is not a duration; expected a positive number and a unit, s, m or h (90s, 10m, 1.5h)";
 }
 
@@ -110,7 +128,7 @@ std::vector<double> afterSearchSeconds(const PhaseCosts &c, const AfterSearchSha
   std::vector<double> out(kAfterSearchPhases, 0);
   out[0] = s.runtime ? (1 + finalists) * ((s.programsKept ? 0 : c.buildSeconds) + run) : 0;
   out[1] = trials * (c.buildSeconds + 2 * run);
-  out[2] = s.rehearsal ? std::max(2 * c.buildSeconds, c.wholeBuildSeconds) : 0;
+  out[2] = s.rehearsal ? std::max(c.buildSeconds, c.wholeBuildSeconds) : 0;
   out[3] = (rows - 2) * c.buildSeconds + rows * run;
   // A winner of one control: its one comparison and its attribution are
   // the baseline against the winner, judged on the finalists' runs.

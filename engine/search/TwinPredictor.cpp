@@ -42,12 +42,17 @@ TwinPredictor::TwinPredictor(size_t controls, const std::vector<Evaluation> &eva
         unite(c, a, b);
       else
         apart.push_back({(size_t)c, {a, b}});
+      learnCondition((size_t)c, seen[i].e->point, seen[i].key == seen[j].key);
     }
+  for (const auto &[k, cond] : conditions_)
+    ignoredRules_ += cond.same >= kIgnoredAfter && !cond.apart;
   for (const auto &[c, ab] : apart)
     if (find(c, ab.first) == find(c, ab.second))
       usable_[c] = false;
-  for (const auto &s : seen)
+  for (const auto &s : seen) {
     known_.emplace(canonical(s.e->point), s.e);
+    seen_.push_back(s.e);
+  }
   // Per control and context (every other control's value): the values tried
   // there and the binaries they gave.
   for (const auto &s : seen)
@@ -92,8 +97,44 @@ Point TwinPredictor::canonical(const Point &p) const {
   return q;
 }
 
+// A pair differing in control c alone (p one of them) is evidence for c
+// under every value p gives the other controls.
+void TwinPredictor::learnCondition(size_t c, const Point &p, bool sameBinary) {
+  for (size_t d = 0; d < p.size(); ++d) {
+    if (d == c || p[d] == kUnset)
+      continue;
+    Condition &x = conditions_[{c, d, p[d]}];
+    if (sameBinary)
+      ++x.same;
+    else
+      x.apart = true;
+  }
+}
+
+// The controls p's values make ignored (their conditions' controls kept),
+// and an evaluated point equal to p but for them.
+const Evaluation *TwinPredictor::predictIgnored(const Point &p) const {
+  std::vector<bool> ignored(p.size(), false), condition(p.size(), false);
+  bool any = false;
+  for (const auto &[k, x] : conditions_) {
+    auto [c, d, v] = k;
+    if (x.same >= kIgnoredAfter && !x.apart && d < p.size() && c < p.size() && p[d] == v)
+      ignored[c] = condition[d] = any = true;
+  }
+  if (!any)
+    return nullptr;
+  for (const Evaluation *e : seen_) {
+    bool match = true;
+    for (size_t c = 0; c < p.size() && match; ++c)
+      match = (ignored[c] && !condition[c]) || e->point[c] == p[c];
+    if (match)
+      return e;
+  }
+  return nullptr;
+}
+
 const Evaluation *TwinPredictor::predict(const Point &p) const {
-  if (merged_ == 0)
+  if (merged_ == 0 && ignoredRules_ == 0)
     return nullptr;
   auto it = known_.find(canonical(p));
   if (it != known_.end())
@@ -108,7 +149,7 @@ const Evaluation *TwinPredictor::predict(const Point &p) const {
     if (x != contexts_.end() && x->second.keys.size() == 1 && (int)x->second.values.size() >= kInertAfter)
       return x->second.first;
   }
-  return nullptr;
+  return predictIgnored(p);
 }
 
 } // namespace ciq

@@ -11,6 +11,12 @@
 // predicted to be that point's twin. A control whose values (three or more)
 // all gave one binary where every other control had one set of values is
 // inert there: its other values, in that context, are predicted twins too.
+// And a control ignored under one value of another (ptxas's --opt-level=1,
+// where register and scheduling controls do nothing; a kernel's launch
+// bound): two pairs or more that differ in it alone, with that value set,
+// gave one binary each and none gave two; a proposal with that value set
+// takes the binary of an evaluated point equal to it but for such controls
+// (issue 55 item 2: 10 of 16 compiles repeated a binary at --opt-level=1).
 #pragma once
 #include "engine/record/Evaluation.h"
 
@@ -18,6 +24,7 @@
 #include <map>
 #include <set>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace ciq {
@@ -55,6 +62,18 @@ private:
     const Evaluation *first = nullptr;
   };
   std::map<std::pair<size_t, Point>, Context> contexts_;
+  // Control c under control d = v: pairs that differ in c alone, with d = v,
+  // and whether any of them gave two binaries.
+  static constexpr int kIgnoredAfter = 2;
+  struct Condition {
+    int same = 0;
+    bool apart = false;
+  };
+  std::map<std::tuple<size_t, size_t, int>, Condition> conditions_;
+  std::vector<const Evaluation *> seen_;
+  int ignoredRules_ = 0;
+  void learnCondition(size_t c, const Point &p, bool sameBinary);
+  const Evaluation *predictIgnored(const Point &p) const;
 };
 
 } // namespace ciq

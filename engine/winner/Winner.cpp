@@ -171,6 +171,9 @@ static void printPhases(const Verdicts &v, FILE *out) {
   }
   for (const auto &t : v.timeBudget)
     fprintf(out, "time budget: %s\n", t.c_str());
+  if (v.gpuLockWaitSeconds >= 0.5)
+    fprintf(out, "GPU lock: %.1f s waiting while another process measured on the GPU (not counted in the cost of a "
+                 "binary)\n", v.gpuLockWaitSeconds);
   if (v.roundsReplayed > 0)
     fprintf(out, "resumed: %d run(s) of re-measurement taken from the journal, not run again\n", v.roundsReplayed);
 }

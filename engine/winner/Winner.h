@@ -40,6 +40,9 @@ struct Verdicts {
   std::vector<std::pair<std::string, double>> phaseSeconds;
   // The time budget (--time, search.max_minutes): what it was and what it cut.
   std::vector<std::string> timeBudget;
+  // Seconds this process waited while another process measured on the GPU
+  // (its GPU lock): not counted in the cost of a binary.
+  double gpuLockWaitSeconds = 0;
   // Re-measurement runs taken from the journal of a killed run, not run again.
   int roundsReplayed = 0;
   int predictedTwins = 0;                 // proposals not compiled: predicted to repeat a binary              // the benchmark's runs in it (measure_ms of its evaluations)

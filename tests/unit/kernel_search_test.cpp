@@ -204,6 +204,33 @@ TEST(KernelSearch, ATrialThatSlowsOneCaseIsLeftOutAndItsRidersStillCount) {
   EXPECT_TRUE(v[0].slowsCase.empty());
 }
 
+// Issue 55 item 2: a trial is held to benchmark.max_regression_percent of
+// the whole case (the limit the combination carrying it meets), not to 1%
+// of its own kernel: a kernel of a small share of a case may slow there by
+// more than 1% of itself and still be the kernel's best.
+TEST(KernelSearch, ACaseIsJudgedOnItsWholeTimeAgainstMaxRegression) {
+  Fixture f;
+  auto plans = kernelPlans(f.space, f.kernels);
+  Point base = f.space.baseline();
+  Evaluation b = timed(base, 1.0, 1.0);
+  // Case b: spill is 0.1 ms of 10.1 ms a launch pair; plain the rest.
+  addCases(b, 1.9, 0.1, 1.0, 10.0);
+  // Round 1: spill 10% faster over both, 5% slower in case b (0.005 ms a
+  // launch, 0.05% of the case's GPU time).
+  Evaluation r1 = timed(*designRound(base, plans, 1), 0.9, 1.0);
+  addCases(r1, 1.6, 0.105, 1.0, 10.0);
+  auto v = judgeKernels(plans, base, b, {&r1}, 1.0);
+  ASSERT_TRUE(v[0].best);
+  EXPECT_EQ(f.text(*v[0].best), "kernel spill: .minnctapersm 1");
+  EXPECT_TRUE(v[0].slowsCase.empty());
+  // A stricter limit than the 0.05% it adds leaves it out, naming the case.
+  v = judgeKernels(plans, base, b, {&r1}, 0.04);
+  EXPECT_FALSE(v[0].best);
+  ASSERT_EQ(v[0].slowsCase.size(), 1u);
+  EXPECT_EQ(v[0].slowsCase[0].caseName, "b");
+  EXPECT_NEAR(v[0].slowsCase[0].casePercent, 100 * 0.005 * 2 / (2 * 0.1 + 2 * 10.0), 1e-9);
+}
+
 TEST(KernelSearch, UntriedTrialsAreListedByKernel) {
   Fixture f;
   auto plans = kernelPlans(f.space, f.kernels);
