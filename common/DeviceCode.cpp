@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cctype>
-#include <map>
 #include <llvm/Object/ELF.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/MemoryBuffer.h>
@@ -70,36 +69,47 @@ llvm::Expected<llvm::StringRef> contentsOf(const Elf &elf, const Elf::Elf_Shdr &
 // functions, anonymous namespaces, and so libcu++'s and cooperative groups'
 // internals) after it: "_ZN36_INTERNAL_393f41ab_6_red_cu_2c143ad1...",
 // "_GLOBAL__N__393f41ab_...", "__nv_static_27__393f41ab_...". The unit id is
-// "<8 hex>_<n>_<n characters of the file name>_<8 hex>": the first eight hex
-// digits hash the source's absolute path, so the same file compiled in
-// another folder (a twin build tree, a colleague's checkout, a compiler
-// cache's temporary copy) names the same code differently. Some units (an
-// -rdc compile of cuda-samples' reduction) add "_<number>", a number of the
-// compiling process, which two builds of one tree never share; the names
-// around it then differ in length too (_ZN41_INTERNAL_... against
-// _ZN42_INTERNAL_...). So the path hash is blanked, the process number
-// dropped, and the length before the tag, which counts both, replaced by "#".
+// "<8 hex>_<n>_<n characters of the file name>_<8 hex>": both hex parts are
+// hashes nvcc derives from where and how it compiled (the first from the
+// source's absolute path; the second differs between checkouts too, issue
+// 56), so the same file compiled in another folder (a CI checkout, a
+// colleague's tree, a compiler cache's temporary copy) names the same code
+// differently. Some units (an -rdc compile of cuda-samples' reduction) add
+// "_<number>", a number of the compiling process, which two builds never
+// share; the names around it then differ in length too (_ZN41_INTERNAL_...
+// against _ZN42_INTERNAL_...). Other units are named after a function
+// instead of the second hash ("_INTERNAL_fdfc7e2e_7_Main_cu_main...",
+// "_INTERNAL_6e7e3d88_5_io_cu__Z4logoi..."). So both hashes are blanked, the
+// process number dropped, and the length before the tag, which counts it,
+// replaced by "#"; what stays is the tag, the file's name and what follows.
 namespace {
 
-// The end of "<8 hex>_<n>_<name>_<8 hex>" starting at p, or npos.
-size_t unitIdEnd(const std::string &b, size_t p) {
-  auto hex8 = [&](size_t q) {
-    if (q + 8 > b.size())
+bool hex8At(const std::string &b, size_t q) {
+  if (q + 8 > b.size())
+    return false;
+  for (size_t i = q; i < q + 8; ++i)
+    if (!isxdigit((unsigned char)b[i]))
       return false;
-    for (size_t i = q; i < q + 8; ++i)
-      if (!isxdigit((unsigned char)b[i]))
-        return false;
-    return true;
-  };
-  if (!hex8(p) || p + 8 >= b.size() || b[p + 8] != '_')
+  return true;
+}
+
+// The end of "<8 hex>_<n>_<name>_<8 hex>" (hashed) or of "<8 hex>_<n>_<name>"
+// followed by something else (a function-named unit) starting at p, or npos.
+size_t unitIdEnd(const std::string &b, size_t p, bool &hashed) {
+  hashed = false;
+  if (!hex8At(b, p) || p + 8 >= b.size() || b[p + 8] != '_')
     return std::string::npos;
   size_t q = p + 9, n = 0;
   while (q < b.size() && isdigit((unsigned char)b[q]) && n < 100000)
     n = n * 10 + (b[q++] - '0');
-  if (q == p + 9 || q >= b.size() || b[q] != '_' || q + 1 + n >= b.size() || b[q + 1 + n] != '_' ||
-      !hex8(q + 2 + n))
+  if (q == p + 9 || q >= b.size() || b[q] != '_' || q + 1 + n > b.size())
     return std::string::npos;
-  return q + 2 + n + 8;
+  size_t nameEnd = q + 1 + n;
+  if (nameEnd < b.size() && b[nameEnd] == '_' && hex8At(b, nameEnd + 1)) {
+    hashed = true;
+    return nameEnd + 9;
+  }
+  return nameEnd;
 }
 
 // Whether [end, stop) after a unit id is nothing or a process number "_<digits>"
@@ -115,12 +125,13 @@ bool unitIdRest(const std::string &b, size_t end, size_t stop) {
   return d > end + 1 && (d == stop || (d + 1 == stop && b[d] == '_'));
 }
 
-// Appends the unit id at [p, end) canonically: the path hash blanked, a
+// Appends the hashed unit id at [p, end) canonically: both hashes blanked, a
 // process number "_<digits>" up to `limit` (the end the name's length gives)
 // dropped.
 void appendUnitId(const std::string &b, size_t p, size_t end, size_t limit, std::string &out) {
   out += "00000000";
-  out.append(b, p + 8, end - p - 8);
+  out.append(b, p + 8, end - 8 - (p + 8));
+  out += "00000000";
   size_t q = end;
   if (q < limit && b[q] == '_') {
     size_t d = q + 1;
@@ -152,22 +163,7 @@ std::string canonicalUnitIds(llvm::StringRef in) {
       continue;
     size_t lenBegin = at, lenEnd = at;   // the decimal length that counts the unit id
     size_t id = at + tagLen, limit = std::string::npos;
-    if (lengthBefore) {
-      // The identifier's length ends the digits before the tag, which may
-      // follow another name's digits ("3__443_GLOBAL__N__": `3__4`, then 43):
-      // the shortest run of them that spans the unit id is its length.
-      size_t end = unitIdEnd(b, id);
-      for (size_t k = 1; k <= 6 && end != std::string::npos && at >= copied + k &&
-                         isdigit((unsigned char)b[at - k]);
-           ++k) {
-        size_t len = std::stoul(b.substr(at - k, k)), stop = at + len;
-        if (stop >= end && stop <= b.size() && unitIdRest(b, end, stop)) {
-          lenBegin = at - k;
-          limit = stop;
-          break;
-        }
-      }
-    } else {
+    if (!lengthBefore) {
       lenBegin = lenEnd = id;
       while (lenEnd < b.size() && isdigit((unsigned char)b[lenEnd]))
         ++lenEnd;
@@ -176,11 +172,34 @@ std::string canonicalUnitIds(llvm::StringRef in) {
       id = lenEnd + 2;
       limit = id + std::stoul(b.substr(lenBegin, std::min<size_t>(lenEnd - lenBegin, 6)));
     }
-    size_t end = unitIdEnd(b, id);
+    bool hashed = false;
+    size_t end = unitIdEnd(b, id, hashed);
     if (end == std::string::npos)
       continue;
+    if (!hashed) {
+      // Named after a function: no process number, so every length stays;
+      // only the path hash goes.
+      out.append(b, copied, id - copied);
+      out += "00000000";
+      copied = id + 8;
+      at = copied - 1;
+      continue;
+    }
+    if (lengthBefore) {
+      // The identifier's length ends the digits before the tag, which may
+      // follow another name's digits ("3__443_GLOBAL__N__": `3__4`, then 43):
+      // the shortest run of them that spans the unit id is its length.
+      for (size_t k = 1; k <= 6 && at >= copied + k && isdigit((unsigned char)b[at - k]); ++k) {
+        size_t len = std::stoul(b.substr(at - k, k)), stop = at + len;
+        if (stop >= end && stop <= b.size() && unitIdRest(b, end, stop)) {
+          lenBegin = at - k;
+          limit = stop;
+          break;
+        }
+      }
+    }
     if (limit == std::string::npos || limit < end || limit > b.size() || !unitIdRest(b, end, limit))
-      limit = end;   // no length to trust: only the path hash goes
+      limit = end;   // no length to trust: only the hashes go
     if (lengthBefore) {
       out.append(b, copied, lenBegin - copied);
       out += lenBegin < at ? "#" : "";
@@ -414,57 +433,6 @@ std::optional<DeviceCode> readDeviceCode(const std::string &path, std::string &e
   if (failed)
     return std::nullopt;
   return dc;
-}
-
-std::string deviceCodeSectionDifferences(const std::vector<std::string> &locked, const std::vector<std::string> &built,
-                                         size_t most) {
-  // "arch name [size] digest" keyed by "arch name"; a name twice (two cubins
-  // of one architecture) keeps every value, compared as a sorted list.
-  auto index = [](const std::vector<std::string> &lines) {
-    std::map<std::string, std::vector<std::string>> m;
-    for (const auto &l : lines) {
-      llvm::StringRef s(l);
-      auto [arch, rest] = s.split(' ');
-      auto [name, value] = rest.split(' ');
-      m[(arch + " " + name).str()].push_back(value.str());
-    }
-    for (auto &[k, v] : m)
-      std::sort(v.begin(), v.end());
-    return m;
-  };
-  auto a = index(locked), b = index(built);
-  std::vector<std::string> out;
-  size_t more = 0;
-  auto add = [&](const std::string &what) {
-    if (out.size() < most)
-      out.push_back(what);
-    else
-      ++more;
-  };
-  auto sizeOf = [](const std::string &value) {
-    auto sp = value.find(' ');
-    return sp == std::string::npos ? std::string() : value.substr(0, sp);
-  };
-  for (const auto &[key, va] : a) {
-    auto it = b.find(key);
-    if (it == b.end())
-      add(key + ": not built");
-    else if (it->second != va) {
-      std::string sa = sizeOf(va.front()), sb = sizeOf(it->second.front());
-      add(key + (va.size() == 1 && it->second.size() == 1 && !sa.empty() && sa != sb
-                     ? ": " + sa + " bytes in the tuned build, " + sb + " built"
-                     : ": other contents"));
-    }
-  }
-  for (const auto &[key, vb] : b)
-    if (!a.count(key))
-      add(key + ": only in this build");
-  std::string s;
-  for (const auto &o : out)
-    s += (s.empty() ? "" : "; ") + o;
-  if (more)
-    s += "; " + std::to_string(more) + " more";
-  return s;
 }
 
 std::string combineDeviceCodeHashes(std::vector<std::string> hashes) {

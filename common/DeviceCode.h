@@ -50,6 +50,15 @@ std::string canonicalUnitIds(llvm::StringRef in);
 // the lines are the same.
 std::string deviceCodeSectionDifferences(const std::vector<std::string> &locked,
                                          const std::vector<std::string> &built, size_t most = 4);
+// When two builds' section lines (a lock's and a build's) differ only in the
+// names of file-local entities (sections or symbols named with nvcc's
+// _INTERNAL_, _GLOBAL__N_ or __nv_static_ unit ids in a form canonicalUnitIds
+// does not know) while every section's contents are the same: which names
+// differ, in words ("sm_90 .text.<name> in the tuned build, .text.<name> here").
+// nullopt when anything else differs, or when either has no lines.
+std::optional<std::string> onlyFileLocalNamesDiffer(const std::vector<std::string> &locked,
+                                                    const std::vector<std::string> &built);
+
 // One hash for a set of objects: SHA-256 over their sorted per-object hashes,
 // so it does not depend on where the build tree is.
 std::string combineDeviceCodeHashes(std::vector<std::string> hashes);

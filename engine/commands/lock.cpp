@@ -140,6 +140,14 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
   std::string units = ciq::unitDifferences(l, sys::path::parent_path(lockAbs).str(), built);
   // The sections that differ, where the lock keeps the rehearsed build's.
   std::string sections = ciq::deviceCodeSectionDifferences(lockedSections(l), builtSections);
+  // The same code under other file-local names (a form of nvcc's unit ids the
+  // identity does not normalise): the lock was applied; say that, not "rebuild".
+  if (got != l.deviceCodeSha256 && l.extra.contains("device_code_sections"))
+    if (auto names = ciq::onlyFileLocalNamesDiffer(lockedSections(l), builtSections))
+      return ciq::reportError("device code of " + what + " is the lock's winner's section for section, but nvcc "
+                              "named its file-local entities differently (" + *names + "): a form of nvcc's "
+                              "per-unit names that ciq does not normalise (docs/lockfile.md, \"What the "
+                              "device-code identity ignores\"); the lock was applied: report both names");
   if (got != l.deviceCodeSha256 && !units.empty())
     return ciq::reportError("device code of " + what + " is not the lock's winner's: " + units +
                             (sections.empty() ? "" : " (sections: " + sections + ")") +

@@ -73,11 +73,47 @@ std::optional<BuildMode> compileBuildMode(const std::vector<CudaObject> &objects
   return m;
 }
 
+namespace {
+
+// "sm_86" -> 86; "sm_90a" -> 90 with suffix 'a'; -1 for anything else.
+int smNumber(const std::string &arch, char &suffix) {
+  suffix = 0;
+  llvm::StringRef s(arch);
+  if (!s.consume_front("sm_"))
+    return -1;
+  if (!s.empty() && (s.back() == 'a' || s.back() == 'f')) {
+    suffix = s.back();
+    s = s.drop_back();
+  }
+  int n = 0;
+  if (s.empty() || s.getAsInteger(10, n))
+    return -1;
+  return n;
+}
+
+} // namespace
+
+// SASS for sm_XY runs on every GPU of major X with minor >= Y (CUDA's binary
+// compatibility: an sm_86 GPU runs sm_80 SASS); arch-specific SASS (sm_90a)
+// only on its own architecture. all-major compiles SASS for each major nvcc
+// supports (CUDA 13: sm_75, sm_80, sm_90, sm_100, sm_110, sm_120, and PTX),
+// so every GPU of majors 5 to 12 runs SASS, none of it JIT-compiled.
 bool coversArchitecture(const std::vector<std::string> &built, const std::string &arch) {
-  bool major = arch.size() > 3 && arch.back() == '0';   // sm_90, sm_100: not sm_86, sm_90a
-  for (const auto &a : built)
-    if (a == arch || a == "all" || a == "native" || (a == "all-major" && major))
+  char gpuSuffix = 0;
+  int gpu = smNumber(arch, gpuSuffix);
+  for (const auto &a : built) {
+    if (a == arch || a == "all" || a == "native")
       return true;
+    if (a == "all-major") {
+      if (gpu >= 50 && gpu / 10 <= 12)
+        return true;
+      continue;
+    }
+    char suffix = 0;
+    int sass = smNumber(a, suffix);
+    if (sass > 0 && gpu > 0 && !suffix && sass / 10 == gpu / 10 && sass <= gpu)
+      return true;
+  }
   return false;
 }
 

@@ -215,7 +215,7 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
   BenchmarkConfig b;
   r.onlyKeys(n, "benchmark", {"command", "working_dir", "env", "warmup", "repeats", "timeout_s",
                               "adaptive_factor", "metric", "correctness", "finalists", "target_noise_percent",
-                              "min_repeats", "max_repeats", "max_measure_s", "racing", "race_alpha", "cases",
+                              "min_repeats", "max_repeats", "max_measure_s", "racing", "race_alpha", "cases", "run_timeout_floor_s",
                               "max_regression_percent", "kernels", "kernel_times", "artifacts"});
   if (!n["command"])
     r.fail(n, "benchmark", "missing 'command' (the benchmark's argv)");
@@ -273,6 +273,8 @@ BenchmarkConfig parseBenchmark(const YAML::Node &n, const YamlReader &r, const s
                (n["racing"] ? "(racing: false)" : "with a fixed repeats count") +
                "; set racing: true (or repeats: adaptive), or remove race_alpha");
   if (n["timeout_s"]) b.timeoutSeconds = r.number(n["timeout_s"], "benchmark.timeout_s", 0.001, 1e6);
+  if (n["run_timeout_floor_s"])
+    b.runTimeoutFloorSeconds = r.number(n["run_timeout_floor_s"], "benchmark.run_timeout_floor_s", 0.001, 1e6);
   if (n["adaptive_factor"]) b.adaptiveFactor = r.number(n["adaptive_factor"], "benchmark.adaptive_factor", 1.1, 1e6);
   if (n["finalists"]) b.finalists = (int)r.integer(n["finalists"], "benchmark.finalists", 0, 100);
   if (n["metric"]) b.metric = parseMetricSource(n["metric"], r, "benchmark.metric");

@@ -22,6 +22,7 @@ struct CompilerHelp {
   std::set<std::string> names;
   std::set<std::string> valued;                         // names of options that take a value ("--opt-level <N>")
   std::map<std::string, std::set<std::string>> allowed; // long name -> values
+  std::map<std::string, std::string> longName;          // every name and alias -> its long name
 };
 
 // "'a','b',\n 'c'." -> {a, b, c}
@@ -55,6 +56,7 @@ void parseHelp(const std::string &text, CompilerHelp &h) {
     if (line.rfind("--", 0) == 0) {
       current = line.substr(0, line.find_first_of(" \t="));
       h.names.insert(current);
+      h.longName[current] = current;
       // "--opt-level <N>   (-O)": the value's placeholder follows the name.
       size_t after = line.find_first_not_of(" \t", current.size());
       bool valued = after != std::string::npos && (line[after] == '<' || line[after] == '=');
@@ -64,6 +66,7 @@ void parseHelp(const std::string &text, CompilerHelp &h) {
       if (open != std::string::npos) {
         std::string alias = line.substr(open + 1, line.find(')', open) - open - 1);
         h.names.insert(alias);
+        h.longName[alias] = current;
         if (valued)
           h.valued.insert(alias);
       }
@@ -157,6 +160,47 @@ void joinWords(Control &c, const std::string &tool, const CompilerHelp &h) {
     note("control '" + c.name + "' (" + c.origin + "): '" + written + "' read as the " + tool + " argument" +
          (args.size() == 1 ? " '" : "s '") + llvm::join(args, "' '") + "'" +
          (joined ? " (an option and its value, one argument)" : ""));
+}
+
+// nvcc options that nvcc hands to ptxas as ptxas's option of the same name
+// (nvcc --help: "--maxrregcount ... Specify the maximum amount of registers
+// that GPU functions can use"): nvcc's spelling and ptxas's are one option.
+static bool nvccForwardsToPtxas(const std::string &longName) { return longName == "--maxrregcount"; }
+
+std::string optionIdentity(const Control &c) {
+  std::string tool = c.render == RenderKind::Ptxas ? "ptxas" : "nvcc";
+  llvm::StringRef text = llvm::StringRef(c.option).trim();
+  // nvcc's -Xptxas ARG (or --ptxas-options=ARG) is ptxas's ARG.
+  if (tool == "nvcc")
+    for (llvm::StringRef wrap : {"--ptxas-options", "-Xptxas"})
+      if (text.startswith(wrap) && text.size() > wrap.size() && llvm::StringRef("= \t").contains(text[wrap.size()])) {
+        text = text.drop_front(wrap.size() + 1).ltrim();
+        tool = "ptxas";
+        break;
+      }
+  std::string name = text.substr(0, text.find_first_of("={ \t,")).str();
+  const CompilerHelp &h = compilerHelp(tool);
+  auto known = h.longName.find(name);
+  if (known == h.longName.end() && name.size() > 2 && name[1] != '-') {
+    // "-O3": a short option with its value attached.
+    for (const auto &alias : h.valued)
+      if (alias.size() > 1 && alias[1] != '-' && llvm::StringRef(name).startswith(alias) &&
+          (known == h.longName.end() || alias.size() > known->first.size()))
+        known = h.longName.find(alias);
+  }
+  if (known != h.longName.end())
+    name = known->second;
+  // One dash or two: nvcc and ptxas take either for a long name.
+  name = "--" + llvm::StringRef(name).ltrim('-').str();
+  if (tool == "nvcc" && nvccForwardsToPtxas(name))
+    tool = "ptxas";
+  // nvcc's pass-through options (-Xcompiler ARG, -Xlinker, -Xnvlink) are as
+  // many options as the arguments they pass.
+  if (tool == "nvcc" && (name == "--compiler-options" || name == "--linker-options" || name == "--nvlink-options")) {
+    llvm::StringRef inner = text.drop_front(std::min(text.size(), text.find_first_of("= \t") + 1)).ltrim();
+    name += " " + inner.substr(0, inner.find_first_of("={ \t,")).str();
+  }
+  return tool + " " + name;
 }
 
 void checkOptionsKnown(SearchSpace &space) {

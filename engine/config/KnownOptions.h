@@ -19,4 +19,12 @@ namespace ciq {
 // each on), with one note saying so.
 void checkOptionsKnown(SearchSpace &space);
 
+// The compiler option a ptxas or nvcc control renders, whatever its spelling
+// ("ptxas --maxrregcount" for ptxas's --maxrregcount or -maxrregcount, and
+// for nvcc's -maxrregcount, --maxrregcount, -Xptxas --maxrregcount and
+// --ptxas-options=-maxrregcount): one dash or two, a short alias (ptxas -O3 is
+// --opt-level, from the compiler's --help when it is installed), nvcc's
+// -Xptxas wrapping, and nvcc's options that it hands to ptxas.
+std::string optionIdentity(const Control &c);
+
 } // namespace ciq

@@ -1,4 +1,5 @@
 #include "engine/config/SpaceLoader.h"
+#include "engine/config/KnownOptions.h"
 #include "common/Paths.h"
 #include "common/UnitOptions.h"
 #include "common/Sha256.h"
@@ -390,16 +391,19 @@ static void rejectSameOption(const SearchSpace &space, const YAML::Node &at, con
   std::map<std::string, size_t> seen;
   for (size_t i = 0; i < space.controls.size(); ++i) {
     const Control &c = space.controls[i];
-    const char *kind = c.render == RenderKind::Ptxas ? "ptxas" : c.render == RenderKind::Nvcc ? "nvcc" : nullptr;
-    if (!kind)
+    if (c.render != RenderKind::Ptxas && c.render != RenderKind::Nvcc)
       continue;
-    std::string option = c.option.substr(0, c.option.find_first_of("={ "));
-    auto [it, fresh] = seen.emplace(std::string(kind) + "\n" + option + "\n" + c.unit, i);
+    // Every spelling of one option is that option (issue 56 item 5).
+    std::string option = optionIdentity(c);
+    auto [it, fresh] = seen.emplace(option + "\n" + c.unit, i);
     if (fresh)
       continue;
     const Control &first = space.controls[it->second];
+    std::string spellings;
+    if (first.option != c.option || first.render != c.render)
+      spellings = " (written '" + first.option + "' and '" + c.option + "')";
     r.fail(at, "space", "controls '" + first.name + "' (" + first.origin + ") and '" + c.name + "' (" + c.origin +
-                            ") both render " + kind + " " + option + (c.unit.empty() ? "" : " for " + c.unit) +
+                            ") both render " + option + (c.unit.empty() ? "" : " for " + c.unit) + spellings +
                             ", which would reach one compile twice; keep one control with all the values");
   }
 }

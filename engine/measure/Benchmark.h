@@ -81,6 +81,11 @@ bool enoughRuns(const std::vector<double> &values, const BenchmarkConfig &b, con
 // above 0, other units 0 or more); else `why` says what is wrong.
 bool unitAllows(const std::string &unit, double value, std::string &why);
 
+// One run's time limit: timeout_s until a run was timed (bestWallMs 0), then
+// adaptive_factor x the best run, never below ten best runs (capped at 10 s)
+// nor below floorSeconds, never above timeout_s.
+double runLimitSeconds(double timeoutSeconds, double adaptiveFactor, double floorSeconds, double bestWallMs);
+
 class BenchmarkRunner {
 public:
   // Runs in workDir (benchmarkWorkDir(), BenchmarkProgram.h) with b.env
@@ -107,7 +112,7 @@ public:
   // check that passes while the file is absent writes it (the baseline is
   // measured first); every later check compares against it.
   void setReferenceFile(std::string path) { referenceFile_ = std::move(path); }
-  // Tightens the per-run limit to adaptive_factor x the best median run time seen.
+  // Tightens the per-run limit to the best run time seen (runLimitSeconds).
   void noteBestRunWallMs(double wallMs);
   double runTimeoutSeconds() const;
   // The case later runs run (benchmark.cases): its args follow the command

@@ -65,6 +65,9 @@ struct BenchmarkConfig {
   static constexpr int minRaceRuns = 2;
   double timeoutSeconds = 60;         // per run; adapts down to adaptiveFactor x best median
   double adaptiveFactor = 3.0;
+  // The least run limit once a best time is known (benchmark.run_timeout_floor_s):
+  // the limit is never below this nor below ten best runs up to 10 s.
+  double runTimeoutFloorSeconds = 2.0;
   MetricSource metric;
   std::vector<std::string> correctness;   // gate command; empty: the benchmark's exit status
   // Output comparison (correctness: {compare: ...}): "stdout" or a file the

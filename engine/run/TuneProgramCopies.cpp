@@ -7,12 +7,14 @@
 // often one) runs its copy too. The copies are bounded in bytes: past
 // kProgramCopyBytes the worst-ranked go first, never the baseline's or
 // those of binaries that could still be finalists.
-// A copy is whole once its command.json is written (last, atomically): a
+// A copy is whole once its command.json is written (last, atomically; with
+// the folders its paths are under, ProgramCopyCommand.h): a
 // kill while copying leaves a folder without it, which is never used, and a
 // resumed tune takes up the whole copies of the journal's candidates from
 // disk (and only a resumed tune: a search never runs a copy it did not make
 // or adopt, so one left behind by an earlier search is never measured).
 #include "engine/run/TuneRun.h"
+#include "engine/run/ProgramCopyCommand.h"
 #include "common/FileIO.h"
 #include "common/JsonRead.h"
 #include "engine/measure/ArtifactInstall.h"
@@ -67,13 +69,15 @@ bool filesThere(const std::string &dir, const std::vector<std::string> &cmd) {
 // A copy on disk (a resumed tune's): its command when command.json reads as
 // one and the files it names in the folder are there. A folder a kill cut
 // short, or one whose program was deleted since, is not used: its finalists
-// failed on every resume, each time sent back to `ciq resume`.
-std::optional<std::vector<std::string>> wholeCopy(const std::string &dir) {
-  nlohmann::json text;
-  std::vector<std::string> cmd;
+// failed on every resume, each time sent back to `ciq resume`. A run dir or
+// build tree moved since the copy was made has its paths rewritten to where
+// they are now (readProgramCopy).
+std::optional<std::vector<std::string>> wholeCopy(const std::string &dir, const std::string &buildDir) {
   std::string err;
-  if (!isRegularFile(commandFile(dir)) || !parseJsonFile(commandFile(dir), text, err) || !readJson(text, cmd, err) ||
-      cmd.empty() || !filesThere(dir, cmd))
+  if (!isRegularFile(commandFile(dir)))
+    return std::nullopt;
+  auto cmd = readProgramCopy(dir, buildDir, err);
+  if (!cmd || cmd->empty() || !filesThere(dir, *cmd))
     return std::nullopt;
   return cmd;
 }
@@ -129,7 +133,7 @@ void TuneRun::copyProgram(Worker &w, const Evaluation &e) {
   auto cmd = snapshotBenchmark(w.cfg, dir, err, compilesAtRunTime());
   if (cmd && !asMainTreeCopy(w.cfg.buildDir, cfg_.buildDir, *cmd, err))
     cmd.reset();
-  std::string bytes = cmd ? nlohmann::json(*cmd).dump() : "";
+  std::string bytes = cmd ? programCopyJson(*cmd, dir, cfg_.buildDir) : "";
   if (!cmd || !writeFileAtomically(commandFile(dir), bytes, err)) {
     // No copy: the finalists build this one again, as they always did.
     removeTree(dir);
@@ -178,7 +182,7 @@ void TuneRun::adoptProgramCopies() {
       continue;
     std::optional<std::vector<std::string>> cmd;
     if (ids.count(id))
-      cmd = wholeCopy(dir);
+      cmd = wholeCopy(dir, cfg_.buildDir);
     if (!cmd) {
       stale.push_back(dir);
       continue;

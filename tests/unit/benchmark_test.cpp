@@ -87,8 +87,29 @@ TEST(Benchmark, RunLimitAdaptsToTheBestTimeSeen) {
   EXPECT_DOUBLE_EQ(r.runTimeoutSeconds(), 60);
   r.noteBestRunWallMs(4000);
   EXPECT_DOUBLE_EQ(r.runTimeoutSeconds(), 12);
-  r.noteBestRunWallMs(100); // never below 10 s: process start on a busy host
-  EXPECT_DOUBLE_EQ(r.runTimeoutSeconds(), 10);
+  r.noteBestRunWallMs(300); // issue 56 item 6: ten best runs, not a fixed 10 s
+  EXPECT_DOUBLE_EQ(r.runTimeoutSeconds(), 3);
+  r.noteBestRunWallMs(50); // never below run_timeout_floor_s (2 s by default)
+  EXPECT_DOUBLE_EQ(r.runTimeoutSeconds(), 2);
+  // A config's own floor (a loaded CI host) raises it.
+  cfg.benchmark.runTimeoutFloorSeconds = 10;
+  BenchmarkRunner slow(cfg.benchmark, benchmarkWorkDir(cfg));
+  slow.noteBestRunWallMs(300);
+  EXPECT_DOUBLE_EQ(slow.runTimeoutSeconds(), 10);
+}
+
+// The rule itself: adaptive_factor x best, not below min(10 s, 10 x best) nor
+// the floor, not above timeout_s.
+TEST(Benchmark, RunLimitRule) {
+  EXPECT_DOUBLE_EQ(runLimitSeconds(60, 3, 2, 0), 60);         // nothing timed yet
+  EXPECT_DOUBLE_EQ(runLimitSeconds(60, 3, 2, 300), 3);        // 10 x 0.3 s
+  EXPECT_DOUBLE_EQ(runLimitSeconds(60, 3, 2, 100), 2);        // the floor
+  EXPECT_DOUBLE_EQ(runLimitSeconds(60, 3, 2, 2000), 10);      // ten runs capped at 10 s
+  EXPECT_DOUBLE_EQ(runLimitSeconds(60, 3, 2, 5000), 15);      // adaptive_factor x best
+  EXPECT_DOUBLE_EQ(runLimitSeconds(60, 20, 2, 300), 6);       // a larger factor wins
+  EXPECT_DOUBLE_EQ(runLimitSeconds(8, 3, 2, 5000), 8);        // never above timeout_s
+  EXPECT_DOUBLE_EQ(runLimitSeconds(1, 3, 2, 50), 1);          // not even for the floor
+  EXPECT_DOUBLE_EQ(runLimitSeconds(60, 3, 0.5, 20), 0.5);     // a config's lower floor
 }
 
 TEST(Verdict, SignificantOnlyWithLowNoiseAndSmallP) {

@@ -240,18 +240,130 @@ TEST(DeviceCode, UnitIdsCanonicalWhateverTheProcess) {
   std::string b = "__nv_static_33__3224d2c1_5_rk_cu_8d71df23_123456__ZN42_INTERNAL_3224d2c1_5_rk_cu_8d71df23_1234564cuda3"
                   "std3__444_GLOBAL__N__3224d2c1_5_rk_cu_8d71df23_1234566ignoreE";
   EXPECT_EQ(canonicalUnitIds(a), canonicalUnitIds(b));
-  EXPECT_EQ(canonicalUnitIds(a), "__nv_static_#__00000000_5_rk_cu_8d71df23__ZN#_INTERNAL_00000000_5_rk_cu_8d71df234cuda3std"
-                                 "3__4#_GLOBAL__N__00000000_5_rk_cu_8d71df236ignoreE");
-  // Without a process number, as most units: only the path hash goes.
+  EXPECT_EQ(canonicalUnitIds(a), "__nv_static_#__00000000_5_rk_cu_00000000__ZN#_INTERNAL_00000000_5_rk_cu_000000004cuda3std"
+                                 "3__4#_GLOBAL__N__00000000_5_rk_cu_000000006ignoreE");
+  // Without a process number, as most units: the hashes go.
   EXPECT_EQ(canonicalUnitIds("_ZN36_INTERNAL_393f41ab_6_red_cu_2c143ad14cuda"),
-            "_ZN#_INTERNAL_00000000_6_red_cu_2c143ad14cuda");
-  // Another source file (its name) or contents (the second hash) still differs.
+            "_ZN#_INTERNAL_00000000_6_red_cu_000000004cuda");
+  // Another source file (its name) still differs.
   EXPECT_NE(canonicalUnitIds("_ZN36_INTERNAL_393f41ab_6_red_cu_2c143ad14cuda"),
             canonicalUnitIds("_ZN36_INTERNAL_393f41ab_6_rex_cu_2c143ad14cuda"));
   EXPECT_NE(canonicalUnitIds("_ZN36_INTERNAL_393f41ab_6_red_cu_2c143ad14cuda"),
-            canonicalUnitIds("_ZN36_INTERNAL_393f41ab_6_red_cu_2c143ad24cuda"));
+            canonicalUnitIds("_ZN36_INTERNAL_393f41ab_6_red_cu_2c143ad14cudb"));
   // Bytes that only look like a tag are left as they are.
   EXPECT_EQ(canonicalUnitIds("x_INTERNAL_zz__nv_static_9__q"), "x_INTERNAL_zz__nv_static_9__q");
+}
+
+// Issue 56 item 1: the forms seen at two checkout paths. Both hashes of a
+// unit id differ between folders (-rdc, an anonymous namespace from libcu++'s
+// cuda::std::ignore), a template-only unit's too, and a unit named after a
+// function was not recognised at all; the file's name and what follows stay.
+TEST(DeviceCode, UnitIdsCanonicalWhateverTheCheckoutPath) {
+  EXPECT_EQ(canonicalUnitIds("_ZN4cuda3std3__441_GLOBAL__N__1953315c_4_m_cu_aae6e44c_57026ignoreE"),
+            canonicalUnitIds("_ZN4cuda3std3__441_GLOBAL__N__9fc743f2_4_m_cu_33efb5f6_60356ignoreE"));
+  EXPECT_EQ(canonicalUnitIds("_ZN4cuda3std3__441_GLOBAL__N__9fc743f2_4_m_cu_33efb5f6_60356ignoreE"),
+            "_ZN4cuda3std3__4#_GLOBAL__N__00000000_4_m_cu_000000006ignoreE");
+  EXPECT_EQ(canonicalUnitIds("__nv_static_31__e0ffe080_4_k_cu_92a545d7_24723__Z4tmplIiEvPT_"),
+            canonicalUnitIds("__nv_static_31__1d66a427_4_k_cu_6c587949_24964__Z4tmplIiEvPT_"));
+  EXPECT_EQ(canonicalUnitIds("__nv_static_31__1d66a427_4_k_cu_6c587949_24964__Z4tmplIiEvPT_"),
+            "__nv_static_#__00000000_4_k_cu_00000000__Z4tmplIiEvPT_");
+  // Function-named units: only the path hash goes, every length stays.
+  EXPECT_EQ(canonicalUnitIds("_ZZ4mainE36_INTERNAL_fdfc7e2e_7_Main_cu_main5count"),
+            "_ZZ4mainE36_INTERNAL_00000000_7_Main_cu_main5count");
+  EXPECT_EQ(canonicalUnitIds("_INTERNAL_6e7e3d88_5_io_cu__Z4logoi"),
+            canonicalUnitIds("_INTERNAL_0badf00d_5_io_cu__Z4logoi"));
+  // What is not path-derived still counts: the file's name, its length, the
+  // entity's name.
+  EXPECT_NE(canonicalUnitIds("_INTERNAL_6e7e3d88_5_io_cu__Z4logoi"),
+            canonicalUnitIds("_INTERNAL_6e7e3d88_5_ix_cu__Z4logoi"));
+  EXPECT_NE(canonicalUnitIds("_INTERNAL_6e7e3d88_5_io_cu__Z4logoi"),
+            canonicalUnitIds("_INTERNAL_6e7e3d88_5_io_cu__Z4logpi"));
+  EXPECT_NE(canonicalUnitIds("__nv_static_31__1d66a427_4_k_cu_6c587949_24964__Z4tmplIiEvPT_"),
+            canonicalUnitIds("__nv_static_31__1d66a427_4_q_cu_6c587949_24964__Z4tmplIiEvPT_"));
+}
+
+// Issue 56 item 1: `ciq lock verify` tells "the same code under other
+// file-local names" from a build that differs.
+TEST(DeviceCode, OnlyFileLocalNamesDifferIsToldApart) {
+  std::vector<std::string> locked = {"sm_90 .text._ZN#_INTERNAL_00000000_4_k_cu_main5scaleEf 128 aaaa",
+                                     "sm_90 .nv.info 40 cccc", "sm_90 .symtab bbbb"};
+  std::vector<std::string> renamed = {"sm_90 .text._ZN#_INTERNAL_00000000_4_k_cu_main_77775scaleEf 128 aaaa",
+                                      "sm_90 .nv.info 40 cccc", "sm_90 .symtab dddd"};
+  auto names = onlyFileLocalNamesDiffer(locked, renamed);
+  ASSERT_TRUE(names);
+  EXPECT_NE(names->find("_main_77775scaleEf here"), std::string::npos) << *names;
+  // Only the symbol table (the names of its symbols).
+  EXPECT_TRUE(onlyFileLocalNamesDiffer({"sm_90 .text._Z1kv 64 aaaa", "sm_90 .symtab bbbb"},
+                                       {"sm_90 .text._Z1kv 64 aaaa", "sm_90 .symtab dddd"}));
+  // Other code, another size, a renamed kernel that is not file-local, or
+  // the same lines: not that.
+  auto other = renamed;
+  other[1] = "sm_90 .nv.info 40 eeee";
+  EXPECT_FALSE(onlyFileLocalNamesDiffer(locked, other));
+  other = renamed;
+  other[0] = "sm_90 .text._ZN#_INTERNAL_00000000_4_k_cu_main_77775scaleEf 128 ffff";
+  EXPECT_FALSE(onlyFileLocalNamesDiffer(locked, other));
+  EXPECT_FALSE(onlyFileLocalNamesDiffer({"sm_90 .text._Z1kv 64 aaaa"}, {"sm_90 .text._Z1jv 64 aaaa"}));
+  EXPECT_FALSE(onlyFileLocalNamesDiffer(locked, locked));
+  EXPECT_FALSE(onlyFileLocalNamesDiffer({}, renamed));
+}
+
+// Issue 56 item 1, on real cubins: PTX of one source from two folders (the
+// path hash differs), the second folder's unit ids also given another second
+// hash, in an order that sorts the other way: ptxas's cubins hash the same,
+// for -rdc PTX (template-only units, anonymous namespaces) and whole-program
+// PTX. What the rehearsal cannot show by building at one path.
+TEST_F(DeviceCodeTest, CubinsFromTwoPathsAndOtherUnitHashesHashTheSame) {
+  std::string a = dir_ + "/a", b = dir_ + "/far/away/b";
+  const char *src = R"(
+#include <cooperative_groups.h>
+#include <cooperative_groups/reduce.h>
+namespace cg = cooperative_groups;
+namespace { __device__ float twice(float x) { return 2.f * x; } }
+static __device__ float plusOne(float v) { return v + 1.f; }
+template <class T> static __global__ void bump(T *p) { p[threadIdx.x] += T(1); }
+__global__ void red(const float *in, float *out) {
+  auto tile = cg::tiled_partition<32>(cg::this_thread_block());
+  float v = cg::reduce(tile, twice(in[threadIdx.x]), cg::plus<float>());
+  if (tile.thread_rank() == 0) out[blockIdx.x] = plusOne(v);
+}
+void launch(float *x, int *n) { red<<<1, 32>>>(x, x); bump<<<1, 1>>>(n); }
+)";
+  std::string ptxas = llvm::sys::path::parent_path(CIQ_TEST_NVCC).str() + "/ptxas";
+  for (const char *rdc : {"-rdc=true", "-rdc=false"}) {
+    std::vector<std::string> hashes, raw;
+    for (const auto &d : {a, b}) {
+      ASSERT_FALSE(llvm::sys::fs::create_directories(d));
+      std::ofstream(d + "/u.cu") << src;
+      SubprocessOptions o;
+      o.cwd = d;
+      auto r = runSubprocess({CIQ_TEST_NVCC, "-arch=sm_90", rdc, "-ptx", d + "/u.cu", "-o", d + "/u.ptx"}, o);
+      ASSERT_EQ(r.exitCode, 0) << r.err;
+      std::ifstream in(d + "/u.ptx");
+      std::string ptx((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+      // The unit id's second hash, in b replaced by another (of the same
+      // length: the mangled lengths stay right).
+      auto at = ptx.find("_4_u_cu_");
+      ASSERT_NE(at, std::string::npos);
+      std::string second = ptx.substr(at + 8, 8), first = ptx.substr(at - 8, 8);
+      raw.push_back(first);
+      if (d == b)
+        for (size_t p = ptx.find(second); p != std::string::npos; p = ptx.find(second, p + 8))
+          ptx.replace(p, 8, second[0] == '0' ? "ffffffff" : "00000000");
+      std::ofstream(d + "/u2.ptx") << ptx;
+      r = runSubprocess({ptxas, "-arch=sm_90", std::string(rdc) == "-rdc=true" ? "-c" : "-O3", d + "/u2.ptx", "-o",
+                         d + "/u.cubin"});
+      ASSERT_EQ(r.exitCode, 0) << r.err;
+      std::string err;
+      auto dc = readDeviceCode(d + "/u.cubin", err);
+      ASSERT_TRUE(dc) << err;
+      hashes.push_back(dc->sha256);
+    }
+    EXPECT_NE(raw[0], raw[1]) << "the two folders' path hashes";
+    EXPECT_EQ(hashes[0], hashes[1]) << rdc;
+    llvm::sys::fs::remove_directories(a);
+    llvm::sys::fs::remove_directories(dir_ + "/far");
+  }
 }
 
 // Issue 48 item 5: a device code that differs says which section: the lines

@@ -80,9 +80,23 @@ TEST(ArchitectureWarnings, MetaArchitecturesCoverTheMeasuredOne) {
     for (const auto &w : ciq::architectureWarnings(m, built, false, "ciq.yaml"))
       EXPECT_EQ(w.find("but not for"), std::string::npos) << meta << ": " << w;
   }
-  // all-major has no minor versions: sm_86 runs PTX JIT-compiled.
-  EXPECT_FALSE(ciq::coversArchitecture({"all-major"}, "sm_86"));
-  EXPECT_NE(ciq::jitOnlyProblem({"sm_86", "the GPU"}, {"all-major"}, "ciq.yaml"), "");
+  // Issue 56 item 7: all-major compiles sm_80 (sm_75, sm_90, ..., sm_120):
+  // an sm_86 or sm_89 GPU runs the sm_80 SASS, an sm_121 the sm_120 SASS; no
+  // JIT, no warning. A GPU newer than any major nvcc knows runs PTX.
+  for (const char *gpu : {"sm_75", "sm_86", "sm_89", "sm_90", "sm_103", "sm_121"}) {
+    EXPECT_TRUE(ciq::coversArchitecture({"all-major"}, gpu)) << gpu;
+    EXPECT_EQ(ciq::jitOnlyProblem({gpu, "the GPU"}, {"all-major"}, "ciq.yaml"), "") << gpu;
+  }
+  EXPECT_FALSE(ciq::coversArchitecture({"all-major"}, "sm_130"));
+  EXPECT_NE(ciq::jitOnlyProblem({"sm_130", "the GPU"}, {"all-major"}, "ciq.yaml"), "");
+  // The same rule for a list: SASS of a lower minor of the same major runs;
+  // a higher minor, another major or arch-specific SASS (sm_90a) does not.
+  EXPECT_TRUE(ciq::coversArchitecture({"sm_80"}, "sm_86"));
+  EXPECT_FALSE(ciq::coversArchitecture({"sm_86"}, "sm_80"));
+  EXPECT_FALSE(ciq::coversArchitecture({"sm_80"}, "sm_90"));
+  EXPECT_FALSE(ciq::coversArchitecture({"sm_90a"}, "sm_91"));
+  EXPECT_TRUE(ciq::coversArchitecture({"sm_90a"}, "sm_90a"));
+  EXPECT_NE(ciq::jitOnlyProblem({"sm_90", "the GPU"}, {"sm_80"}, "ciq.yaml"), "");
   // Each candidate compiles every architecture: the narrowing advice stays.
   auto w = ciq::architectureWarnings(m, {"all-major"}, false, "ciq.yaml");
   ASSERT_EQ(w.size(), 1u);
