@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Allocator.h>
 #include <llvm/Support/CommandLine.h>
