@@ -1,6 +1,6 @@
 // The rehearsal's refusals that no command reaches (issue 56 item 3): the
-// others are lit tests (tests/lit/e2e/rehearsal-refusals.test,
-// rehearsal-fails.test).
+// others are lit tests (tests/lit/e2e/rehearsal-differs.test,
+// rehearsal-objcopy.test, rehearsal-fails.test).
 #include "engine/compile/CandidateBuild.h"
 #include "common/InvalidReason.h"
 #include "tests/unit/engine_test_util.h"
