@@ -1,11 +1,21 @@
 # The two entry points of the README. Both install what is missing, configure
-# and build; `demo` then tunes examples/spill, `check` runs every test through CTest.
+# and build; `demo` installs and builds only the tool (ciq, ciq-ptxas and what
+# they run) and then tunes examples/spill, `check` installs every test
+# dependency, builds everything and runs every test through CTest.
 BUILD ?= build
 JOBS  ?= $(shell nproc)
-DEBS  := cmake ninja-build g++ make llvm-14-dev llvm-14-tools nlohmann-json3-dev \
-         libyaml-cpp-dev libmuparser-dev libssl-dev libcurl4-openssl-dev libarchive-dev libgtest-dev \
-         libboost-math-dev ccache sccache gnuplot-nox python3 python3-yaml python3-pip chromium libcsv-dev \
-         libzstd-dev liblz4-dev clang slurmctld slurmd slurm-client munge
+# What ciq needs to build and run (the demo included): the compilers and the
+# libraries it links (top CMakeLists.txt, common/, engine/measure/), gnuplot
+# for `ciq report`'s plots, python3-pip for CUPTI below. llvm-14-tools comes
+# with llvm-14-dev anyway (a dependency of the Debian package).
+TOOL_DEBS := cmake ninja-build g++ make llvm-14-dev llvm-14-tools nlohmann-json3-dev \
+         libyaml-cpp-dev libmuparser-dev libssl-dev libcurl4-openssl-dev libarchive-dev \
+         libboost-math-dev gnuplot-nox python3 python3-pip libcsv-dev libzstd-dev liblz4-dev
+# What only the tests use: GoogleTest, the compiler caches and clang the lit
+# tests drive, python3-yaml of lit's helpers, Chromium (the report's HTML
+# check), Slurm and munge (the worker tests).
+TEST_DEBS := libgtest-dev ccache sccache python3-yaml chromium clang \
+         slurmctld slurmd slurm-client munge
 # Python packages the tests use, from the Python package index (pip):
 # triton for tests/lit/engine/triton.test (a real Triton compile, no GPU needed);
 # torch for tests/lit/torch/extension.test (a real CUDAExtension build, no GPU
@@ -20,15 +30,16 @@ PIP_DISTS := nvidia-cuda-cupti==13.0.*
 # Python packages of the benchmarks only (bench/search_efficiency.py's peers),
 # not of the build or the tests.
 BENCH_PIP := kernel_tuner optuna
-.PHONY: deps configure build demo check clean bench-deps
+.PHONY: deps deps-tool configure configure-tool build build-tool demo check clean bench-deps
 
 # Two `make check` at once (or beside another apt) must both install:
 # apt-get install waits for dpkg's lock (DPkg::Lock::Timeout), apt-get update
 # does not wait for the lists' lock, so it is tried again while that lock is
 # why it failed (10 min at most); a pip install that failed is forgiven when
 # the package imports after all (the other run installed it).
-deps:
-	@missing=$$(for p in $(DEBS); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
+# Installs the Debian packages named in $(1) that are missing.
+define apt_install
+	@missing=$$(for p in $(1); do dpkg -s $$p >/dev/null 2>&1 || echo $$p; done); \
 	if [ -n "$$missing" ]; then \
 	  echo "ciq: installing $$missing"; \
 	  SUDO=$$( [ "$$(id -u)" = 0 ] || echo sudo ); n=0; \
@@ -40,10 +51,11 @@ deps:
 	  DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq -o DPkg::Lock::Timeout=900 \
 	    --no-install-recommends $$missing; \
 	fi
-	@for p in $(PIPS); do python3 -c "import $$p" 2>/dev/null || { echo "ciq: installing $$p (pip)"; \
-	  python3 -m pip install -q $$p 2>/dev/null || python3 -m pip install -q --user --break-system-packages $$p || \
-	  python3 -c "import $$p" 2>/dev/null || \
-	  echo "ciq: could not install $$p; the tests that need it are skipped (lit REQUIRES)"; }; done
+endef
+
+# The tool's dependencies: its Debian packages and CUPTI.
+deps-tool:
+	$(call apt_install,$(TOOL_DEBS))
 	@for p in $(PIP_DISTS); do d=$${p%%=*}; \
 	  python3 -c "import importlib.metadata as m, sys; from pip._vendor.packaging.requirements import Requirement; \
 	    r = Requirement(sys.argv[1]); sys.exit(m.version(r.name) not in r.specifier)" "$$p" 2>/dev/null || { \
@@ -52,8 +64,30 @@ deps:
 	  python3 -c "import importlib.metadata as m, sys; m.version(sys.argv[1])" $$d 2>/dev/null || \
 	  echo "ciq: could not install $$p; ciq is built without kernel times (kernel_time_ms)"; }; done
 
+# Every dependency: the tool's and the tests'. torch pulls its own CUPTI, so
+# deps-tool runs again after it to put the toolkit's release back.
+deps: deps-tool
+	$(call apt_install,$(TEST_DEBS))
+	@for p in $(PIPS); do python3 -c "import $$p" 2>/dev/null || { echo "ciq: installing $$p (pip)"; \
+	  python3 -m pip install -q $$p 2>/dev/null || python3 -m pip install -q --user --break-system-packages $$p || \
+	  python3 -c "import $$p" 2>/dev/null || \
+	  echo "ciq: could not install $$p; the tests that need it are skipped (lit REQUIRES)"; }; done
+	@$(MAKE) --no-print-directory deps-tool
+
+# The tool alone: a build folder configured without the tests (GoogleTest and
+# lit are test dependencies); one `make check` configured keeps its tests.
+configure-tool: deps-tool
+	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja -DBUILD_TESTING=OFF
+
+# Everything: turns the tests on in a folder `make demo` configured.
 configure: deps
-	@[ -f $(BUILD)/build.ninja ] || cmake -S . -B $(BUILD) -G Ninja
+	@if [ ! -f $(BUILD)/build.ninja ]; then cmake -S . -B $(BUILD) -G Ninja -DBUILD_TESTING=ON; \
+	elif grep -q '^BUILD_TESTING:BOOL=OFF' $(BUILD)/CMakeCache.txt; then cmake $(BUILD) -DBUILD_TESTING=ON; fi
+
+# ciq-tools (top CMakeLists.txt): ciq, ciq-ptxas and what they run; the
+# CMake package (lib/cmake/CompileIQ) is written at configure.
+build-tool: configure-tool
+	cmake --build $(BUILD) --target ciq-tools -j $(JOBS)
 
 build: configure
 	cmake --build $(BUILD) -j $(JOBS)
@@ -62,7 +96,7 @@ build: configure
 # lines are the module's, tuned for fewer spill bytes (compile-only: no GPU),
 # with per-kernel controls on: it ends with the per-kernel winner and the
 # attribution of the gain to options and to per-kernel directives.
-demo: build
+demo: build-tool
 	cmake -S examples/spill -B $(BUILD)/demo -G Ninja -DCompileIQ_DIR=$(CURDIR)/$(BUILD)/lib/cmake/CompileIQ \
 	  -DSPILL_KERNEL_CONTROLS=on
 	cmake --build $(BUILD)/demo --target ciq-tune-spill_bench

@@ -352,6 +352,21 @@ macro(_ciq_tune_yaml out)
     string(APPEND ${out} "${_y}")
     _ciq_yaml_scalar(_y_wd "${CMAKE_BINARY_DIR}" 2)
     string(APPEND ${out} "  working_dir: ${_y_wd}\n")
+    # The project's shared libraries tuned here (the target or TUNE_TARGETS,
+    # SHARED or MODULE) are loaded by the benchmark from the build tree:
+    # each program copy carries its build's (benchmark.artifacts), or every
+    # copy would load the last candidate's.
+    set(_y_libs "")
+    foreach(_t ${target} ${tune_targets})
+      get_target_property(_y_type ${_t} TYPE)
+      if(_y_type STREQUAL "SHARED_LIBRARY" OR _y_type STREQUAL "MODULE_LIBRARY")
+        list(APPEND _y_libs "$<TARGET_FILE:${_t}>")
+      endif()
+    endforeach()
+    if(_y_libs)
+      _ciq_yaml_list(_y "artifacts" 2 ${_y_libs})
+      string(APPEND ${out} "${_y}")
+    endif()
     foreach(_k warmup repeats timeout_s)
       if(NOT "${_bench_${_k}}" STREQUAL "")
         string(APPEND ${out} "  ${_k}: ${_bench_${_k}}\n")

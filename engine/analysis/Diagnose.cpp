@@ -609,8 +609,12 @@ void printFindings(const RunData &run, const std::vector<Finding> &findings,
        << " is 0 from " << e->id << (e->baseline ? " (the baseline)" : "")
        << " on, the least it can be; an unchanging best is not a stalled search (checks of a stalled best and "
           "identical scores skipped)\n";
+  std::string stopped = stoppedBeforeVerdict(run);
+  if (!stopped.empty())
+    os << "note: " << stopped << "\n";
   if (findings.empty()) {
-    os << "no pathology found (checked: all INVALID, identical scores/device code, rising "
+    os << "no pathology found" << (stopped.empty() ? "" : " so far")
+       << " (checked: all INVALID, identical scores/device code, rising "
           "invalid rate, stalled best, high CV%, noise source, low diversity)\n";
     return;
   }

@@ -277,10 +277,14 @@ std::string summaryTable(const RunData &run) {
   row("evaluations", std::to_string(run.evals.size()) + " (" + std::to_string(invalid) +
                          " INVALID)");
   row("direction", run.direction);
+  std::string stopped = stoppedBeforeVerdict(run);
+  if (!stopped.empty())
+    row("search", stopped);
+  std::string best = stopped.empty() ? "best candidate" : "best candidate so far";
   if (b && b->ok && b->score)
     row("baseline score", fmt::value(*b->score) + " " + b->unit);
   if (bestE == b && b) {
-    row("best candidate", b->id + " (the baseline: no candidate beat the default compile)");
+    row(best, b->id + " (the baseline: no candidate beat the default compile)");
   } else if (bestE) {
     // The name the summary, the lock and validate give the winner: its
     // minimized build (<id>-min) where minimization dropped controls.
@@ -294,7 +298,7 @@ std::string summaryTable(const RunData &run) {
     std::string when = genetic ? "generation " + std::to_string(bestE->generation)
                                : "evaluation " + std::to_string(bestE - run.evals.data()) + " of " +
                                      std::to_string(run.evals.size());
-    row("best candidate", min ? min->id + " (" + bestE->id + ", " + when + ", minimized)" : bestE->id + " (" + when + ")");
+    row(best, min ? min->id + " (" + bestE->id + ", " + when + ", minimized)" : bestE->id + " (" + when + ")");
     row("best score", fmt::value(*bestE->score) + " " + bestE->unit);
     const RecordedEval &shown = min ? *min : *bestE;
     // The options the controls render (the summary's "winning options"), not

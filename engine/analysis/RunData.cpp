@@ -14,6 +14,15 @@
 
 namespace ciq {
 
+std::string stoppedBeforeVerdict(const RunData &run) {
+  if (run.searchEnded || run.journalPath.empty())
+    return "";
+  size_t n = run.evals.size();
+  return "the search stopped before its verdict: " + run.journalPath + " ends after " + std::to_string(n) +
+         " evaluation" + (n == 1 ? "" : "s") + " without the search's end (killed, interrupted or still running), "
+         "so its best candidate is provisional; `ciq resume` finishes it";
+}
+
 const RecordedEval *RunData::baseline() const {
   for (const auto &e : evals)
     if (e.baseline)
@@ -117,6 +126,7 @@ bool loadJournal(const std::string &path, RunData &run, std::map<std::string, Ev
     return false;
   }
   run.started = std::move(c.started);
+  run.searchEnded = c.done;
   run.attribution = std::move(c.attribution);
   run.minimization = std::move(c.minimization);
   for (auto &e : c.evaluations) {

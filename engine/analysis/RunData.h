@@ -49,6 +49,9 @@ struct RunData {
   std::optional<RecordedStart> started;   // the journal's start line, typed; nullopt without one
   std::vector<AttributionRow> attribution;   // the journal's last "attribution" rows (engine/record/AfterSearch.h)
   std::vector<MinimizeStep> minimization;    // the journal's last "minimize" steps
+  // false: the journal was read and has no "done" line after its last
+  // evaluation (a killed or interrupted search, or one still running).
+  bool searchEnded = true;
 
   const RecordedEval *baseline() const;
   const RecordedEval *find(const std::string &idOrHashPrefix) const;   // evals, then builds
@@ -56,6 +59,11 @@ struct RunData {
   // The start line's objectives (empty without one); the first is the primary.
   const std::vector<RecordedObjective> &objectives() const;
 };
+
+// "" for an ended search (or one without a journal), else the one sentence
+// `ciq report` and `ciq diagnose` show: the search stopped before its
+// verdict, so its best candidate is provisional.
+std::string stoppedBeforeVerdict(const RunData &run);
 
 // Loads a run from a run directory, a results.csv or a journal.jsonl path.
 // nullopt with a one-line error (which file, which line, what to do).

@@ -11,6 +11,7 @@
 
 #include <llvm/ADT/SmallString.h>
 #include <llvm/Support/FileSystem.h>
+#include <llvm/Support/MemoryBuffer.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -41,9 +42,18 @@ std::string packageDir() {
   return std::string(p);
 }
 
-int writeYaml(const InitRequest &r) {
+int writeYaml(InitRequest r) {
   std::string error;
-  auto yaml = initYaml(r, error);
+  // A make build: its makefile, searched for nvcc called by its path.
+  if (auto words = splitCommand(r.build, "--build", error);
+      words && (llvm::sys::path::filename(words->front()) == "make" ||
+                llvm::sys::path::filename(words->front()) == "gmake")) {
+    r.makefilePath = makefileOf(*words, [](const std::string &f) { return llvm::sys::fs::exists(f); });
+    if (auto text = llvm::MemoryBuffer::getFile(r.makefilePath); !r.makefilePath.empty() && text)
+      r.makefileText = (*text)->getBuffer().str();
+  }
+  std::vector<std::string> notes;
+  auto yaml = initYaml(r, error, &notes);
   if (!yaml)
     return reportError(error);
   if (llvm::sys::fs::exists(Output.getValue()) && !Force)
@@ -56,6 +66,8 @@ int writeYaml(const InitRequest &r) {
   os.close();
   if (os.has_error())
     return reportError(Output + ": cannot be written (" + os.error().message() + ")");
+  for (const auto &n : notes)
+    reportNote(n);
   llvm::outs() << "wrote " << Output << "; next: ciq tune --config " << shellQuote(Output) << "\n";
   return 0;
 }
@@ -64,7 +76,7 @@ int printCMake(InitRequest r) {
   std::string error;
   if (!llvm::sys::fs::exists(r.buildDir + "/CMakeCache.txt"))
     return reportError("--build-dir " + r.buildDir + ": no CMakeCache.txt there; configure it first (cmake -S <source> -B " +
-                       r.buildDir + "), or give a build command with --build");
+                       shellQuote(r.buildDir) + "), or give a build command with --build");
   auto cmake = findExecutable("cmake");
   if (!cmake)
     return reportError("cmake not found on PATH; it lists the targets of " + r.buildDir);

@@ -24,9 +24,11 @@
 #include "common/Sha256.h"
 #include "common/Subprocess.h"
 
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
 
+#include <algorithm>
 #include <optional>
 #include <set>
 
@@ -42,6 +44,10 @@ cl::SubCommand LockCmd("lock", "Show a lockfile (show [ciq.lock]), verify that a
                                "ciq_apply_lock()), or add lock_sha256 to a lock without it (seal [ciq.lock])");
 cl::opt<std::string> Action(cl::Positional, cl::desc("show|verify|acfs|env|render|seal"), cl::Required, cl::sub(LockCmd));
 cl::opt<std::string> LockPath(cl::Positional, cl::desc("[lockfile]"), cl::init("ciq.lock"), cl::sub(LockCmd));
+// verify --object a.o b.o c.o: the words after --object are objects too, as
+// the usage line (--object FILE...) and verify's advice write them.
+cl::list<std::string> MoreWords(cl::Positional, cl::desc("verify: more objects after --object"), cl::ZeroOrMore,
+                                cl::sub(LockCmd));
 cl::opt<std::string> BuildDir("build-dir", cl::desc("verify: the build tree that applied the lock; show: list the "
                                                    "options each CUDA compile of the target gets there; render: "
                                                    "the build tree applying it"), cl::sub(LockCmd));
@@ -377,10 +383,20 @@ int verify(const ciq::Lockfile &l) {
   SmallString<256> dir(BuildDir);
   sys::fs::make_absolute(dir);
   cfg.buildDir = dir.str().str();
-  cfg.target = Target.empty() ? l.target : Target;
-  cfg.path = Target.empty() ? LockPath.getValue() : std::string("--target"); // named by errors about the target
+  // The lock's device code covers its target and its tune targets: --target
+  // naming any of them verifies them all; another name is the target that
+  // applies the lock (a renamed one), with the lock's tune targets.
+  std::vector<std::string> lockTargets = {l.target};
   if (l.extra.contains("tune_targets"))
-    cfg.tuneTargets = ciq::stringsAt(l.extra, "tune_targets");
+    for (const auto &t : ciq::stringsAt(l.extra, "tune_targets"))
+      if (std::find(lockTargets.begin(), lockTargets.end(), t) == lockTargets.end())
+        lockTargets.push_back(t);
+  bool named = !Target.empty() && std::find(lockTargets.begin(), lockTargets.end(), Target) == lockTargets.end();
+  cfg.target = named ? Target.getValue() : l.target;
+  cfg.path = named ? std::string("--target") : LockPath.getValue(); // named by errors about the target
+  for (const auto &t : lockTargets)
+    if (t != cfg.target)
+      cfg.tuneTargets.push_back(t);
   std::string verErr;
   std::string nvcc = ciq::cudaCompilerOf(cfg.buildDir);
   std::string ver = ciq::compilerVersion(nvcc, verErr).value_or("");
@@ -397,10 +413,17 @@ int verify(const ciq::Lockfile &l) {
   if (!driver.discover(err))
     return ciq::reportError(err);
   std::vector<std::string> objects, sources;
+  bool targetSeen = false;
   for (const auto &o : driver.objects()) {
     objects.push_back(o.object);
     sources.push_back(o.source);
+    targetSeen = targetSeen || o.target == cfg.target;
   }
+  // A typo in a CI line must not verify the lock's other targets and pass.
+  if (named && !targetSeen)
+    return ciq::reportError("--target " + Target + ": no CUDA compile of that target in " + cfg.buildDir +
+                            "/compile_commands.json; give the target that applies the lock (the lock's: " +
+                            llvm::join(lockTargets, ", ") + ")");
   return bad + compareDeviceCode(l, objects, cfg.target + " in " + cfg.buildDir,
                                  " (build the target first: cmake --build " + ciq::shellQuote(cfg.buildDir) + ")",
                                  lockOverride(cfg.buildDir, cfg.target), sources);
@@ -501,6 +524,26 @@ int render() {
   return 0;
 }
 
+// Words after the first --object (the lock path among them, when it came
+// last) join the objects: `--object FILE...` as written. "" or the error line.
+std::string gatherObjects() {
+  bool verifying = Action == "verify" && !Objects.empty();
+  unsigned first = verifying ? Objects.getPosition(0) : 0;
+  for (unsigned i = 0; i < MoreWords.size(); ++i)
+    if (!verifying || MoreWords.getPosition(i) < first)
+      return "lock " + Action + ": unexpected argument '" + MoreWords[i] + "'; give one lockfile" +
+             (Action == "verify" ? " (objects follow --object)" : "");
+  if (!verifying)
+    return "";
+  if (LockPath.getNumOccurrences() && LockPath.getPosition() > first) {
+    Objects.push_back(LockPath.getValue());
+    LockPath.setValue("ciq.lock");
+  }
+  for (const auto &w : MoreWords)
+    Objects.push_back(w);
+  return "";
+}
+
 // What verify was asked to compare, or the one error line about it.
 std::string verifyUsageProblem() {
   if (!Objects.empty() && (!BuildDir.empty() || !Target.empty()))
@@ -527,6 +570,8 @@ int run() {
   if (Action != "show" && Action != "verify" && Action != "acfs" && Action != "env" && Action != "render" &&
       Action != "seal")
     return ciq::reportError("lock: unknown action '" + Action + "'; expected show, verify, acfs, env, render or seal");
+  if (std::string p = gatherObjects(); !p.empty())
+    return ciq::reportError(p);
   if (Action == "seal")
     return seal();
   if (Action == "render") {

@@ -41,6 +41,8 @@ int run() {
   auto r = writeReport(*data, out, error);
   if (!r)
     return reportError(error);
+  if (std::string stopped = stoppedBeforeVerdict(*data); !stopped.empty())
+    llvm::outs() << "note: " << stopped << "\n";
   llvm::outs() << "report: " << r->htmlPath << " (" << r->svgPaths.size() << " plots)\n";
   for (const auto &s : r->svgPaths)
     llvm::outs() << "  " << s << "\n";

@@ -113,11 +113,13 @@ std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg,
   // it runs where it is.
   bool copied = false;
   std::string to;
+  std::vector<std::string> built;   // as the build made them: the libraries they load
   if (benchmarkProgramIsBuilt(cfg, *exe)) {
     if (!copyProgram(*exe, dir, to, error))
       return std::nullopt;
     cmd[0] = to;
     copied = true;
+    built.push_back(*exe);
   } else
     cmd[0] = programAsRun(cfg, *exe);
   for (size_t i = 1; i < cmd.size(); ++i) {
@@ -128,10 +130,12 @@ std::optional<std::vector<std::string>> snapshotBenchmark(const TuneConfig &cfg,
       return std::nullopt;
     cmd[i] = to;
     copied = true;
+    built.push_back(p);
   }
-  // Files the benchmark imports (benchmark.artifacts): this build's copies,
-  // put in place before each of its runs.
-  auto manifest = snapshotArtifacts(cfg, dir, error);
+  // Files the benchmark imports (benchmark.artifacts) and the project's
+  // shared libraries the programs load: this build's copies, put in place
+  // before each of its runs.
+  auto manifest = snapshotArtifacts(cfg, dir, error, built);
   if (!manifest)
     return std::nullopt;
   if (!manifest->empty())

@@ -16,10 +16,13 @@
 
 namespace ciq {
 
-// Copies the files benchmark.artifacts matches now into dir/artifacts/ and
-// writes dir/artifacts.json (copy -> place); returns that manifest's path, ""
-// when benchmark.artifacts is empty, nullopt with one error line (naming
+// Copies the files benchmark.artifacts matches now, and the shared libraries
+// the built `programs` load from the build tree (ProgramLibraries.h: a
+// SHARED library of the project), into dir/artifacts/ and writes
+// dir/artifacts.json (copy -> place); returns that manifest's path, "" when
+// there is nothing to copy, nullopt with one error line (naming
 // benchmark.artifacts) when a pattern matches no file or a copy fails.
-std::optional<std::string> snapshotArtifacts(const TuneConfig &cfg, const std::string &dir, std::string &error);
+std::optional<std::string> snapshotArtifacts(const TuneConfig &cfg, const std::string &dir, std::string &error,
+                                             const std::vector<std::string> &programs = {});
 
 } // namespace ciq

@@ -4,11 +4,13 @@
 #include <algorithm>
 #include <cctype>
 #include <llvm/ADT/SmallVector.h>
+#include <llvm/ADT/StringExtras.h>
 #include <llvm/ADT/StringRef.h>
 #include <llvm/Support/Allocator.h>
 #include <llvm/Support/CommandLine.h>
 #include <llvm/Support/Path.h>
 #include <llvm/Support/StringSaver.h>
+#include <regex>
 
 namespace ciq {
 
@@ -44,7 +46,72 @@ bool isMake(const std::string &program) {
   return name == "make" || name == "gmake";
 }
 
+// A word that runs nvcc by a path: /usr/local/cuda/bin/nvcc,
+// $(CUDA_HOME)/bin/nvcc, "${CUDA_PATH}/bin/nvcc" (quotes and make's
+// @/- recipe prefixes aside).
+bool nvccPathWord(std::string w) {
+  while (!w.empty() && (w.front() == '@' || w.front() == '-' || w.front() == '+' || w.front() == '"' ||
+                        w.front() == '\''))
+    w.erase(0, 1);
+  while (!w.empty() && (w.back() == '"' || w.back() == '\'' || w.back() == ';'))
+    w.pop_back();
+  return w.size() > 5 && llvm::StringRef(w).endswith("/nvcc");
+}
+
 } // namespace
+
+NvccByPath findNvccByPath(const std::string &makefileText) {
+  NvccByPath out;
+  static const std::regex assign(R"(^\s*(?:override\s+|export\s+)?([A-Za-z_][A-Za-z0-9_]*)\s*(?::{1,2}=|\?=|\+=|=)\s*(.*)$)");
+  llvm::SmallVector<llvm::StringRef, 64> lines;
+  llvm::StringRef(makefileText).split(lines, '\n');
+  for (size_t i = 0; i < lines.size(); ++i) {
+    std::string line = lines[i].rtrim("\r").str();
+    if (size_t hash = line.find('#'); hash != std::string::npos)
+      line.resize(hash);
+    llvm::SmallVector<llvm::StringRef, 8> words;
+    llvm::StringRef(line).split(words, ' ', -1, false);
+    if (!line.empty() && line[0] == '\t') {   // a recipe line
+      bool byPath = false;
+      for (auto w : words)
+        for (auto part : llvm::split(w, '\t'))
+          byPath = byPath || nvccPathWord(part.str());
+      if (byPath)
+        out.recipeLines.push_back((int)i + 1);
+      continue;
+    }
+    if (std::smatch m; std::regex_match(line, m, assign)) {
+      llvm::StringRef value = llvm::StringRef(m[2].str()).trim();
+      if (nvccPathWord(value.split(' ').first.str()) &&
+          std::find(out.variables.begin(), out.variables.end(), m[1].str()) == out.variables.end())
+        out.variables.push_back(m[1].str());
+    }
+  }
+  return out;
+}
+
+std::string makefileOf(const std::vector<std::string> &makeArgs, const std::function<bool(const std::string &)> &exists) {
+  std::string dir, file;
+  for (size_t i = 1; i < makeArgs.size(); ++i) {
+    llvm::StringRef a(makeArgs[i]);
+    bool more = i + 1 < makeArgs.size();
+    if ((a == "-f" || a == "--file" || a == "--makefile") && more)
+      file = makeArgs[++i];
+    else if (a.consume_front("--file=") || a.consume_front("--makefile=") || (a.startswith("-f") && a.consume_front("-f")))
+      file = a.str();
+    else if ((a == "-C" || a == "--directory") && more)
+      dir = makeArgs[++i];
+    else if (a.consume_front("--directory=") || (a.startswith("-C") && a.consume_front("-C")))
+      dir = a.str();
+  }
+  auto in = [&](const std::string &f) { return dir.empty() || (!f.empty() && f[0] == '/') ? f : dir + "/" + f; };
+  if (!file.empty())
+    return in(file);
+  for (const char *name : {"GNUmakefile", "makefile", "Makefile"})
+    if (exists(in(name)))
+      return in(name);
+  return "";
+}
 
 std::optional<std::vector<std::string>> splitCommand(const std::string &text, const std::string &what,
                                                      std::string &error) {
@@ -75,7 +142,35 @@ std::optional<std::vector<std::string>> splitCommand(const std::string &text, co
   return words;
 }
 
-std::optional<std::string> initYaml(const InitRequest &r, std::string &error) {
+// A make build whose makefile calls nvcc by its path: the yaml's comment
+// lines, `VAR=nvcc` added to `command` for each variable that holds the path
+// (make takes a command-line variable over the makefile's), and a note for
+// each (recipes that run the path themselves cannot be overridden).
+static std::string nvccByPathLines(const InitRequest &r, std::vector<std::string> &command, std::vector<std::string> *notes) {
+  if (r.makefileText.empty())
+    return "";
+  NvccByPath found = findNvccByPath(r.makefileText);
+  std::string y;
+  for (const auto &v : found.variables) {
+    command.push_back(v + "=nvcc");
+    y += "  # " + v + "=nvcc: " + r.makefilePath + " sets " + v + " to nvcc's path, which the stand-in on PATH\n"
+         "  # never sees; on make's command line nvcc is called by name.\n";
+    if (notes)
+      notes->push_back(r.makefilePath + " sets " + v + " to nvcc by its path; the build command overrides it (" + v +
+                       "=nvcc) so that ciq's nvcc stand-in sees each compile");
+  }
+  for (int line : found.recipeLines) {
+    std::string where = r.makefilePath + ":" + std::to_string(line);
+    y += "  # " + where + " runs nvcc by its path: ciq sees none of those compiles until it calls nvcc\n"
+         "  # (or $(NVCC)) by name.\n";
+    if (notes)
+      notes->push_back(where + ": a recipe runs nvcc by its path, which ciq's nvcc stand-in on PATH never sees; "
+                               "call it as nvcc or $(NVCC) there, or the tune stops at the baseline (stale_build)");
+  }
+  return y;
+}
+
+std::optional<std::string> initYaml(const InitRequest &r, std::string &error, std::vector<std::string> *notes) {
   if (!r.target.empty() || !r.buildDir.empty()) {
     error = "--build names a build command; --build-dir and --target name a CMake build tree: give one or the other";
     return std::nullopt;
@@ -103,6 +198,7 @@ std::optional<std::string> initYaml(const InitRequest &r, std::string &error) {
          "  # nvcc by name needs no change). -B remakes everything, so each build compiles its CUDA sources\n"
          "  # with the candidate; to rebuild less, drop -B and give a clean: step that deletes only the\n"
          "  # CUDA objects and what links them, e.g. clean: [make, clean-cuda].\n";
+    y += nvccByPathLines(r, always, notes);
     y += "  command: " + flowList(always) + "\n";
   } else {
     y += "  # Run for every candidate, with ciq's nvcc and ptxas stand-ins first on PATH. Each build must\n"
@@ -197,8 +293,8 @@ std::optional<std::vector<std::string>> initCMakeLines(const InitRequest &r, boo
       "find_package(CompileIQ REQUIRED)",
       tune,
       "ciq_apply_lock(" + r.target + ")",
-      "# Then: cmake -S <source> -B " + r.buildDir + " -DCompileIQ_DIR=" + r.packageDir,
-      "#       cmake --build " + r.buildDir + " --target ciq-tune-" + r.target +
+      "# Then: cmake -S <source> -B " + shellQuote(r.buildDir) + " -DCompileIQ_DIR=" + shellQuote(r.packageDir),
+      "#       cmake --build " + shellQuote(r.buildDir) + " --target ciq-tune-" + r.target +
           "   # search; writes " + r.target + ".ciq.lock next to that CMakeLists.txt",
   };
 }

@@ -6,6 +6,7 @@
 // kernels it launches (kernel_time_ms, measured by ciq's CUPTI library; the
 // program's wall time where this ciq was built without it).
 #pragma once
+#include <functional>
 #include <optional>
 #include <string>
 #include <vector>
@@ -20,7 +21,22 @@ struct InitRequest {
   bool kernelTrace = true;   // this ciq can measure kernel times (kernelTraceLibrary)
   std::string traceWhy;      // why not, for the file's comment
   std::string packageDir;    // <prefix>/lib/cmake/CompileIQ of this ciq
+  // A make build: the makefile it reads (its path and text, read by the
+  // command; "" when none was found), searched for nvcc called by its path.
+  std::string makefilePath, makefileText;
 };
+
+// Where a makefile calls nvcc by a path (/usr/local/cuda/bin/nvcc,
+// $(CUDA_HOME)/bin/nvcc), which ciq's nvcc stand-in on PATH never sees.
+struct NvccByPath {
+  std::vector<std::string> variables;   // NVCC := <path>/nvcc: make NVCC=nvcc overrides it
+  std::vector<int> recipeLines;         // 1-based lines of recipes that run <path>/nvcc themselves
+};
+NvccByPath findNvccByPath(const std::string &makefileText);
+
+// The makefile `make` reads for these arguments (-f FILE, -C DIR), relative to
+// the current folder: GNUmakefile, makefile or Makefile, whichever `exists`.
+std::string makefileOf(const std::vector<std::string> &makeArgs, const std::function<bool(const std::string &)> &exists);
 
 struct InitResult {
   std::string yaml;              // build-command mode: the file's text
@@ -32,8 +48,12 @@ struct InitResult {
 std::optional<std::vector<std::string>> splitCommand(const std::string &text, const std::string &what,
                                                      std::string &error);
 
-// The yaml of --build [--run]; nullopt with one line for bad input.
-std::optional<std::string> initYaml(const InitRequest &r, std::string &error);
+// The yaml of --build [--run]; nullopt with one line for bad input. `notes`
+// (when given) gets a line for each thing the command should say: a
+// makefile variable overridden so that nvcc is called by name, recipes that
+// call it by path.
+std::optional<std::string> initYaml(const InitRequest &r, std::string &error,
+                                    std::vector<std::string> *notes = nullptr);
 
 // The CMake lines of --build-dir/--target. `exists`: the tree can build the
 // target (`cmake --build <dir> --target <t> -- -n` succeeded); `targets`:

@@ -1,6 +1,7 @@
 #include "engine/config/KernelSpace.h"
-
 #include "common/KernelDirective.h"
+
+#include <llvm/ADT/StringExtras.h>
 
 #include <algorithm>
 #include <map>
@@ -266,6 +267,46 @@ std::vector<const SpaceKernel *> launchedOnly(const std::vector<const SpaceKerne
   return launched;
 }
 
+// A library's kernels (CUB, Thrust, CUTLASS) only where kernel_controls.kernels
+// names them: each release renames them, so a lock keyed on one breaks.
+std::vector<const SpaceKernel *> projectKernelsOnly(const std::vector<const SpaceKernel *> &kernels,
+                                                    std::vector<std::string> &notes) {
+  std::vector<const SpaceKernel *> out;
+  std::vector<std::string> left;
+  for (const auto *k : kernels)
+    if (k->library)
+      left.push_back(kernelLabel(k->demangled, k->mangled));
+    else
+      out.push_back(k);
+  if (!left.empty())
+    notes.push_back("per-kernel controls: none for " + std::to_string(left.size()) +
+                    " CUB, Thrust or CUTLASS kernel(s) (" + left[0] + (left.size() > 1 ? ", ..." : "") +
+                    "): a library's kernels are renamed by its releases, so a lock keyed on one breaks; name them "
+                    "in kernel_controls.kernels (ciq_tune(... KERNELS <regex>)) to tune them");
+  return out;
+}
+
+// Under a spill objective a kernel that spills nothing has nothing a
+// directive could lower: it takes no place among kernel_controls.max_kernels.
+std::vector<const SpaceKernel *> withSomethingToGain(const std::vector<const SpaceKernel *> &kernels, Aim aim,
+                                                     const std::string &objective, std::vector<std::string> &notes) {
+  if (aim != Aim::FewerSpills || objective == "stack_frame")   // a stack frame without spills can still shrink
+    return kernels;
+  std::vector<const SpaceKernel *> out;
+  std::vector<std::string> none;
+  for (const auto *k : kernels)
+    if (k->spillBytes > 0)
+      out.push_back(k);
+    else
+      none.push_back(kernelLabel(k->demangled, k->mangled));
+  if (!none.empty() && !out.empty())
+    notes.push_back("per-kernel controls: none for " + std::to_string(none.size()) + " kernel(s) (" + none[0] +
+                    (none.size() > 1 ? ", ..." : "") + "): they spill nothing, so no directive can lower " +
+                    objective + " there");
+  // Nothing spills anywhere: every kernel stays, and each says why it gets none.
+  return out.empty() ? kernels : out;
+}
+
 } // namespace
 
 bool libraryKernel(const std::string &demangled) {
@@ -304,6 +345,9 @@ KernelControls kernelControlsFor(const KernelControlsConfig &cfg, const std::vec
     return r;
   }
   chosen = splittable(chosen, r.notes);
+  if (!filter)
+    chosen = projectKernelsOnly(chosen, r.notes);
+  chosen = withSomethingToGain(chosen, aimOf(cfg.objective), cfg.objective, r.notes);
   if (!order.empty())
     chosen = launchedOnly(chosen, order, r.notes);
   else   // no kernel times: the project's own kernels first, most of the objective first
@@ -330,7 +374,16 @@ KernelControls kernelControlsFor(const KernelControlsConfig &cfg, const std::vec
   for (const auto *k : chosen) {
     std::string label = kernelLabel(k->demangled, k->mangled);
     int n = ++seen[label];
+    size_t controls = r.controls.size(), notes = r.notes.size();
     addControls(cfg, *k, "kernel." + label + (n > 1 ? "#" + std::to_string(n) : ""), r.controls, r.notes);
+    // Chosen, yet no directive can move the objective: say so, never nothing.
+    if (r.controls.size() == controls && r.notes.size() == notes)
+      r.notes.push_back("per-kernel controls: none for " + label + ": no directive of kernel_controls.directives (" +
+                        llvm::join(cfg.directives, ", ") + ") can improve " +
+                        (cfg.objective.empty() ? std::string("the objective") : cfg.objective) + " there (" +
+                        std::to_string(k->registers) + " registers, " + std::to_string(k->spillBytes) +
+                        " spill bytes" + (k->ptxKnown && k->maxThreads <= 0 ? ", no __launch_bounds__" : "") +
+                        (k->ptxKnown ? "" : ", its PTX unread") + ")");
   }
   return r;
 }

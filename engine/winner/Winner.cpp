@@ -5,6 +5,7 @@
 #include "engine/search/Search.h"
 #include "engine/record/WinnerOrder.h"
 #include "common/InvalidReason.h"
+#include "common/KernelDirective.h"
 #include "common/NumberFormat.h"
 
 #include <algorithm>
@@ -333,6 +334,25 @@ static void printFirstCompileError(const std::vector<Evaluation> &evals, FILE *o
     }
 }
 
+// A kernel `best` spills to shared memory (enable_smem_spilling): its spill
+// bytes fall because the spills moved into shared memory, which ptxas does
+// not count as spill bytes; the line beside its row says what they cost
+// there (each block's shared memory, fewer blocks per SM). "" otherwise.
+static std::string smemSpillingCost(const Evaluation *best, const KernelStats *b, const KernelStats *w) {
+  if (!best || !w || !w->entry || !w->usageKnown)
+    return "";
+  bool spilling = false;
+  for (const auto &d : best->rendered.kernels)
+    spilling = spilling || (d.directive == kDirectiveSmemSpilling && d.kernel == kernelKey(w->name));
+  if (!spilling)
+    return "";
+  long before = b && b->usageKnown ? b->sharedBytes : 0;
+  return "  " + shorten(w->demangled.empty() ? w->name : w->demangled, 38) + " " + w->arch +
+         ": enable_smem_spilling moved its spills to shared memory, which spill bytes do not count: shared memory " +
+         std::to_string(before) + " -> " + std::to_string(w->sharedBytes) + " bytes per block (" +
+         (w->sharedBytes >= before ? "+" : "") + std::to_string(w->sharedBytes - before) + ")";
+}
+
 void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out,
                   const Verdicts &verdicts) {
   if (evals.empty())
@@ -370,6 +390,11 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
     std::string name = k.name + (k.entry ? "" : " (device function)");
     fprintf(out, "%-40s %-7s | %11s %12s | %11s %12s\n", shorten(name, 40).c_str(), k.arch.c_str(),
             cell(bk, true).c_str(), cell(bk, false).c_str(), cell(wk, true).c_str(), cell(wk, false).c_str());
+    auto bi = bk.find(k), wi = wk.find(k);
+    if (std::string cost = smemSpillingCost(best, bi == bk.end() ? nullptr : &bi->second,
+                                            wi == wk.end() ? nullptr : &wi->second);
+        !cost.empty())
+      fprintf(out, "%s\n", cost.c_str());
   }
   for (const auto &o : cfg.objectives) {
     auto v = [&](const Evaluation *e) -> std::string {
