@@ -1,4 +1,5 @@
 #include "common/DeviceCode.h"
+#include "common/Elf64.h"
 #include "common/Fatbin.h"
 #include "common/Sha256.h"
 
@@ -12,24 +13,9 @@
 namespace ciq {
 namespace {
 
-// ELFFile directly, not ObjectFile::createObjectFile: the generic reader links
-// every object format, bitcode included, and with it LLVM IR's static
-// initializers, which cost ciq-ptxas-driver start-up time on every compile.
-// Host objects and cubins are both 64-bit little-endian ELF on Linux.
-using Elf = llvm::object::ELFFile<llvm::object::ELF64LE>;
+using Elf = Elf64;   // common/Elf64.h: ELFFile directly, no generic reader
 
-std::optional<Elf> openElf(llvm::StringRef bytes) {
-  if (bytes.size() < llvm::ELF::EI_NIDENT || !bytes.startswith("\x7f" "ELF") ||
-      bytes[llvm::ELF::EI_CLASS] != llvm::ELF::ELFCLASS64 ||
-      bytes[llvm::ELF::EI_DATA] != llvm::ELF::ELFDATA2LSB)
-    return std::nullopt;
-  auto elf = Elf::create(bytes);
-  if (!elf) {
-    llvm::consumeError(elf.takeError());
-    return std::nullopt;
-  }
-  return std::move(*elf);
-}
+std::optional<Elf> openElf(llvm::StringRef bytes) { return openElf64(bytes); }
 
 // Calls f(name, header) for every section header with a readable name.
 template <typename F> void forEachSection(const Elf &elf, F f) {

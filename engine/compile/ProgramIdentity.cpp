@@ -1,5 +1,6 @@
 #include "engine/compile/ProgramIdentity.h"
 #include "common/DeviceCode.h"
+#include "common/Elf64.h"
 #include "common/Sha256.h"
 
 #include <llvm/ADT/StringRef.h>
@@ -14,8 +15,6 @@ namespace ciq {
 
 namespace {
 
-using Elf = llvm::object::ELFFile<llvm::object::ELF64LE>;
-
 // Every section an ELF file loads (SHF_ALLOC), by name: its address, size
 // and bytes; the device code (.nv_fatbin) and the build-id note (a hash of
 // the whole file) left out. nullopt: not a 64-bit little-endian ELF file.
@@ -23,13 +22,9 @@ std::optional<std::map<std::string, std::string>> loadedSections(const std::stri
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buf)
     return std::nullopt;
-  llvm::StringRef bytes = (*buf)->getBuffer();
-  if (bytes.size() < llvm::ELF::EI_NIDENT || !bytes.startswith("\x7f" "ELF") ||
-      bytes[llvm::ELF::EI_CLASS] != llvm::ELF::ELFCLASS64 || bytes[llvm::ELF::EI_DATA] != llvm::ELF::ELFDATA2LSB)
-    return std::nullopt;
-  auto elf = Elf::create(bytes);
+  auto elf = openElf64((*buf)->getBuffer());
   if (!elf)
-    return llvm::consumeError(elf.takeError()), std::nullopt;
+    return std::nullopt;
   auto sections = elf->sections();
   if (!sections)
     return llvm::consumeError(sections.takeError()), std::nullopt;

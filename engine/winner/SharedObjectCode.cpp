@@ -1,4 +1,5 @@
 #include "engine/winner/SharedObjectCode.h"
+#include "common/Elf64.h"
 #include "common/DeviceCode.h"
 #include "common/Fatbin.h"
 #include "common/FileIO.h"
@@ -43,19 +44,12 @@ std::vector<llvm::StringRef> containers(llvm::StringRef bytes) {
 
 std::optional<std::vector<std::string>> sharedObjectUnitHashes(const std::string &path, std::string &error,
                                                                int onlySm) {
-  using Elf = llvm::object::ELFFile<llvm::object::ELF64LE>;  // as common/DeviceCode.cpp: no generic reader
   auto buf = llvm::MemoryBuffer::getFile(path, /*IsText=*/false, /*RequiresNullTerminator=*/false);
   if (!buf)
     return std::nullopt;
-  llvm::StringRef bytes = (*buf)->getBuffer();
-  if (bytes.size() < llvm::ELF::EI_NIDENT || !bytes.startswith("\x7f" "ELF") ||
-      bytes[llvm::ELF::EI_CLASS] != llvm::ELF::ELFCLASS64 || bytes[llvm::ELF::EI_DATA] != llvm::ELF::ELFDATA2LSB)
+  auto elf = openElf64((*buf)->getBuffer());
+  if (!elf)
     return std::nullopt;
-  auto elf = Elf::create(bytes);
-  if (!elf) {
-    llvm::consumeError(elf.takeError());
-    return std::nullopt;
-  }
   if (elf->getHeader().e_type != llvm::ELF::ET_DYN)
     return std::nullopt;
   auto sections = elf->sections();
