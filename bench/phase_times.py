@@ -13,8 +13,9 @@ The stand-in: tests/lit/engine/Inputs/standin behind Inputs/jitter.py
              control the minimization drops (phases-interrupted.test)
   noisy      10% noise, adaptive repeats up to 40, one control (reuse-runs.test)
   caps       Inputs/time-budget.yaml: 12 register caps, 3 repeats of a run
-             that sleeps 0.5 s, budget 13; and caps-40s: the same under
-             `--time 40s` (time-budget.test)
+             that sleeps 0.5 s, budget 13; caps-60s and caps-90s: runs of
+             1 s under `--time 60s` and `--time 90s` (issue 55: the share of
+             the budget used, the "used" column, goal 90-100% or a reason)
 
 usage: phase_times.py --ciq BIN --module-dir DIR --work DIR [--only NAME,...]
 e.g.   python3 bench/phase_times.py --ciq build/bin/ciq \\
@@ -63,11 +64,12 @@ TUNES = [
     ("two", "two", adaptive("two", "gauss=1", "  repeats: 3", CACHE), []),
     ("noisy", "noisy", adaptive("noisy", "gauss=10", "  repeats: adaptive\n  max_repeats: 40"), []),
     ("caps", "caps", caps.replace("RUNDIR", "caps").replace("SLEEP", "0.5"), []),
-    ("caps-40s", "capt", caps.replace("RUNDIR", "capt").replace("SLEEP", "0.5"), ["--time", "40s"]),
+    ("caps-60s", "c60", caps.replace("RUNDIR", "c60").replace("SLEEP", "1"), ["--time", "60s"]),
+    ("caps-90s", "c90", caps.replace("RUNDIR", "c90").replace("SLEEP", "1"), ["--time", "90s"]),
 ]
 only = set(filter(None, args.only.split(",")))
-print("%-9s %7s %8s %8s %8s %8s %8s %6s %10s %s" % ("tune", "wall s", "search", "final.", "minim.", "rehears.",
-                                                     "attrib.", "ratio", "runs after", "verdict"))
+print("%-9s %7s %8s %8s %8s %8s %8s %6s %10s %5s %s" % ("tune", "wall s", "search", "final.", "minim.", "rehears.",
+                                                         "attrib.", "ratio", "runs after", "used", "verdict"))
 for label, name, text, extra in TUNES:
     if only and label not in only:
         continue
@@ -86,8 +88,9 @@ for label, name, text, extra in TUNES:
                    for e in j if e["op"] == "evaluation")
     total = sum(1 for _ in open(os.path.join(build, name + ".count")))
     v = re.search(r"^verdict: (.*)$", out, re.M)
-    print("%-9s %7.1f %8.1f %8.1f %8.1f %8.1f %8.1f %6s %10d %s" % (
+    used = re.search(r"^time budget: .* used \((\d+)%\)", out, re.M)
+    print("%-9s %7.1f %8.1f %8.1f %8.1f %8.1f %8.1f %6s %10d %5s %s" % (
         label, wall, search, phases.get("finalists", 0), phases.get("minimization", 0), phases.get("rehearsal", 0),
         phases.get("attribution", 0), "%.2fx" % (after / search) if search else "-", total - searched,
-        v.group(1)[:60] if v else "-"))
+        used.group(1) + "%" if used else "-", v.group(1)[:60] if v else "-"))
     sys.stdout.flush()
