@@ -21,6 +21,8 @@ def at(p):
 
 
 cmd = json.load(open(os.path.join(copy_dir, "command.json")))
+if isinstance(cmd, dict):   # the copy's folder and build tree recorded beside the command
+    cmd = cmd["command"]
 manifest = [a.split("=", 1)[1] for a in cmd if a.startswith("CIQ_BUILD_ARTIFACTS=")]
 print("manifest: %s" % bool(manifest))
 entries = json.load(open(at(manifest[0]))) if manifest else []
