@@ -27,12 +27,12 @@ for path in sys.argv[1:]:
         m = re.search(r"phase: \S.* \(elapsed (\S+) of (\S+), about (\S+) left\)", line)
         if m:
             e, t, left = (seconds(g) for g in m.groups())
-            if left > t - e + 1:   # durations print rounded to the second
+            if left > max(0, t - e) + 1:   # rounded to the second; past the budget, 0s left
                 bad.append("%s: %s" % (path, line.strip()))
         m = re.search(r"ended at (\S+) .*keeping about (\S+) for", line)
         if m and budget is not None:
             at, keep = seconds(m.group(1)), seconds(m.group(2))
-            if keep > budget - at + 1:
+            if keep > max(0, budget - at) + 1:
                 bad.append("%s: %s" % (path, line.strip()))
 if bad:
     print("reserve over the time left:\n" + "\n".join(bad))
