@@ -81,7 +81,8 @@ def main():
         return 1
     rc = run([ciq, "validate", "--config", yaml], out + "/validate.log", env)
     print("ciq validate: exit %d (%s/validate.log)" % (rc, out))
-    score = json.load(open(lockfile)).get("score", {})
+    lock = json.load(open(lockfile))
+    score = (next(iter(lock["architectures"].values())) if lock.get("schema_version", 1) >= 2 else lock).get("score", {})
     v = score.get("validation", {})
     summary = {"sizes": sizes, "budget": a.budget, "options": score, "validation": v}
     json.dump(summary, open(out + "/summary.json", "w"), indent=2)

@@ -153,6 +153,7 @@ import json, sys
 p, lock, tune_rc, validate_rc, wall = sys.argv[1:]
 try:
     l = json.load(open(lock))
+    l = next(iter(l["architectures"].values())) if l.get("schema_version", 1) >= 2 else l  # the one section of this GPU
 except (OSError, ValueError):
     l = None
 if l is None and tune_rc != "0":

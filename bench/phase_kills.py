@@ -87,7 +87,8 @@ def count(name):
 
 def winner(name):
     try:
-        return json.load(open(os.path.join(work, name + ".lock")))["winner"]["candidate_id"]
+        l = json.load(open(os.path.join(work, name + ".lock")))
+        return (next(iter(l["architectures"].values())) if l.get("schema_version", 1) >= 2 else l)["winner"]["candidate_id"]
     except (OSError, ValueError, KeyError):
         return None
 

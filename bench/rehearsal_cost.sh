@@ -31,7 +31,9 @@ one() {
   python3 - "$lock" "$start" "$end" "$name" <<'PY'
 import json, sys
 lock, start, end, name = sys.argv[1], float(sys.argv[2]), float(sys.argv[3]), sys.argv[4]
-r = json.load(open(lock))["score"].get("rehearsal")
+l = json.load(open(lock))
+l = next(iter(l["architectures"].values())) if l.get("schema_version", 1) >= 2 else l  # the one section of this GPU
+r = l["score"].get("rehearsal")
 tune = end - start
 if not r:
     print(f"{name}: the lock has no score.rehearsal"); sys.exit(0)

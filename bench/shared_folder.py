@@ -161,7 +161,8 @@ class Scene:
     def locked_versions(self):
         """The nvcc and ptxas releases the search's lock records ("" when there is no lock)."""
         try:
-            compiler = json.load(open(os.path.join(self.project, "ciq.lock")))["compiler"]
+            lock = json.load(open(os.path.join(self.project, "ciq.lock")))
+            compiler = (next(iter(lock["architectures"].values())) if lock.get("schema_version", 1) >= 2 else lock)["compiler"]
             return {compiler["nvcc"]["version"], compiler["ptxas"]["version"]}
         except (OSError, ValueError, KeyError, TypeError):
             return {""}

@@ -1,4 +1,5 @@
 #include "common/Lockfile.h"
+#include "common/LockSections.h"
 
 #include <algorithm>
 #include "common/JsonRead.h"
@@ -35,12 +36,11 @@ std::string candidateHashOf(const std::vector<std::string> &ptxas, const std::ve
   return sha256Hex(j.dump());
 }
 
-json lockToJson(const Lockfile &l) {
+json winnerToJson(const Lockfile &l) {
   json acfs = json::array();
   for (const auto &a : l.acfs)
     acfs.push_back({{"stage", a.stage}, {"file", a.file}, {"sha256", a.sha256}});
   json j = l.extra.is_object() ? l.extra : json::object();
-  j["schema_version"] = l.schemaVersion;
   j["engine_version"] = l.engineVersion;
   j["created_at"] = l.createdAt;
   j["target"] = l.target;
@@ -62,15 +62,15 @@ json lockToJson(const Lockfile &l) {
   if (!l.kernelUnits.empty())
     j["kernel_units"] = l.kernelUnits;
   j["score"] = l.score;
-  j[kLockShaKey] = lockSha256Of(j);
+  if (!l.measured.empty())
+    j["measured"] = l.measured;
   return j;
 }
 
 namespace {
-
 const char kRestore[] = "; restore the lockfile from version control or tune again";
+} // namespace
 
-// The file as one JSON object (bounded nesting), or the reason it is not one.
 std::optional<json> parseLockJson(const std::string &path, std::string &error) {
   std::error_code ec;
   if (std::filesystem::is_directory(path, ec)) {
@@ -105,6 +105,8 @@ std::optional<json> parseLockJson(const std::string &path, std::string &error) {
   error = path + ": malformed lockfile (a JSON " + std::string(j.type_name()) + ", not an object)" + kRestore;
   return std::nullopt;
 }
+
+namespace {
 
 // Every field a later reader takes from the free-form parts of a lock
 // (`ciq lock show`, verify, apply), typed here once, so a wrong type is one
@@ -166,7 +168,7 @@ std::string unsealedLockWarning(const std::string &path) {
 }
 
 bool sealLockfile(const std::string &path, bool &alreadySealed, std::string &error) {
-  auto l = readLockfile(path, error);
+  auto l = readLockSet(path, error);
   if (!l)
     return false;
   alreadySealed = l->sealed;
@@ -179,27 +181,16 @@ bool sealLockfile(const std::string &path, bool &alreadySealed, std::string &err
   return writeFileAtomically(path, j->dump(2) + "\n", error, /*durable=*/true);
 }
 
-std::optional<Lockfile> readLockfile(const std::string &path, std::string &error, bool checkIntegrity) {
-  auto parsed = parseLockJson(path, error);
-  if (!parsed)
-    return std::nullopt;
-  json &j = *parsed;
+std::optional<Lockfile> winnerFromJson(json j, const std::string &path, bool checkIntegrity, std::string &error) {
   Lockfile l;
   auto fail = [&](const std::string &e) {
     error = e + kRestore;
     return std::nullopt;
   };
   JsonFields top(j, path);
-  top.need("schema_version", l.schemaVersion).opt("engine_version", l.engineVersion);
+  top.opt("engine_version", l.engineVersion).opt("measured", l.measured);
   if (!top.ok())
     return fail(top.error());
-  if (l.schemaVersion != kLockSchemaVersion) {
-    error = path + ": schema_version " + std::to_string(l.schemaVersion) + " is not supported (this ciq reads " +
-            std::to_string(kLockSchemaVersion) + "); use the ciq that wrote it (" +
-            (l.engineVersion.empty() ? std::string("version unknown") : l.engineVersion) +
-            ") or tune again with this one";
-    return std::nullopt;
-  }
   const json *compiler, *winner, *rendered, *nvcc, *ptxas;
   std::vector<json> acfs;
   top.need("target", l.target).object("compiler", compiler, true).object("winner", winner, true)
@@ -246,27 +237,19 @@ std::optional<Lockfile> readLockfile(const std::string &path, std::string &error
             "...: the lock was edited by hand" + kRestore;
     return std::nullopt;
   }
-  if (checkIntegrity && !checkLockSha256(j, path, error))
-    return std::nullopt;
   l.sealed = j.contains(kLockShaKey);
-  for (const char *k : {"schema_version", "engine_version", "created_at", "target", "compiler",
+  for (const char *k : {"schema_version", "engine_version", "created_at", "target", "compiler", "measured",
                         "architectures", "gpu", "search_space", "winner", "score", "kernel_units", kLockShaKey})
     j.erase(k);
   l.extra = j;
   return l;
 }
 
-bool writeLockfile(const std::string &path, const Lockfile &l, std::string &error, int *errNo) {
-  // Written beside the target and renamed (fsync'd), so a reader never sees
-  // half a lock, and the errno says what went wrong.
-  return writeFileAtomically(path, lockToJson(l).dump(2) + "\n", error, /*durable=*/true, errNo);
-}
-
 std::string defaultLockfilePath(const std::string &dir, const std::string &target) {
   std::string named = dir + "/" + target + ".ciq.lock", old = dir + "/ciq.lock";
   std::string err;
   if (!std::filesystem::exists(named) && std::filesystem::exists(old))
-    if (auto l = readLockfile(old, err, /*checkIntegrity=*/false); !l || l->target == target)
+    if (auto l = readLockSet(old, err, /*checkIntegrity=*/false); !l || l->target == target)
       return old;
   return named;
 }

@@ -10,7 +10,11 @@
 
 namespace ciq {
 
-constexpr int kLockSchemaVersion = 1;
+// 2: a section per SASS architecture ("architectures": {"sm_80": {...}}),
+// each its own winner (common/LockSections.h). 1: one winner for every
+// architecture of the build; still read, as one section for all of them.
+constexpr int kLockSchemaVersion = 2;
+constexpr int kLockSchemaOneWinner = 1;
 
 struct LockAcf {
   std::string stage;    // "ptxas" or "nvcc"
@@ -22,8 +26,17 @@ struct LockAcf {
 // to the lock's folder) -> the architectures whose PTX had the kernel.
 using KernelUnits = std::map<std::string, std::map<std::string, std::vector<std::string>>>;
 
+// One winner: a format-1 lock whole, or one architecture's section of a
+// format-2 lock (LockSections.h), read and written by the same code.
 struct Lockfile {
   int schemaVersion = kLockSchemaVersion;
+  // The architecture this winner is for ("sm_90"); "" in a format-1 lock,
+  // whose one winner applies to every architecture of `architectures`.
+  std::string section;
+  // How the winner was measured: "gpu" (a runtime objective on that
+  // architecture's GPU) or "compile-only" (ptxas statistics; the
+  // architecture from tune_architectures or the build); "" when not said.
+  std::string measured;
   std::string engineVersion;
   std::string createdAt;                 // ISO-8601 UTC
   std::string target;
@@ -88,11 +101,26 @@ std::string unsealedLockWarning(const std::string &path);
 // tells a lock that carried a matching hash already (left as it was).
 bool sealLockfile(const std::string &path, bool &alreadySealed, std::string &error);
 
+// One winner as JSON: a format-1 lock's keys (schema_version, architectures
+// and lock_sha256 aside), which is also a format-2 section's body.
+nlohmann::json winnerToJson(const Lockfile &l);
+// The reverse: `j` holds a winner's keys plus "target" and "architectures";
+// `where` names it in errors (the file, or "<file>: architectures: sm_90").
+// Checks shape and types, and (checkIntegrity) candidate_hash; not lock_sha256.
+std::optional<Lockfile> winnerFromJson(nlohmann::json j, const std::string &where, bool checkIntegrity,
+                                       std::string &error);
+// The file as one JSON object (bounded nesting), or one line why not.
+std::optional<nlohmann::json> parseLockJson(const std::string &path, std::string &error);
+
+// The lock of one winner (LockSections.h writes a section per architecture
+// of l.architectures, or l.section's alone).
 nlohmann::json lockToJson(const Lockfile &l);
-// Parses and checks a lockfile's shape and its winner against candidate_hash;
-// on failure one error line names the file and key and says what to do.
-// checkIntegrity false: for stripping the arguments ciq_apply_lock() applied
-// from an edited lock (CMake applies it without the hash check).
+// A lock of one winner: a format-1 lock, or a format-2 lock of one section;
+// a lock of several sections is an error that says to read it by section
+// (readLockSet). On failure one error line names the file and key and says
+// what to do. checkIntegrity false: for stripping the arguments
+// ciq_apply_lock() applied from an edited lock (CMake applies it without the
+// hash check).
 std::optional<Lockfile> readLockfile(const std::string &path, std::string &error, bool checkIntegrity = true);
 // errNo (when given): the errno of a write that failed (writeFileAtomically).
 bool writeLockfile(const std::string &path, const Lockfile &l, std::string &error, int *errNo = nullptr);

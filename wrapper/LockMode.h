@@ -5,13 +5,16 @@
 // the shape of docs/lockfile.md; every ACF exists and has the SHA-256 recorded.
 // Applicability (policy `error`, the default, refuses; `warn` prints one
 // warning and compiles without the lock): the nvcc/ptxas release equals the one
-// the lock was frozen with, and every SASS architecture of this invocation is
-// one of the lock's architectures.
+// the lock was frozen with. A lock of schema 1 (one winner): every SASS
+// architecture of this invocation is one of the lock's architectures. A lock
+// of sections: each architecture gets its own section's winner, one without a
+// section the default compile (docs/lockfile.md, "Sections").
 #pragma once
 #include "common/BuildMode.h"
 #include "common/Lockfile.h"
 #include "common/Protocol.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -34,6 +37,15 @@ struct LockDecision {
   // have (LockKernels.h).
   KernelUnits kernelUnits;
   std::string lockDir;
+  // No architecture of this compile has a section: the default compile.
+  bool defaults = false;
+  // A fat compile whose architectures have different sections (or some
+  // none): `candidate` holds what one nvcc run shares (nvcc options, -D
+  // parameters, nvcc ACFs) and this, per SASS architecture family ("sm_90"),
+  // what its ptxas run gets (ptxas options and ACFs, per-kernel directives;
+  // empty: the default compile) with its section's kernel_units.
+  std::map<std::string, CandidateMessage> perArch;
+  std::map<std::string, KernelUnits> perArchUnits;
 };
 
 // sm_90a and sm_100f are sm_90 and sm_100 with architecture-specific

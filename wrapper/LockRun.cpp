@@ -4,6 +4,7 @@
 #include "wrapper/KernelControls.h"
 #include "wrapper/LockKernels.h"
 #include "wrapper/LockMode.h"
+#include "common/LockSections.h"
 #include "wrapper/PtxReuse.h"
 
 #include <llvm/Support/FileSystem.h>
@@ -44,8 +45,10 @@ int refuseLocked(const Prepared &prep, const std::string &line) {
 }
 
 int cannotWrite(const LockCompile &lc, const std::string &why) {
-  return refuseLocked(lc.prep, "the lock " + lc.inv.lockPath + " has per-kernel controls, and they cannot be written "
-                               "into the compile of " + lc.prep.source + ": " + why +
+  std::string what = lc.d.perArch.empty() ? " has per-kernel controls, and they cannot be written into"
+                                          : " has a section per architecture, which cannot be applied each to its "
+                                            "architecture's ptxas run in";
+  return refuseLocked(lc.prep, "the lock " + lc.inv.lockPath + what + " the compile of " + lc.prep.source + ": " + why +
                                "; rebuild without the lock (or ciq_apply_lock(... POLICY warn)) to compile without them");
 }
 
@@ -72,7 +75,8 @@ int lockNvccSplit(const LockCompile &lc, Written &w) {
   CandidateMessage &c = lc.d.candidate;
   PrivateRunDir dir;
   NvccCommand cmd = lc.parsed.nvcc;
-  PtxReuse reuse(ReuseContext{lc.prep.nvccPath, lc.cwd, dir.path(), lc.prep.output, inv.args, &cmd, lc.limit, true});
+  PtxReuse reuse(ReuseContext{lc.prep.nvccPath, lc.cwd, dir.path(), lc.prep.output, inv.args, &cmd, lc.limit, true,
+                              lc.d.perArch.empty() ? nullptr : &lc.d.perArch});
   if (!reuse.unsupported().empty())
     return cannotWrite(lc, "it cannot be split for PTX edits (" + reuse.unsupported() + ")");
   std::vector<std::string> candArgs(lc.inj.argv.begin() + inv.prefix.size(), lc.inj.argv.end());
@@ -112,6 +116,18 @@ int lockWithKernelControls(const LockCompile &lc, bool refuse, const std::string
     return status;
   auto lost = lostKernels(lc.d.kernelUnits, lc.d.lockDir, lc.prep.source, w.archs, w.outcomes,
                           lc.d.candidate.kernelDirectives);
+  // Sections per architecture: each judged by its own kernels, in its own PTX.
+  for (const auto &[arch, c] : lc.d.perArch) {
+    auto units = lc.d.perArchUnits.find(arch);
+    if (units == lc.d.perArchUnits.end() || c.kernelDirectives.empty())
+      continue;
+    std::vector<std::string> archs;
+    for (const auto &a : w.archs)
+      if (archFamilyOf(a) == arch)
+        archs.push_back(a);
+    auto more = lostKernels(units->second, lc.d.lockDir, lc.prep.source, archs, w.outcomes, c.kernelDirectives);
+    lost.insert(lost.end(), more.begin(), more.end());
+  }
   if (lost.empty())
     return 0;
   std::string line = lostKernelsLine(lost, absolute(lc.inv.lockPath, lc.cwd), lc.prep.source, refuse, warnOption);
@@ -129,10 +145,10 @@ Invocation withoutReplacedLock(const Invocation &inv) {
   if (inv.replacesLock.empty())
     return inv;
   std::string err;
-  auto old = readLockfile(inv.replacesLock, err, /*checkIntegrity=*/false);
+  auto old = readLockSet(inv.replacesLock, err, /*checkIntegrity=*/false);
   if (!old)
     return inv; // nothing of it can be on the line: ciq_apply_lock() refuses a lock that does not read
-  auto tokens = lockCompileArgs(*old, inv.replacesLock);
+  auto tokens = lockSetCompileArgs(*old, inv.replacesLock);
   std::set<std::string> drop(tokens.begin(), tokens.end());
   Invocation out = inv;
   out.args.clear();
@@ -170,6 +186,8 @@ int lockRun(const Invocation &given) {
     llvm::WithColor::note(llvm::errs(), "ciq-ptxas") << d.message << "\n";
     return passThrough();
   }
+  if (d.defaults)
+    return passThrough(); // the lock has no section for this compile's architectures (said at configure, lock show)
   if (!d.apply) {
     warn(d.message + " (lock policy warn: compiling without the lock)");
     return passThrough();
@@ -181,6 +199,9 @@ int lockRun(const Invocation &given) {
     return fail(p);
   if (std::string bad = stageAcfs(d.candidate, "the lock " + inv.lockPath); !bad.empty())
     return fail(bad);
+  for (auto &[arch, c] : d.perArch)
+    if (std::string bad = stageAcfs(c, "the lock " + inv.lockPath + " (" + arch + ")"); !bad.empty())
+      return fail(bad);
   // The tuning run's rendering without its -v: statistics are not needed here,
   // and -v changes only ptxas's record of its own command line, never the
   // SASS that the lock's device-code SHA-256 covers.
@@ -188,7 +209,9 @@ int lockRun(const Invocation &given) {
   if (!inj.error.empty())
     return fail(inj.error);
   double limit = compileTimeout(d.candidate);
-  if (!d.candidate.kernelDirectives.empty())
+  // Sections per architecture: nvcc's one run is split, and each
+  // architecture's ptxas run gets its own section (PtxReuse's perArch).
+  if (!d.candidate.kernelDirectives.empty() || !d.perArch.empty())
     return lockWithKernelControls(LockCompile{inv, prep, parsed, d, inj, cwd, limit}, *policy == LockPolicy::Error,
                                   warnOption);
   if (limit <= 0)

@@ -1,4 +1,5 @@
 #include "wrapper/PtxReuse.h"
+#include "common/LockSections.h"
 
 #include "common/DeviceCode.h"
 #include "common/EnvNames.h"
@@ -330,19 +331,43 @@ std::vector<PtxEntry> PtxReuse::keptEntries() {
 // The ptxas step's PTX input, read for its entries and, for a candidate with
 // per-kernel controls, edited into this candidate's folder (and the fatbin's
 // embedded PTX with it, so a JIT compile of it gets the same directives).
-std::string PtxReuse::editPtx(std::vector<std::string> &v, const CandidateMessage &c, const std::string &work,
-                              size_t index, ReuseResult &res,
-                              std::vector<std::pair<std::string, std::string>> &moved) {
+// The architecture a ptxas command compiles for ("sm_90"), "" when it names none.
+static std::string ptxasArch(const std::vector<std::string> &v) {
   std::string arch;
-  size_t input = 0;
-  for (size_t k = 1; k < v.size(); ++k) {
+  for (size_t k = 1; k < v.size(); ++k)
     if (llvm::StringRef(v[k]).startswith("-arch="))
       arch = v[k].substr(6);
     else if (v[k] == "-arch" && k + 1 < v.size())
       arch = v[k + 1];
+  return arch;
+}
+
+// The candidate of one ptxas step. With a lock's sections (ctx_.perArch):
+// its architecture's, whose ptxas options and ACFs are added to the step
+// here (the shared nvcc run had none); an architecture without one compiles
+// with the defaults.
+const CandidateMessage &PtxReuse::stepCandidate(std::vector<std::string> &v, const CandidateMessage &c) const {
+  if (!ctx_.perArch)
+    return c;
+  static const CandidateMessage none;
+  auto it = ctx_.perArch->find(archFamilyOf(ptxasArch(v)));
+  const CandidateMessage &own = it == ctx_.perArch->end() ? none : it->second;
+  std::vector<std::string> add = own.ptxasOptions;
+  for (const auto &a : own.acfs)
+    if (a.stage == "ptxas")
+      add.insert(add.end(), {"--apply-controls", a.path});
+  v.insert(v.begin() + 1, add.begin(), add.end());
+  return own;
+}
+
+std::string PtxReuse::editPtx(std::vector<std::string> &v, const CandidateMessage &c, const std::string &work,
+                              size_t index, ReuseResult &res,
+                              std::vector<std::pair<std::string, std::string>> &moved) {
+  std::string arch = ptxasArch(v);
+  size_t input = 0;
+  for (size_t k = 1; k < v.size(); ++k)
     if (llvm::StringRef(v[k]).endswith(".ptx") && (k == 0 || v[k - 1] != "-o"))
       input = k;
-  }
   if (input == 0)
     return c.kernelDirectives.empty() ? "" : "nvcc's ptxas step names no .ptx input, so per-kernel controls cannot be written";
   if (c.kernelDirectives.empty()) {
@@ -409,7 +434,7 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
         moved.push_back({v[k + 1], to});
         v[k + 1] = to;
       }
-    if (std::string bad = editPtx(v, c, work, i, res, moved); !bad.empty()) {
+    if (std::string bad = editPtx(v, stepCandidate(v, c), work, i, res, moved); !bad.empty()) {
       llvm::sys::fs::remove_directories(work);
       return fallBack(bad);
     }

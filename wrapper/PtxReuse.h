@@ -22,6 +22,7 @@
 #include "common/Protocol.h"
 #include "wrapper/PtxReuseStore.h"
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -41,6 +42,10 @@ struct ReuseContext {
   // How per-kernel controls reach ptxas when the candidate (or a lock) also
   // changes the front end.
   bool privateEntry = false;
+  // A lock of sections applied to a fat compile (LockMode.h): each ptxas
+  // run gets its architecture family's entry ("sm_90": ptxas options, ptxas
+  // ACFs, per-kernel directives), none when absent; null: the candidate's.
+  const std::map<std::string, CandidateMessage> *perArch = nullptr;
 };
 
 struct ReuseResult {
@@ -106,6 +111,7 @@ private:
 
   const std::optional<KeptEntry> &entry();
   bool mayKeep(const CandidateMessage &c) const { return unsupported_.empty() && (ctx_.privateEntry || ptxasOnly(c)); }
+  const CandidateMessage &stepCandidate(std::vector<std::string> &ptxasArgv, const CandidateMessage &c) const;
   std::string editPtx(std::vector<std::string> &ptxasArgv, const CandidateMessage &c, const std::string &work,
                       size_t index, ReuseResult &res, std::vector<std::pair<std::string, std::string>> &moved);
   std::vector<std::string> dryRunArgs(const std::vector<std::string> &candArgs, const std::string &keepDir) const;

@@ -17,7 +17,9 @@
 #include "engine/winner/SharedObjectCode.h"
 #include "engine/winner/LockUnits.h"
 #include "common/BuildMode.h"
-#include "common/Lockfile.h"
+#include "common/LockSections.h"
+#include "engine/commands/LockSectionsPrint.h"
+#include "engine/winner/LockSectionCheck.h"
 #include "common/NumberFormat.h"
 #include "common/Paths.h"
 #include "engine/compile/RuntimeCompiles.h"
@@ -352,7 +354,25 @@ int showObjects(const ciq::Lockfile &l) {
   return 0;
 }
 
-int verify(const ciq::Lockfile &l) {
+// A lock whose device-code identity is not its one winner's over the whole
+// build (several sections, or one from a tune that compiled others too):
+// checked section by section, each against its architecture's SASS.
+bool bySection(const ciq::LockSet &set) {
+  if (set.oneWinner())
+    return false;
+  const auto &s = set.sections.front();
+  return set.sections.size() > 1 || (!ciq::identityIsOwnArchitecture(s) && !ciq::lockedSectionLines(s).empty());
+}
+
+int verify(const ciq::Lockfile &l, const ciq::LockSet &set) {
+  auto compare = [&](const std::vector<std::string> &objects, const std::string &what, const std::string &hint,
+                     const std::string &overridden, const std::vector<std::string> &sources) {
+    if (!bySection(set))
+      return compareDeviceCode(l, objects, what, hint, overridden, sources);
+    if (!overridden.empty())
+      return ciq::reportError("the lock was not applied to " + what + ": " + overridden);
+    return ciq::verifySections(set, LockPath, objects, what);
+  };
   int bad = 0;
   std::string lockDir = sys::path::parent_path(LockPath).str();
   if (lockDir.empty())
@@ -367,9 +387,9 @@ int verify(const ciq::Lockfile &l) {
     }
   }
   if (!Objects.empty())
-    return bad + compareDeviceCode(l, Objects,
-                                   Objects.size() == 1 ? Objects[0] : "the " + std::to_string(Objects.size()) + " objects given",
-                                   "");
+    return bad + compare(Objects,
+                         Objects.size() == 1 ? Objects[0] : "the " + std::to_string(Objects.size()) + " objects given",
+                         "", "", {});
   if (!sys::fs::is_directory(BuildDir))
     return ciq::reportError("--build-dir " + BuildDir + ": no such directory; give the build tree that applied the lock");
   // A lock of a build: command (a Makefile) has no CMake tree to read: its
@@ -424,9 +444,9 @@ int verify(const ciq::Lockfile &l) {
     return ciq::reportError("--target " + Target + ": no CUDA compile of that target in " + cfg.buildDir +
                             "/compile_commands.json; give the target that applies the lock (the lock's: " +
                             llvm::join(lockTargets, ", ") + ")");
-  return bad + compareDeviceCode(l, objects, cfg.target + " in " + cfg.buildDir,
-                                 " (build the target first: cmake --build " + ciq::shellQuote(cfg.buildDir) + ")",
-                                 lockOverride(cfg.buildDir, cfg.target), sources);
+  return bad + compare(objects, cfg.target + " in " + cfg.buildDir,
+                       " (build the target first: cmake --build " + ciq::shellQuote(cfg.buildDir) + ")",
+                       lockOverride(cfg.buildDir, cfg.target), sources);
 }
 
 // One "<stage> <path>" line per ACF of the winner: the path nvcc passes on
@@ -515,6 +535,8 @@ int render() {
   if (!archs.empty()) line("lock-architectures", archs);
   if (!r.skip.empty()) line("skip", r.skip);
   if (!r.warning.empty()) line("warning", r.warning);
+  for (const auto &w : r.warnings) line("warning", w);
+  for (const auto &n : r.notes) line("note", n);
   if (r.throughWrapper) printf("through-wrapper\n");
   if (!r.wrapperReason.empty()) line("wrapper-reason", r.wrapperReason);
   for (const auto &o : r.options) line("option", o);
@@ -583,18 +605,37 @@ int run() {
     if (std::string p = verifyUsageProblem(); !p.empty())
       return ciq::reportError(p);
   std::string err;
-  auto l = ciq::readLockfile(LockPath, err);
-  if (!l)
+  auto set = ciq::readLockSet(LockPath, err);
+  if (!set)
     return ciq::reportError(err);
-  if (!l->sealed)
+  if (!set->sealed)
     ciq::reportWarning(ciq::unsealedLockWarning(LockPath));
-  if (Action == "show")
-    return BuildDir.empty() ? show(*l) : show(*l) + showObjects(*l);
-  if (Action == "acfs")
-    return acfs(*l);
+  // The commands of one winner read the first section; a lock of several
+  // says so, and verify checks every one (bySection).
+  const ciq::Lockfile &l = set->sections.front();
+  if (Action == "show") {
+    bool many = set->sections.size() > 1;
+    if (many)
+      ciq::printSectionSummary(*set);
+    int rc = 0;
+    for (const auto &s : set->sections) {
+      if (many)
+        printf("\nsection %s:\n", s.section.c_str());
+      rc += show(s);
+    }
+    if (!many)
+      ciq::printSectionSummary(*set);
+    return BuildDir.empty() ? rc : rc + showObjects(l);
+  }
+  if (Action == "acfs") {
+    int rc = 0;
+    for (const auto &s : set->sections)
+      rc += acfs(s);
+    return rc;
+  }
   if (Action == "env")
-    return env(*l);
-  return verify(*l) ? 1 : 0;
+    return env(l);
+  return verify(l, *set) ? 1 : 0;
 }
 
 ciq::RegisterCommand reg(LockCmd, run);

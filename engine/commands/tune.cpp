@@ -13,6 +13,25 @@ using namespace llvm;
 
 namespace ciq {
 
+static std::string joinNames(const std::vector<std::string> &v) {
+  std::string out;
+  for (const auto &s : v)
+    out += (out.empty() ? "" : ", ") + s;
+  return out;
+}
+
+// Which sections the lock now has, and what this tune replaced (tunes add
+// sections, never discard another architecture's).
+static void printLockSections(const TuneOutcome &o) {
+  if (o.lockReplacedOneWinner)
+    printf("lock: replaced the schema-1 lock (one winner for every architecture) with sections\n");
+  for (const auto &r : o.lockReplaced)
+    printf("lock: section %s replaced: this tune's winner takes the place of the earlier one\n", r.c_str());
+  printf("lock sections: %s (written now: %s; an architecture without a section builds with the compiler "
+         "defaults)\n",
+         joinNames(o.lockSections).c_str(), joinNames(o.lockAdded).c_str());
+}
+
 // The summary and the lock line on stdout, the error line on stderr, and the
 // exit status: 0 done (lock written or no improvement found), 1 error, 3
 // stopped by `ciq stop` (resumable).
@@ -31,8 +50,10 @@ int showTuneOutcome(const TuneOutcome &o) {
       printSummary(o.summary->config, o.summary->shown, o.summary->winner, stdout, o.summary->verdicts);
     }
   }
-  if (o.lock == TuneOutcome::Lock::Written)
+  if (o.lock == TuneOutcome::Lock::Written) {
     printf("lockfile: %s\n", o.lockfile.c_str());
+    printLockSections(o);
+  }
   else if (o.lock == TuneOutcome::Lock::Unchanged)
     printf("%s left unchanged\n", o.lockfile.c_str());
   else if (o.lock == TuneOutcome::Lock::Absent)

@@ -9,6 +9,8 @@
 #include "engine/compile/BenchmarkProgram.h"
 #include "engine/compile/CandidateBuild.h"
 #include "engine/commands/Command.h"
+#include "common/LockSections.h"
+#include "engine/compile/Architectures.h"
 #include "engine/config/Config.h"
 #include "common/EnvNames.h"
 #include "engine/measure/Interleave.h"
@@ -221,7 +223,7 @@ int validateCases(const ciq::TuneConfig &cfg, ciq::Lockfile &lock, const std::ve
   lock.score["speedup"] = speedup > 0 ? nlohmann::json(speedup) : nlohmann::json();
   lock.score["p_value"] = bestP;
   lock.gpu = measurement["gpu_before"];
-  if (!ciq::writeLockfile(cfg.lockfile, lock, err))
+  if (!ciq::writeLockSection(cfg.lockfile, lock, err))
     return ciq::reportError(err);
   printf("  recorded in %s\n", cfg.lockfile.c_str());
   return significant ? 0 : 2;
@@ -237,7 +239,8 @@ int run() {
                                         "there is nothing to test statistically)");
   if (Runs < 10)
     return ciq::reportError("--runs " + std::to_string(Runs) + ": validation takes at least 10 runs of each build");
-  auto lock = ciq::readLockfile(cfg->lockfile, err);
+  // The section of the GPU this runs on (tune_architectures, or the GPU's).
+  auto lock = ciq::readLockSection(cfg->lockfile, ciq::measuredArchitecture(*cfg).arch, err);
   if (!lock)
     return ciq::reportError(err);
   if (!lock->sealed)
@@ -346,7 +349,7 @@ int run() {
   lock->score["p_value"] = v.welch.pValue;
   lock->score["cv_percent"] = v.winner.cvPercent;
   lock->gpu = measurement["gpu_before"];
-  if (!ciq::writeLockfile(cfg->lockfile, *lock, err))
+  if (!ciq::writeLockSection(cfg->lockfile, *lock, err))
     return ciq::reportError(err);
   printf("  recorded in %s\n", cfg->lockfile.c_str());
   return significant ? 0 : 2;

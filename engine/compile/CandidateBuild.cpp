@@ -1,4 +1,5 @@
 #include "engine/compile/CandidateBuild.h"
+#include "common/LockSections.h"
 #include "engine/compile/KernelControlCheck.h"
 #include "engine/compile/FirstError.h"
 #include "engine/compile/BuildTreeGuard.h"
@@ -122,8 +123,8 @@ bool CandidateBuilder::start(const std::string &socketPath, std::string &error) 
   // candidates, or the "baseline" would be the old winner.
   if (llvm::sys::fs::exists(cfg_.lockfile)) {
     std::string lockErr;
-    if (auto l = readLockfile(cfg_.lockfile, lockErr, /*checkIntegrity=*/false))
-      stripArgs_ = lockCompileArgs(*l, cfg_.lockfile);
+    if (auto l = readLockSet(cfg_.lockfile, lockErr, /*checkIntegrity=*/false))
+      stripArgs_ = lockSetCompileArgs(*l, cfg_.lockfile);
   }
   daemon_.setLogPath(cfg_.runDir + "/logs/engine-socket.log");
   std::set<std::string> tuned;

@@ -471,7 +471,7 @@ TuneConfig parse(const std::string &path) {
   r.onlyKeys(root, "", {"target", "build_dir", "build", "config", "lockfile", "run_dir", "tune_targets",
                         "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs", "workers",
                         "overlap", "keep_invalid", "executor", "slurm", "tune_architectures", "narrow_architectures",
-                        "constraints", "kernel_controls"});
+                        "lock_every_architecture", "constraints", "kernel_controls"});
   TuneConfig c;
   c.path = path;
   std::string base = llvm::sys::path::parent_path(path).str();
@@ -508,6 +508,8 @@ TuneConfig parse(const std::string &path) {
   }
   if (root["narrow_architectures"])
     c.narrowArchitectures = r.boolean(root["narrow_architectures"], "narrow_architectures");
+  if (root["lock_every_architecture"])
+    c.lockEveryArchitecture = r.boolean(root["lock_every_architecture"], "lock_every_architecture");
   if (root["benchmark"]) c.benchmark = parseBenchmark(root["benchmark"], r, base);
   if (root["kernel_controls"]) c.kernelControls = parseKernelControls(root["kernel_controls"], r);
   else c.kernelControls.origin = path;

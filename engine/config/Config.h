@@ -150,6 +150,10 @@ struct TuneConfig {
   std::vector<std::string> tuneArchitectures;
   // Tuning compiles produce SASS only for the measured architecture.
   bool narrowArchitectures = false;
+  // The lock's old rule, asked for: the winner is written into a section for
+  // every architecture the build compiles, not only the measured one's
+  // (docs/config.md, "Architectures").
+  bool lockEveryArchitecture = false;
   // Filled by the tune before the baseline (engine/compile/Architectures.h), not read
   // from ciq.yaml: the measured architecture when narrowing, else "".
   std::string narrowTo;

@@ -372,11 +372,16 @@ bool TuneRun::finish() {
     // A disk that refuses the lock (full, read-only) loses nothing: the
     // search is journaled up to its winner, and a resume writes the lock
     // (issue 51 item 8: the line named the errno, not what to do).
-    if (!writeLock(cfg_, evals_.front(), *win, err, lockExtra_, &errNo))
+    LockWritten written;
+    if (!writeLock(cfg_, evals_.front(), *win, err, lockExtra_, &errNo, &written))
       return fail(errNo ? "lockfile " + cfg_.lockfile + ": " + err + "; the search is journaled up to its winner: " +
                               diskHint(errNo)
                         : err);
     outcome_.lock = TuneOutcome::Lock::Written;
+    outcome_.lockSections = written.sections;
+    outcome_.lockAdded = written.added;
+    outcome_.lockReplaced = written.replaced;
+    outcome_.lockReplacedOneWinner = written.replacedOneWinner;
   } else if (!w.improved) {
     outcome_.lock = llvm::sys::fs::exists(cfg_.lockfile) ? TuneOutcome::Lock::Unchanged : TuneOutcome::Lock::Absent;
   }

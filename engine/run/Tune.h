@@ -59,6 +59,9 @@ struct TuneOutcome {
   // Absent: nothing beat it and there is no lock (none is written).
   enum class Lock { NotWritten, Written, Unchanged, Absent } lock = Lock::NotWritten;
   std::string lockfile;                // the lock written, left unchanged or absent
+  // Written: the sections the lock now has, and which this tune replaced.
+  std::vector<std::string> lockSections, lockAdded, lockReplaced;
+  bool lockReplacedOneWinner = false;
 };
 
 TuneOutcome runTune(TuneConfig cfg, const TuneOptions &opts);

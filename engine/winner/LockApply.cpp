@@ -4,7 +4,7 @@
 #include "common/AcfStaging.h"
 #include "common/BuildMode.h"
 #include "common/JsonRead.h"
-#include "common/Lockfile.h"
+#include "common/LockSections.h"
 #include "common/Sha256.h"
 #include "common/Subprocess.h"
 #include "wrapper/CommandLine.h"
@@ -59,9 +59,10 @@ bool checkShape(const std::string &lockPath, const std::string &retune, const st
   }
   const auto &s = j["schema_version"];
   std::string schema = s.is_string() ? s.get<std::string>() : s.dump();
-  if (schema != std::to_string(kLockSchemaVersion)) {
+  if (schema != std::to_string(kLockSchemaVersion) && schema != std::to_string(kLockSchemaOneWinner)) {
     problems.push_back("schema_version " + schema + " is not supported (this CompileIQ reads " +
-                       std::to_string(kLockSchemaVersion) + "); use the ciq that wrote it or " + retune);
+                       std::to_string(kLockSchemaOneWinner) + " and " + std::to_string(kLockSchemaVersion) +
+                       "); use the ciq that wrote it or " + retune);
     return false;
   }
   return true;
@@ -263,6 +264,85 @@ static void checkUnits(const Lockfile &l, const LockBuild &b, const std::string 
   }
 }
 
+// The checks every winner of the lock must pass here (one, or each section).
+static void checkWinner(const Lockfile &l, const LockBuild &b, const wrapper::NvccCommand &line,
+                        const std::string &lockPath, const std::string &retune, LockRender &r) {
+  checkCompilers(l, b, retune, r);
+  checkBuildMode(l, b, line, lockPath, r);
+  checkListable(l, r);
+  checkAcfs(l, lockPath, retune, r);
+  checkUnits(l, b, retune, r);
+}
+
+// The compile arguments of one winner, or through-wrapper when no compile
+// line can carry them (per-kernel and per-unit controls).
+static void renderWinner(const Lockfile &l, const std::string &lockPath, LockRender &r) {
+  // Per-kernel controls are PTX edits between nvcc's front end and ptxas: no
+  // compile line can carry them, only ciq-ptxas --lock as the launcher.
+  if (!l.kernelDirectives.empty()) {
+    if (!r.throughWrapper)
+      r.wrapperReason = "the lock has per-kernel controls (" + std::to_string(l.kernelDirectives.size()) +
+                        " PTX directive(s)), which only ciq-ptxas --lock writes";
+    r.throughWrapper = true;
+  }
+  // Per-translation-unit options reach their unit's compiles only: the
+  // wrapper picks them by the source it compiles.
+  if (!l.unitOptions.empty()) {
+    if (!r.throughWrapper)
+      r.wrapperReason = "the lock has per-translation-unit controls (" + std::to_string(l.unitOptions.size()) +
+                        " unit(s)), which only ciq-ptxas --lock adds to their unit's compiles";
+    r.throughWrapper = true;
+  }
+  // The one renderer of a lock's compile arguments (common/Lockfile.h): the
+  // defines go to the target's compile definitions, the rest are options.
+  std::vector<std::string> args = lockCompileArgs(l, lockPath);
+  r.options.assign(args.begin(), args.end() - l.defines.size());
+  r.defines = l.defines;
+}
+
+// A lock of sections: each architecture the target compiles gets its own
+// section through ciq-ptxas --lock (one compile line serves them all), or
+// the compile line when one winner covers every architecture built. An
+// architecture without a section builds with the defaults, said once here.
+static void renderSections(const LockSet &set, const LockBuild &b, const wrapper::NvccCommand &line,
+                           const std::string &lockPath, LockRender &r) {
+  std::vector<std::string> built = line.sassArchs(), described;
+  std::sort(built.begin(), built.end());
+  bool known = !archNumbers(b.architectures).empty() && !genexSetsMode(b);
+  std::set<std::string> builtFamilies, candidates;
+  bool everyArch = known;
+  for (const auto &a : built) {
+    builtFamilies.insert(archFamilyOf(a));
+    const Lockfile *s = set.sectionFor(a);
+    everyArch = everyArch && s;
+    if (s)
+      candidates.insert(s->candidateHash);
+    else if (known)
+      r.notes.push_back(a + " has no section in " + lockPath + ": " + b.target + " builds it with the compiler "
+                        "defaults (a tune for " + a + ", e.g. tune_architectures: [" + a + "], adds one)");
+  }
+  for (const auto &s : set.sections) {
+    described.push_back(s.section + ": " + s.candidateId);
+    if (known && !builtFamilies.count(archFamilyOf(s.section)))
+      r.warnings.push_back("the lock's section " + s.section + " is for an architecture " + b.target +
+                           " does not compile (its SASS: " + join(built, ", ") + "); it applies to nothing here");
+  }
+  r.candidate = join(described, ", ");
+  if (everyArch && candidates.size() == 1) { // one winner for everything built: the compile line carries it
+    renderWinner(*set.sectionFor(built.front()), lockPath, r);
+    return;
+  }
+  renderWinner(set.sections.front(), lockPath, r); // the -D parameters, the same in every section
+  r.options.clear();
+  r.throughWrapper = true;
+  r.wrapperReason = known ? "the lock has a section per architecture (" + join(described, ", ") +
+                                ") and one compile line serves every architecture, so ciq-ptxas --lock applies "
+                                "each section to its architecture's ptxas run"
+                          : "the lock has a section per architecture (" + join(described, ", ") +
+                                ") and " + b.target + "'s architectures are known per compile only, so ciq-ptxas "
+                                "--lock applies each section to its architecture's ptxas run";
+}
+
 LockRender renderLockForBuild(const std::string &lockPath, const LockBuild &b) {
   LockRender r;
   std::string retune = "tune again (cmake --build " + shellQuote(b.buildDir) + " --target ciq-tune-" + b.target + ")";
@@ -270,48 +350,31 @@ LockRender renderLockForBuild(const std::string &lockPath, const LockBuild &b) {
     return r;
   std::string err;
   // The hash check is its own problem; the other checks read the lock as is.
-  if (!readLockfile(lockPath, err, /*checkIntegrity=*/true))
+  if (!readLockSet(lockPath, err, /*checkIntegrity=*/true))
     r.problems.push_back(err);
-  auto l = readLockfile(lockPath, err, /*checkIntegrity=*/false);
-  if (!l) {
+  auto set = readLockSet(lockPath, err, /*checkIntegrity=*/false);
+  if (!set) {
     if (r.problems.empty() || r.problems.back() != err)
       r.problems.push_back(err);
     return r;
   }
-  r.candidate = l->candidateId;
-  if (!l->sealed)
+  const Lockfile &first = set->sections.front();
+  r.candidate = first.candidateId;
+  r.lockArchitectures = set->oneWinner() ? first.architectures : set->names();
+  if (!set->sealed)
     r.warning = unsealedLockWarning(lockPath);
-  checkTarget(*l, b, r);
-  checkCompilers(*l, b, retune, r);
+  checkTarget(first, b, r);
   wrapper::NvccCommand line = configuredLine(b);
-  checkArchitectures(*l, b, line, retune, r);
-  checkBuildMode(*l, b, line, lockPath, r);
-  checkListable(*l, r);
-  checkAcfs(*l, lockPath, retune, r);
-  checkUnits(*l, b, retune, r);
+  if (set->oneWinner())
+    checkArchitectures(first, b, line, retune, r); // schema 1: its one winner is for every architecture
+  for (const auto &s : set->sections)
+    checkWinner(s, b, line, lockPath, retune, r);
   if (!r.problems.empty() || !r.skip.empty())
     return r;
-  // Per-kernel controls are PTX edits between nvcc's front end and ptxas: no
-  // compile line can carry them, only ciq-ptxas --lock as the launcher.
-  if (!l->kernelDirectives.empty()) {
-    if (!r.throughWrapper)
-      r.wrapperReason = "the lock has per-kernel controls (" + std::to_string(l->kernelDirectives.size()) +
-                        " PTX directive(s)), which only ciq-ptxas --lock writes";
-    r.throughWrapper = true;
-  }
-  // Per-translation-unit options reach their unit's compiles only: the
-  // wrapper picks them by the source it compiles.
-  if (!l->unitOptions.empty()) {
-    if (!r.throughWrapper)
-      r.wrapperReason = "the lock has per-translation-unit controls (" + std::to_string(l->unitOptions.size()) +
-                        " unit(s)), which only ciq-ptxas --lock adds to their unit's compiles";
-    r.throughWrapper = true;
-  }
-  // The one renderer of a lock's compile arguments (common/Lockfile.h): the
-  // defines go to the target's compile definitions, the rest are options.
-  std::vector<std::string> args = lockCompileArgs(*l, lockPath);
-  r.options.assign(args.begin(), args.end() - l->defines.size());
-  r.defines = l->defines;
+  if (set->oneWinner())
+    renderWinner(first, lockPath, r);
+  else
+    renderSections(*set, b, line, lockPath, r);
   return r;
 }
 

@@ -39,6 +39,10 @@ struct LockRender {
   std::vector<std::string> defines;     // NAME=VALUE
   std::vector<std::string> depends;     // files whose change must reconfigure (the ACFs)
   std::vector<std::string> tuneTargets; // the lock's tune_targets
+  // A lock of sections: lines the module prints once at configure. notes: an
+  // architecture the target compiles without a section (the defaults);
+  // warnings: a section for an architecture the target does not compile.
+  std::vector<std::string> notes, warnings;
 };
 
 // `lockPath` absolute. Never fails: what is wrong is in `problems`.

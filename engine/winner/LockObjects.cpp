@@ -45,9 +45,22 @@ AppliedObject throughLauncher(const std::vector<std::string> &argv, size_t nvcc,
   auto d = wrapper::checkLock(lockFile, wrapper::parseLockPolicy(policyName).value_or(wrapper::LockPolicy::Error),
                               argv[nvcc], dir.empty() ? "ptxas" : dir + "/ptxas", line.sassArchs(),
                               "--lock-policy=warn", mode);
+  if (d.defaults) {
+    o.note = "no section of the lock is for " + (line.sassArchs().empty() ? std::string("its architecture")
+                                                                           : line.sassArchs().front()) +
+             ": the compiler defaults";
+    return o;
+  }
   if (d.apply)
     o.options = injected(d.candidate);
-  else
+  // Sections per architecture: each architecture's ptxas run gets its own.
+  for (const auto &[arch, c] : d.perArch) {
+    std::string own;
+    for (const auto &a : injected(c))
+      own += (own.empty() ? "" : " ") + a;
+    o.options.push_back("[" + arch + ": " + (own.empty() ? "the compiler defaults" : own) + "]");
+  }
+  if (!d.apply)
     o.note = (d.fail ? "the compile is refused: " : "compiled without the lock: ") + d.message;
   return o;
 }

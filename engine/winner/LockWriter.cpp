@@ -2,12 +2,14 @@
 #include "engine/winner/LockUnits.h"
 #include "engine/config/CMakeCache.h"
 #include "common/CompilerVersion.h"
-#include "common/Lockfile.h"
+#include "common/LockSections.h"
+#include "engine/config/Metrics.h"
 #include "common/Subprocess.h"
 #include "engine/Version.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
+#include <algorithm>
 #include <fcntl.h>
 #include <set>
 #include <sys/stat.h>
@@ -82,6 +84,22 @@ std::optional<Lockfile> makeLock(const TuneConfig &cfg, const Evaluation &base, 
   if (!cfg.measuredArchitecture.empty())
     l.extra["tuned_architecture"] = cfg.measuredArchitecture;
   l.architectures.assign(archs.begin(), archs.end());
+  // The section: the architecture measured (the GPU's, or tune_architectures'
+  // for a compile-only tune); with neither, the winner was measured on every
+  // architecture the build compiled, together, and gets a section for each.
+  l.section = cfg.lockEveryArchitecture ? "" : cfg.measuredArchitecture;
+  if (cfg.lockEveryArchitecture)   // the old rule, asked for: every architecture the build compiles
+    l.architectures.insert(l.architectures.end(), cfg.buildArchitectures.begin(), cfg.buildArchitectures.end());
+  std::sort(l.architectures.begin(), l.architectures.end());
+  l.architectures.erase(std::unique(l.architectures.begin(), l.architectures.end()), l.architectures.end());
+  if (!l.section.empty() && !isArchitectureName(l.section)) {
+    error = "the measured architecture '" + l.section + "' (" + cfg.path +
+            ": tune_architectures) is not an architecture name (sm_80, sm_90, ...); the lock needs one per section";
+    return std::nullopt;
+  }
+  bool onGpu = std::any_of(cfg.objectives.begin(), cfg.objectives.end(),
+                           [](const auto &o) { return !isCompileMetric(o.metric); });
+  l.measured = onGpu ? "gpu" : "compile-only";
   // The configuration tuned in: ciq_apply_lock() and ciq-ptxas --lock leave
   // the lock out of another one (a Release winner breaks a -G build).
   if (cfg.buildMode) {
@@ -154,10 +172,35 @@ std::optional<Lockfile> makeLock(const TuneConfig &cfg, const Evaluation &base, 
 }
 
 bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &win, std::string &error,
-               const nlohmann::json &validation, int *errNo) {
+               const nlohmann::json &validation, int *errNo, LockWritten *written) {
   auto l = makeLock(cfg, base, win, cfg.lockfile, error, validation);
-  if (!l || !writeLockfile(cfg.lockfile, *l, error, errNo))
+  if (!l)
     return false;
+  LockSet added = lockSetOf(*l);
+  if (added.sections.empty())
+    return error = cfg.lockfile + ": the winner's build compiled no architecture, so there is no section to write", false;
+  // Tunes add, never discard: the sections of other architectures stay.
+  LockSet set;
+  SectionMerge merge;
+  if (llvm::sys::fs::exists(cfg.lockfile)) {
+    std::string why;
+    auto old = readLockSet(cfg.lockfile, why);
+    if (!old)
+      return error = why + " (it holds the other architectures' sections: restore it, or move it away to write "
+                           "this tune's winner alone; the search is journaled, `ciq resume` writes the lock)",
+             false;
+    if (old->target == added.target)
+      set = *old;
+  }
+  if (!mergeSections(set, added, merge, error) || !writeLockSet(cfg.lockfile, set, error, errNo))
+    return false;
+  if (written) {
+    written->sections = set.names();
+    written->replaced = merge.replaced;
+    written->replacedOneWinner = merge.replacedOneWinner;
+    for (const auto &s : added.sections)
+      written->added.push_back(s.section);
+  }
   touchLockStamp(cfg.buildDir);
   return true;
 }

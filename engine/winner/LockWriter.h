@@ -7,6 +7,7 @@
 #include <optional>
 
 #include <string>
+#include <vector>
 
 namespace ciq {
 
@@ -19,8 +20,19 @@ std::optional<Lockfile> makeLock(const TuneConfig &cfg, const Evaluation &baseli
                                  const std::string &lockPath, std::string &error,
                                  const nlohmann::json &validation = nlohmann::json::object());
 
+// What writing the lock did to its sections (common/LockSections.h).
+struct LockWritten {
+  std::vector<std::string> added;      // the sections this tune wrote
+  std::vector<std::string> sections;   // every section the lock now has
+  std::vector<std::string> replaced;   // of `added`, those that replaced an earlier winner
+  bool replacedOneWinner = false;      // the lock was of schema 1 (one winner for all), replaced whole
+};
+
+// Writes or replaces the winner's section(s) of cfg.lockfile and keeps the
+// others (a lock that does not read is refused, not overwritten).
 // errNo (when given): the errno of a lock write the file system refused.
 bool writeLock(const TuneConfig &cfg, const Evaluation &baseline, const Evaluation &winner, std::string &error,
-               const nlohmann::json &validation = nlohmann::json::object(), int *errNo = nullptr);
+               const nlohmann::json &validation = nlohmann::json::object(), int *errNo = nullptr,
+               LockWritten *written = nullptr);
 
 } // namespace ciq

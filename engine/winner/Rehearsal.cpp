@@ -77,6 +77,10 @@ Rehearsal rehearseWinner(CandidateBuilder &builder, const TuneConfig &cfg, const
   removeTree(dir);
   std::string lockPath = dir + "/rehearsal.ciq.lock", err;
   auto lock = makeLock(cfg, baseline, win, lockPath, err);
+  // The tuned build applied the winner to every architecture it compiled;
+  // narrowed, it compiled (and its device code covers) the measured one alone.
+  if (lock && cfg.narrowTo.empty())
+    lock->section.clear();
   if (!lock || !writeLockfile(lockPath, *lock, err)) {
     Rehearsal r;
     r.reason = reason::RehearsalFailed;

@@ -35,6 +35,7 @@ for var in ["CIQ_SOCKET", "CIQ_LOCK", "CIQ_REAL_PTXAS", "CIQ_REAL_NVCC",
 
 config.substitutions.append(("%ciq-ptxas", os.path.join(bin_dir, "ciq-ptxas")))
 config.substitutions.append(("%ciq-run-fixture", os.path.join(bin_dir, "ciq-run-fixture")))
+config.substitutions.append(("%lock_section", config.python + " " + os.path.join(config.ciq_source_dir, "tests", "lit", "lock_section.py")))
 config.substitutions.append(("%ciq", os.path.join(bin_dir, "ciq")))
 config.substitutions.append(("%FileCheck", config.filecheck))
 config.substitutions.append(("%nvcc", config.nvcc))

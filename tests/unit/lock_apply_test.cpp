@@ -50,6 +50,21 @@ std::string write(const LockDir &d, Lockfile l) {
   return path;
 }
 
+// The same winner as a lock of the previous format (schema 1: one winner
+// for every architecture of its list), whose architecture rule still holds.
+std::string writeSchemaOne(const LockDir &d, Lockfile l) {
+  std::vector<std::pair<std::string, std::string>> acfs;
+  for (const auto &a : l.acfs)
+    acfs.push_back({a.stage, a.sha256});
+  l.candidateHash = candidateHashOf(l.ptxasOptions, l.nvccOptions, l.defines, acfs);
+  nlohmann::json j = winnerToJson(l);
+  j["schema_version"] = kLockSchemaOneWinner;
+  j[kLockShaKey] = lockSha256Of(j);
+  std::string path = d.dir + "/bench.ciq.lock";
+  std::ofstream(path) << j.dump(2);
+  return path;
+}
+
 LockBuild build() {
   LockBuild b;
   b.target = "bench";
@@ -74,7 +89,7 @@ TEST(LockApply, RendersTheOneArgumentListOfLockfileH) {
                                      "-Xptxas=--apply-controls=" + d.dir + "/x.acf"));
   EXPECT_THAT(r.defines, ElementsAre("TILE=16"));
   EXPECT_THAT(r.depends, ElementsAre(d.dir + "/x.acf"));
-  EXPECT_EQ(r.candidate, "c3");
+  EXPECT_EQ(r.candidate, "sm_90: c3");   // the section's winner, named by its architecture
   EXPECT_FALSE(r.throughWrapper);
   // Options then defines as -D: the tokens the engine strips when it tunes again.
   std::vector<std::string> all = r.options;
@@ -88,17 +103,17 @@ TEST(LockApply, ListsEveryProblemInOneGo) {
   Lockfile l = baseLock();
   l.target = "other";
   l.acfs = {{"nvcc", "gone.acf", std::string(64, '1')}};
-  std::string path = write(d, l);
+  std::string path = writeSchemaOne(d, l);
   LockBuild b = build();
   b.nvccVersion = b.ptxasVersion = "12.4.131";
   b.architectures = {"80", "90"};
   LockRender r = renderLockForBuild(path, b);
   ASSERT_EQ(r.problems.size(), 5u);
   EXPECT_THAT(r.problems[0], HasSubstr("it was frozen for target 'other', not 'bench'"));
-  EXPECT_THAT(r.problems[1], HasSubstr("nvcc version: the lock was frozen with 13.0.88, this build uses 12.4.131"));
-  EXPECT_THAT(r.problems[2], HasSubstr("ptxas version: the lock was frozen with 13.0.88, this build's ptxas is 12.4.131"));
-  EXPECT_THAT(r.problems[3], HasSubstr("architectures: the lock was frozen for sm_90, bench builds for CUDA_ARCHITECTURES 80 90; "
+  EXPECT_THAT(r.problems[1], HasSubstr("architectures: the lock was frozen for sm_90, bench builds for CUDA_ARCHITECTURES 80 90; "
                                        "tune again (cmake --build /b --target ciq-tune-bench)"));
+  EXPECT_THAT(r.problems[2], HasSubstr("nvcc version: the lock was frozen with 13.0.88, this build uses 12.4.131"));
+  EXPECT_THAT(r.problems[3], HasSubstr("ptxas version: the lock was frozen with 13.0.88, this build's ptxas is 12.4.131"));
   EXPECT_THAT(r.problems[4], HasSubstr("gone.acf (stage nvcc) is missing"));
   EXPECT_TRUE(r.options.empty());
 }
@@ -117,6 +132,6 @@ TEST(LockApply, UnknownArchitecturesGoThroughTheWrapperAndBrokenLocksSayWhy) {
   ASSERT_EQ(r.problems.size(), 1u);
   EXPECT_THAT(r.problems[0], HasSubstr("it is not a ciq lockfile ("));
   EXPECT_THAT(r.problems[0], HasSubstr("(or configure with -DCIQ_LOCK_POLICY=warn) and tune again"));
-  std::ofstream(path, std::ios::trunc) << "{\"schema_version\": 2}";
-  EXPECT_THAT(renderLockForBuild(path, build()).problems.at(0), HasSubstr("schema_version 2 is not supported"));
+  std::ofstream(path, std::ios::trunc) << "{\"schema_version\": 3}";
+  EXPECT_THAT(renderLockForBuild(path, build()).problems.at(0), HasSubstr("schema_version 3 is not supported"));
 }

@@ -71,18 +71,19 @@ TEST(LockKernels, KernelUnitsAreKeptTypedAndHashed) {
   ASSERT_TRUE(parseJsonFile(path, j, err)) << err;
   // The lock's own hash covers it: an edit is refused.
   json edited = j;
-  edited["kernel_units"][kKernel]["other.cu"] = {"sm_90"};
+  json &section = edited["architectures"]["sm_90"]; // the winner's section (schema 2)
+  section["kernel_units"][kKernel]["other.cu"] = {"sm_90"};
   std::ofstream(path) << edited.dump(2);
   EXPECT_FALSE(readLockfile(path, err));
   EXPECT_NE(err.find("\"lock_sha256\" does not match"), std::string::npos) << err;
   // A wrong type, without the hash (written by hand): one line naming the key.
-  edited["kernel_units"][kKernel]["other.cu"] = "sm_90";
+  section["kernel_units"][kKernel]["other.cu"] = "sm_90";
   edited.erase(kLockShaKey);
   std::ofstream(path) << edited.dump(2);
   EXPECT_FALSE(readLockfile(path, err));
   EXPECT_NE(err.find("\"kernel_units\"\"" + kKernel + "\": \"other.cu\": expected an array"), std::string::npos) << err;
   // A lock written before kernel_units: read as it was, with no units.
-  j.erase("kernel_units");
+  j["architectures"]["sm_90"].erase("kernel_units");
   j.erase(kLockShaKey);
   std::ofstream(path) << j.dump(2);
   back = readLockfile(path, err);

@@ -109,7 +109,7 @@ TEST(Reliability4, LockScoreIsTypedAndHashed) {
   };
   for (auto &c : cases) {
     json j = good;
-    j["score"][c.key] = c.value;
+    j["architectures"]["sm_90"]["score"][c.key] = c.value; // the winner's section (schema 2)
     j.erase(kLockShaKey); // as written by hand: the types alone refuse it
     writeText(path, j.dump());
     EXPECT_FALSE(readLockfile(path, err)) << c.what;
@@ -117,14 +117,14 @@ TEST(Reliability4, LockScoreIsTypedAndHashed) {
     EXPECT_EQ(err.find('\n'), std::string::npos) << err;
   }
   json top = good;
-  top["tuned_architecture"] = 90;
+  top["architectures"]["sm_90"]["tuned_architecture"] = 90;
   top.erase(kLockShaKey);
   writeText(path, top.dump());
   EXPECT_FALSE(readLockfile(path, err));
   EXPECT_NE(err.find("\"tuned_architecture\": expected a string"), std::string::npos) << err;
   // A well-typed edit of a lock ciq wrote: its hash refuses it.
   json edited = good;
-  edited["score"]["winner"] = 0.5;
+  edited["architectures"]["sm_90"]["score"]["winner"] = 0.5;
   writeText(path, edited.dump(2));
   EXPECT_FALSE(readLockfile(path, err));
   EXPECT_NE(err.find("\"lock_sha256\" does not match the lock's content: the lock was edited by hand"),
@@ -152,7 +152,7 @@ TEST(Reliability4, UnsealedLockIsReadTypedWarnedAndSealable) {
   json j;
   ASSERT_TRUE(parseJsonFile(path, j, err)) << err;
   j.erase(kLockShaKey);
-  j["score"]["winner"] = 0.5; // an edit no hash covers any more
+  j["architectures"]["sm_90"]["score"]["winner"] = 0.5; // an edit no hash covers any more
   writeText(path, j.dump(2));
   auto l = readLockfile(path, err);
   ASSERT_TRUE(l) << err;
@@ -163,7 +163,7 @@ TEST(Reliability4, UnsealedLockIsReadTypedWarnedAndSealable) {
   EXPECT_EQ(w.find('\n'), std::string::npos) << w;
   // Typed all the same: a wrong type is refused, not sealed.
   json wrong = j;
-  wrong["score"]["direction"] = 5;
+  wrong["architectures"]["sm_90"]["score"]["direction"] = 5;
   writeText(path, wrong.dump(2));
   bool already = true;
   EXPECT_FALSE(sealLockfile(path, already, err));

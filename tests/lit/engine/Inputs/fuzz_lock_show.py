@@ -11,6 +11,8 @@ does the same at random nodes of the rest; each lock is re-sealed
 (lock_sha256) so it reads as ciq's own, and each action runs. `verify`
 compares with an object NVCC compiled. A run that dies of a signal (abort:
 exit 134) or prints "terminate called" is a crash; an error line is fine.
+The same again for a lock of schema 2 (a section per architecture, issue
+57) with that winner in two sections.
 
   fuzz_lock_show.py CIQ WORKDIR [CASES [NVCC]]
 """
@@ -124,31 +126,49 @@ def value_at(j, at):
 
 
 SHOW = [["show"]]
+SHOW = [["show"]]
 VERIFY = [["verify", "--object", "k.o"]]
 ALL = SHOW + VERIFY + [["acfs"], ["render", "--nvcc", "/usr/local/cuda/bin/nvcc", "--nvcc-version", "13.0.88",
                                   "--ptxas-version", "13.0.88", "--architectures", "90"]]
+
+
+def sectioned(one):
+    """The schema-2 lock of two sections (sm_80, sm_90) with `one`'s winner."""
+    body = {k: v for k, v in one.items() if k not in ("schema_version", "target", "architectures")}
+    body["measured"] = "compile-only"
+    return {"schema_version": 2, "target": one["target"], "engine_version": one["engine_version"],
+            "created_at": one["created_at"],
+            "architectures": {"sm_80": json.loads(json.dumps(body)), "sm_90": json.loads(json.dumps(body))}}
+
+
+def fuzz(base, label, seed):
+    print("base lock%s: exit %s" % (label, run(json.loads(json.dumps(base)), [], SHOW + VERIFY)))
+    if not label:
+        # The base lock's verify reaches the comparison (its winner is not k.o's code).
+        v = subprocess.run([ciq, "lock", "verify", os.path.join(work, "ciq.lock"), "--object", "k.o"], cwd=work,
+                           capture_output=True, text=True, errors="replace")
+        print("base verify: %s" % (v.stderr.strip().splitlines() or [""])[0])
+    all_nodes = []
+    nodes(base, [], all_nodes, False)
+    free = [a for a, inside in all_nodes if inside and a]
+    fixed = [a for a, inside in all_nodes if not inside and a]
+    # Each node with each value under `show`; under `verify`, with one value
+    # per node in turn (bounded: `verify` reads the object each time).
+    for n, at in enumerate(free):
+        for i, v in enumerate(values):
+            doc = json.loads(json.dumps(base))
+            put(doc, at, v)
+            run(doc, at, SHOW + (VERIFY if i == n % len(values) else []))
+    rng = random.Random(seed)
+    for i in range(cases):
+        doc = json.loads(json.dumps(base))
+        at = rng.choice(fixed + free)
+        put(doc, at, rng.choice(values))
+        run(doc, at, ALL)
+
+
 runs = crashes = 0
-print("base lock: exit %s" % run(json.loads(json.dumps(lock)), [], SHOW + VERIFY))
-# The base lock's verify reaches the comparison (its winner is not k.o's code).
-base_verify = subprocess.run([ciq, "lock", "verify", os.path.join(work, "ciq.lock"), "--object", "k.o"], cwd=work,
-                             capture_output=True, text=True, errors="replace")
-print("base verify: %s" % (base_verify.stderr.strip().splitlines() or [""])[0])
-all_nodes = []
-nodes(lock, [], all_nodes, False)
-free = [a for a, inside in all_nodes if inside and a]
-fixed = [a for a, inside in all_nodes if not inside and a]
-# Each node with each value under `show`; under `verify`, with one value per
-# node in turn (bounded: `verify` reads the object each time).
-for n, at in enumerate(free):
-    for i, v in enumerate(values):
-        doc = json.loads(json.dumps(lock))
-        put(doc, at, v)
-        run(doc, at, SHOW + (VERIFY if i == n % len(values) else []))
-rng = random.Random(51)
-for i in range(cases):
-    doc = json.loads(json.dumps(lock))
-    at = rng.choice(fixed + free)
-    put(doc, at, rng.choice(values))
-    run(doc, at, ALL)
+fuzz(lock, "", 51)
+fuzz(sectioned(lock), " (sections)", 57)
 print("lock runs: %d, crashes: %d" % (runs, crashes))
 sys.exit(1 if crashes else 0)

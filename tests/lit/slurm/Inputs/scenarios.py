@@ -347,6 +347,7 @@ def finalists(cluster):
     print("finalist faster than the baseline by about 1 ms: %s" %
           (len(medians) == 2 and 0.9 < medians[0] - medians[1] < 1.1))
     lock = json.load(open(os.path.join(work, "fin.lock"))) if os.path.exists(os.path.join(work, "fin.lock")) else {}
+    lock = next(iter(lock["architectures"].values())) if lock.get("schema_version", 1) >= 2 else lock  # the one section of this GPU
     m = lock.get("score", {}).get("finalists_measurement", {})
     print("lock: winner %s, finalists measured in %s phase(s) on the node of the row: %s" %
           (lock.get("winner", {}).get("candidate_id"), m.get("phases"), m.get("node") == row.get("node")))
