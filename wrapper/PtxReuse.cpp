@@ -4,6 +4,7 @@
 #include "common/EnvNames.h"
 #include "common/FindExecutable.h"
 #include "common/Subprocess.h"
+#include "wrapper/UserKeep.h"
 
 #include <llvm/Support/Allocator.h>
 #include <llvm/Support/CommandLine.h>
@@ -23,9 +24,10 @@ namespace ciq::wrapper {
 namespace {
 
 // nvcc options under which the output is not one object built by the usual
-// steps, or nvcc writes more than the object and its depfile.
+// steps, or nvcc writes more than the object, its depfile and the
+// intermediates -keep asks for (UserKeep.h moves those).
 const std::set<std::string> kUnsupported = {
-    "keep", "keep-dir", "save-temps", "dryrun", "verbose", "time", "lib", "link", "run", "ptx", "cubin",
+    "dryrun", "verbose", "time", "lib", "link", "run", "ptx", "cubin",
     "fatbin", "preprocess", "generate-dependencies", "generate-nonsystem-dependencies", "dlink-time-opt",
     "device-link", "ltoir", "optix-ir", "fdevice-time-trace", "output-directory", "split-compile",
     "split-compile-extended", "dlto", "lto", "optimization-info"};
@@ -177,6 +179,29 @@ bool moveFile(const std::string &from, const std::string &to) {
   return !llvm::sys::fs::copy_file(from, to);
 }
 
+// nvcc's fatbinary step over this candidate's cubins (and PTX), writing
+// `fatbinFile`; the kept fatbin it replaces joins `moved`.
+std::vector<std::string> fatbinaryArgv(const Step &step, const std::string &bin, const std::string &fatbinFile,
+                                       std::vector<std::pair<std::string, std::string>> &moved) {
+  std::vector<std::string> fb = {bin + "/fatbinary"};
+  std::string kept;
+  for (size_t i = 1; i < step.argv.size(); ++i) {
+    std::string t = step.argv[i];
+    if (t.rfind("--embedded-fatbin=", 0) == 0)
+      continue;
+    if (t.rfind("--create=", 0) == 0) {
+      kept = t.substr(9);
+      t = "--create=" + fatbinFile;
+    }
+    for (const auto &[from, to] : moved)
+      replaceAll(t, "file=" + from, "file=" + to);
+    fb.push_back(t);
+  }
+  if (!kept.empty())
+    moved.push_back({kept, fatbinFile});
+  return fb;
+}
+
 } // namespace
 
 std::string PtxReuse::assembleObject(const std::string &fatbinFile, const DeviceCode &fatbin,
@@ -222,7 +247,7 @@ PtxReuse::PtxReuse(ReuseContext ctx) : ctx_(std::move(ctx)) {
       continue;
     const std::string &n = a->opt.name;
     std::string spelled = a->tokens.empty() ? n : a->tokens[0];
-    if (kUnsupported.count(n) || spelled == "-keep" || spelled == "--keep" || spelled == "-save-temps")
+    if (kUnsupported.count(n))
       unsupported_ = "nvcc option " + spelled;
     compiles = compiles || n == "compile" || n == "device-c";
     depsWithCompile = depsWithCompile || n == "generate-dependencies-with-compile" ||
@@ -230,6 +255,9 @@ PtxReuse::PtxReuse(ReuseContext ctx) : ctx_(std::move(ctx)) {
     if (n == "dependency-output" && !a->opt.value.empty())
       userDepfile_ = a->opt.value[0] == '/' ? a->opt.value : ctx_.cwd + "/" + a->opt.value;
   }
+  userKeep_ = userKeepOf(const_cast<NvccCommand &>(cmd), ctx_.cwd);
+  if (!userKeep_.problem.empty())
+    unsupported_ = userKeep_.problem;
   if (disabled())
     unsupported_ = "CIQ_PTX_REUSE=0";
   else if (ctx_.runDir.empty())
@@ -263,14 +291,16 @@ const std::optional<KeptEntry> &PtxReuse::entry() {
 
 std::vector<std::string> PtxReuse::dryRunArgs(const std::vector<std::string> &candArgs,
                                               const std::string &keepDir) const {
-  std::vector<std::string> a = candArgs;
+  // The user's own keep options go: nvcc takes the last --keep-dir (with a
+  // warning), and ciq moves their files to where the user asked afterwards.
+  std::vector<std::string> a = withoutKeepOptions(candArgs);
   a.insert(a.end(), {"--keep", "--keep-dir", keepDir});
   if (userDepfile_.empty())
     a.insert(a.end(), {"-MD", "-MF", keepDir + "/ciq.deps"});
   return a;
 }
 
-std::vector<std::string> PtxReuse::keepArgs(const CandidateMessage &c) {
+std::vector<std::string> PtxReuse::keepingArgs(const CandidateMessage &c, const std::vector<std::string> &candArgs) {
   if (!mayKeep(c))
     return {};
   tmpDir_ = dir_ + ".tmp" + std::to_string(getpid());
@@ -278,7 +308,15 @@ std::vector<std::string> PtxReuse::keepArgs(const CandidateMessage &c) {
   if (llvm::sys::fs::create_directories(tmpDir_ + "/keep"))
     return {};
   keeping_ = true;
-  return dryRunArgs({}, tmpDir_ + "/keep");
+  return dryRunArgs(candArgs, tmpDir_ + "/keep");
+}
+
+std::string PtxReuse::keepForUser(const std::string &keepDir,
+                                  const std::vector<std::pair<std::string, std::string>> &built) const {
+  if (userKeep_.dir.empty())
+    return "";
+  std::string why = copyKeptFiles(keepDir, userKeep_.dir, {keepDir + "/ciq.deps"}, built);
+  return why.empty() ? "" : "the intermediates -keep asks for: " + why;
 }
 
 std::string PtxReuse::keep(const std::vector<std::string> &candArgs) {
@@ -297,11 +335,13 @@ std::string PtxReuse::keep(const std::vector<std::string> &candArgs) {
     why = "nvcc --dryrun failed";
   else if (!dc || !dc->isCuda)
     why = "no device code in " + ctx_.output;
+  else if (std::string bad = keepForUser(keepDir, {}); !bad.empty())
+    why = bad;
   else {
     e.frontEndSteps = frontEndSteps(parseDryRun(dry.r.err), keepDir);
     e.fatbinSection = dc->section.substr(0, dc->section.find(' '));
     why = commitEntry(tmpDir_, dir_, e, ctx_.output, userDepfile_.empty() ? keepDir + "/ciq.deps" : userDepfile_,
-                      ctx_.cwd);
+                      ctx_.cwd, /*keepPreprocessed=*/!userKeep_.dir.empty());
   }
   if (!why.empty())
     llvm::sys::fs::remove_directories(tmpDir_);
@@ -438,19 +478,8 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
   if (res.exitCode != 0 || res.timedOut)
     return finish(); // ptxas itself failed: the candidate's own error, as a full compile would give
 
-  std::vector<std::string> fb = {bin + "/fatbinary"};
   std::string fatbinFile = work + "/out.fatbin";
-  for (size_t i = 1; i < fatbin[0].argv.size(); ++i) {
-    std::string t = fatbin[0].argv[i];
-    if (t.rfind("--embedded-fatbin=", 0) == 0)
-      continue;
-    if (t.rfind("--create=", 0) == 0)
-      t = "--create=" + fatbinFile;
-    for (const auto &[from, to] : moved)
-      replaceAll(t, "file=" + from, "file=" + to);
-    fb.push_back(t);
-  }
-  ToolRun f = runTool(fb, ctx_.timeoutSeconds);
+  ToolRun f = runTool(fatbinaryArgv(fatbin[0], bin, fatbinFile, moved), ctx_.timeoutSeconds);
   res.err += f.r.err;
   std::string err;
   auto fatDc = f.r.exitCode == 0 ? readDeviceCode(fatbinFile, err) : std::nullopt;
@@ -479,6 +508,11 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
     res.reused = false;
     finish();
     return fallBack("cannot write " + ctx_.output + " or its dependency file");
+  }
+  // The user's -keep gets the files this object was built from.
+  if (std::string bad = keepForUser(keepDir, moved); !bad.empty()) {
+    res.exitCode = 1;
+    res.err += "ciq: error: " + bad + "\n";
   }
   return finish();
 }
