@@ -179,6 +179,26 @@ bool moveFile(const std::string &from, const std::string &to) {
   return !llvm::sys::fs::copy_file(from, to);
 }
 
+// Runs nvcc's ptxas steps at once (one per architecture), into `res`.
+void runPtxasSteps(const std::vector<Step> &ptxas, double timeout, ReuseResult &res) {
+  std::vector<ToolRun> runs(ptxas.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < ptxas.size(); ++i)
+    threads.emplace_back([&, i] { runs[i] = runTool(ptxas[i].argv, timeout); });
+  for (auto &t : threads)
+    t.join();
+  res.reused = true;
+  for (const auto &r : runs) {
+    res.err += r.r.err;
+    res.finalArgv.push_back(shellJoin(r.argv));
+    res.timedOut = res.timedOut || r.r.timedOut;
+    if (!res.crash.signal)
+      res.crash = detectCompilerCrash(r.r, "ptxas");
+    if (res.exitCode == 0)
+      res.exitCode = r.r.spawnFailed ? 127 : r.r.exitCode;
+  }
+}
+
 // nvcc's fatbinary step over this candidate's cubins (and PTX), writing
 // `fatbinFile`; the kept fatbin it replaces joins `moved`.
 std::vector<std::string> fatbinaryArgv(const Step &step, const std::string &bin, const std::string &fatbinFile,
@@ -401,6 +421,36 @@ std::string PtxReuse::editPtx(std::vector<std::string> &v, const CandidateMessag
   return "";
 }
 
+std::string PtxReuse::writeObject(const std::string &fatbinFile, const DeviceCode &fatbin, const std::string &object,
+                                  bool needObject) const {
+  if (!needObject) {
+    // Compile-only objectives read the statistics and the hash; the build
+    // only needs an object to link, and the kept one is that.
+    llvm::sys::fs::copy_file(entry_->objectPath(), object);
+  } else if (std::string why = assembleObject(fatbinFile, fatbin, object); !why.empty()) {
+    return why;
+  }
+  if (!moveFile(object, ctx_.output) ||
+      (!userDepfile_.empty() && llvm::sys::fs::copy_file(entry_->depfilePath(), userDepfile_)))
+    return "cannot write " + ctx_.output + " or its dependency file";
+  return "";
+}
+
+// One ptxas step of nvcc's, run by the toolkit's own ptxas: its cubin goes
+// into this candidate's folder, never the kept one, and its PTX is edited.
+std::string PtxReuse::ptxasStep(std::vector<std::string> &v, const std::string &bin, const CandidateMessage &c,
+                                const std::string &work, size_t index, ReuseResult &res,
+                                std::vector<std::pair<std::string, std::string>> &moved) {
+  v[0] = bin + "/ptxas";
+  for (size_t k = 0; k + 1 < v.size(); ++k)
+    if (v[k] == "-o") {
+      std::string to = work + "/" + std::to_string(index) + "." + baseOf(v[k + 1]);
+      moved.push_back({v[k + 1], to});
+      v[k + 1] = to;
+    }
+  return editPtx(v, c, work, index, res, moved);
+}
+
 ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std::string> &candArgs,
                                bool needObject) {
   ReuseResult res;
@@ -438,38 +488,13 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
   std::string work = dir_ + "/cand" + std::to_string(getpid());
   llvm::sys::fs::remove_directories(work);
   llvm::sys::fs::create_directories(work);
-  // Each ptxas writes its cubin into this candidate's folder, never the kept one.
   std::vector<std::pair<std::string, std::string>> moved;
-  for (size_t i = 0; i < ptxas.size(); ++i) {
-    auto &v = ptxas[i].argv;
-    v[0] = bin + "/ptxas";
-    for (size_t k = 0; k + 1 < v.size(); ++k)
-      if (v[k] == "-o") {
-        std::string to = work + "/" + std::to_string(i) + "." + baseOf(v[k + 1]);
-        moved.push_back({v[k + 1], to});
-        v[k + 1] = to;
-      }
-    if (std::string bad = editPtx(v, c, work, i, res, moved); !bad.empty()) {
+  for (size_t i = 0; i < ptxas.size(); ++i)
+    if (std::string bad = ptxasStep(ptxas[i].argv, bin, c, work, i, res, moved); !bad.empty()) {
       llvm::sys::fs::remove_directories(work);
       return fallBack(bad);
     }
-  }
-  std::vector<ToolRun> runs(ptxas.size());
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < ptxas.size(); ++i)
-    threads.emplace_back([&, i] { runs[i] = runTool(ptxas[i].argv, ctx_.timeoutSeconds); });
-  for (auto &t : threads)
-    t.join();
-  res.reused = true;
-  for (const auto &r : runs) {
-    res.err += r.r.err;
-    res.finalArgv.push_back(shellJoin(r.argv));
-    res.timedOut = res.timedOut || r.r.timedOut;
-    if (!res.crash.signal)
-      res.crash = detectCompilerCrash(r.r, "ptxas");
-    if (res.exitCode == 0)
-      res.exitCode = r.r.spawnFailed ? 127 : r.r.exitCode;
-  }
+  runPtxasSteps(ptxas, ctx_.timeoutSeconds, res);
   auto finish = [&] {
     llvm::sys::fs::remove_directories(work);
     res.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -490,24 +515,10 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
   }
   res.deviceCodeSha256 = fatDc->sha256;
   res.deviceCodeBytes = fatDc->bytes;
-  std::string object = work + "/out.o";
-  if (!needObject) {
-    // Compile-only objectives read the statistics and the hash; the build
-    // only needs an object to link, and the kept one is that.
-    llvm::sys::fs::copy_file(entry_->objectPath(), object);
-  } else {
-    std::string why = assembleObject(fatbinFile, *fatDc, object);
-    if (!why.empty()) {
-      res.reused = false;
-      finish();
-      return fallBack(why);
-    }
-  }
-  if (!moveFile(object, ctx_.output) ||
-      (!userDepfile_.empty() && llvm::sys::fs::copy_file(entry_->depfilePath(), userDepfile_))) {
+  if (std::string why = writeObject(fatbinFile, *fatDc, work + "/out.o", needObject); !why.empty()) {
     res.reused = false;
     finish();
-    return fallBack("cannot write " + ctx_.output + " or its dependency file");
+    return fallBack(why);
   }
   // The user's -keep gets the files this object was built from.
   if (std::string bad = keepForUser(keepDir, moved); !bad.empty()) {

@@ -109,6 +109,9 @@ private:
 
   const std::optional<KeptEntry> &entry();
   bool mayKeep(const CandidateMessage &c) const { return unsupported_.empty() && (ctx_.privateEntry || ptxasOnly(c)); }
+  std::string ptxasStep(std::vector<std::string> &ptxasArgv, const std::string &bin, const CandidateMessage &c,
+                        const std::string &work, size_t index, ReuseResult &res,
+                        std::vector<std::pair<std::string, std::string>> &moved);
   std::string editPtx(std::vector<std::string> &ptxasArgv, const CandidateMessage &c, const std::string &work,
                       size_t index, ReuseResult &res, std::vector<std::pair<std::string, std::string>> &moved);
   // Copies what nvcc kept in keepDir, `built` replacing kept files, to the
@@ -119,6 +122,10 @@ private:
   // The kept object with `fatbinFile` as its fatbin section, written to
   // `object` by the first objcopy whose result carries that device code and
   // is the kept object's everywhere else; "" or why none could.
+  // The candidate's object at ctx_.output (and the user's depfile): the kept
+  // one, or the kept one with `fatbinFile` when needObject. "" or why not.
+  std::string writeObject(const std::string &fatbinFile, const DeviceCode &fatbin, const std::string &object,
+                          bool needObject) const;
   std::string assembleObject(const std::string &fatbinFile, const DeviceCode &fatbin, const std::string &object) const;
 };
 
