@@ -80,11 +80,12 @@ int lockNvccSplit(const LockCompile &lc, Written &w) {
   if (!reuse.unsupported().empty())
     return cannotWrite(lc, "it cannot be split for PTX edits (" + reuse.unsupported() + ")");
   std::vector<std::string> candArgs(lc.inj.argv.begin() + inv.prefix.size(), lc.inj.argv.end());
+  auto keeping = reuse.keepingArgs(c, candArgs);
+  if (keeping.empty())
+    return cannotWrite(lc, "cannot make a folder in " + dir.path() + " to keep its PTX in");
   Injection run = lc.inj;
   run.argv = {lc.prep.nvccPath};
-  run.argv.insert(run.argv.end(), candArgs.begin(), candArgs.end());
-  for (auto &a : reuse.keepArgs(c))
-    run.argv.push_back(a);
+  run.argv.insert(run.argv.end(), keeping.begin(), keeping.end());
   Outcome out = runCompiler(run, lc.limit, false, lc.prep.namedOutputs);
   if (out.run.spawnFailed)
     return fail(out.run.errorMessage, 127);

@@ -5,6 +5,7 @@
 #include "common/EnvNames.h"
 #include "common/FindExecutable.h"
 #include "common/Subprocess.h"
+#include "wrapper/UserKeep.h"
 
 #include <llvm/Support/Allocator.h>
 #include <llvm/Support/CommandLine.h>
@@ -24,9 +25,10 @@ namespace ciq::wrapper {
 namespace {
 
 // nvcc options under which the output is not one object built by the usual
-// steps, or nvcc writes more than the object and its depfile.
+// steps, or nvcc writes more than the object, its depfile and the
+// intermediates -keep asks for (UserKeep.h moves those).
 const std::set<std::string> kUnsupported = {
-    "keep", "keep-dir", "save-temps", "dryrun", "verbose", "time", "lib", "link", "run", "ptx", "cubin",
+    "dryrun", "verbose", "time", "lib", "link", "run", "ptx", "cubin",
     "fatbin", "preprocess", "generate-dependencies", "generate-nonsystem-dependencies", "dlink-time-opt",
     "device-link", "ltoir", "optix-ir", "fdevice-time-trace", "output-directory", "split-compile",
     "split-compile-extended", "dlto", "lto", "optimization-info"};
@@ -178,6 +180,49 @@ bool moveFile(const std::string &from, const std::string &to) {
   return !llvm::sys::fs::copy_file(from, to);
 }
 
+// Runs nvcc's ptxas steps at once (one per architecture), into `res`.
+void runPtxasSteps(const std::vector<Step> &ptxas, double timeout, ReuseResult &res) {
+  std::vector<ToolRun> runs(ptxas.size());
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < ptxas.size(); ++i)
+    threads.emplace_back([&, i] { runs[i] = runTool(ptxas[i].argv, timeout); });
+  for (auto &t : threads)
+    t.join();
+  res.reused = true;
+  for (const auto &r : runs) {
+    res.err += r.r.err;
+    res.finalArgv.push_back(shellJoin(r.argv));
+    res.timedOut = res.timedOut || r.r.timedOut;
+    if (!res.crash.signal)
+      res.crash = detectCompilerCrash(r.r, "ptxas");
+    if (res.exitCode == 0)
+      res.exitCode = r.r.spawnFailed ? 127 : r.r.exitCode;
+  }
+}
+
+// nvcc's fatbinary step over this candidate's cubins (and PTX), writing
+// `fatbinFile`; the kept fatbin it replaces joins `moved`.
+std::vector<std::string> fatbinaryArgv(const Step &step, const std::string &bin, const std::string &fatbinFile,
+                                       std::vector<std::pair<std::string, std::string>> &moved) {
+  std::vector<std::string> fb = {bin + "/fatbinary"};
+  std::string kept;
+  for (size_t i = 1; i < step.argv.size(); ++i) {
+    std::string t = step.argv[i];
+    if (t.rfind("--embedded-fatbin=", 0) == 0)
+      continue;
+    if (t.rfind("--create=", 0) == 0) {
+      kept = t.substr(9);
+      t = "--create=" + fatbinFile;
+    }
+    for (const auto &[from, to] : moved)
+      replaceAll(t, "file=" + from, "file=" + to);
+    fb.push_back(t);
+  }
+  if (!kept.empty())
+    moved.push_back({kept, fatbinFile});
+  return fb;
+}
+
 } // namespace
 
 std::string PtxReuse::assembleObject(const std::string &fatbinFile, const DeviceCode &fatbin,
@@ -223,7 +268,7 @@ PtxReuse::PtxReuse(ReuseContext ctx) : ctx_(std::move(ctx)) {
       continue;
     const std::string &n = a->opt.name;
     std::string spelled = a->tokens.empty() ? n : a->tokens[0];
-    if (kUnsupported.count(n) || spelled == "-keep" || spelled == "--keep" || spelled == "-save-temps")
+    if (kUnsupported.count(n))
       unsupported_ = "nvcc option " + spelled;
     compiles = compiles || n == "compile" || n == "device-c";
     depsWithCompile = depsWithCompile || n == "generate-dependencies-with-compile" ||
@@ -231,6 +276,9 @@ PtxReuse::PtxReuse(ReuseContext ctx) : ctx_(std::move(ctx)) {
     if (n == "dependency-output" && !a->opt.value.empty())
       userDepfile_ = a->opt.value[0] == '/' ? a->opt.value : ctx_.cwd + "/" + a->opt.value;
   }
+  userKeep_ = userKeepOf(const_cast<NvccCommand &>(cmd), ctx_.cwd);
+  if (!userKeep_.problem.empty())
+    unsupported_ = userKeep_.problem;
   if (disabled())
     unsupported_ = "CIQ_PTX_REUSE=0";
   else if (ctx_.runDir.empty())
@@ -264,14 +312,16 @@ const std::optional<KeptEntry> &PtxReuse::entry() {
 
 std::vector<std::string> PtxReuse::dryRunArgs(const std::vector<std::string> &candArgs,
                                               const std::string &keepDir) const {
-  std::vector<std::string> a = candArgs;
+  // The user's own keep options go: nvcc takes the last --keep-dir (with a
+  // warning), and ciq moves their files to where the user asked afterwards.
+  std::vector<std::string> a = withoutKeepOptions(candArgs);
   a.insert(a.end(), {"--keep", "--keep-dir", keepDir});
   if (userDepfile_.empty())
     a.insert(a.end(), {"-MD", "-MF", keepDir + "/ciq.deps"});
   return a;
 }
 
-std::vector<std::string> PtxReuse::keepArgs(const CandidateMessage &c) {
+std::vector<std::string> PtxReuse::keepingArgs(const CandidateMessage &c, const std::vector<std::string> &candArgs) {
   if (!mayKeep(c))
     return {};
   tmpDir_ = dir_ + ".tmp" + std::to_string(getpid());
@@ -279,7 +329,15 @@ std::vector<std::string> PtxReuse::keepArgs(const CandidateMessage &c) {
   if (llvm::sys::fs::create_directories(tmpDir_ + "/keep"))
     return {};
   keeping_ = true;
-  return dryRunArgs({}, tmpDir_ + "/keep");
+  return dryRunArgs(candArgs, tmpDir_ + "/keep");
+}
+
+std::string PtxReuse::keepForUser(const std::string &keepDir,
+                                  const std::vector<std::pair<std::string, std::string>> &built) const {
+  if (userKeep_.dir.empty())
+    return "";
+  std::string why = copyKeptFiles(keepDir, userKeep_.dir, {keepDir + "/ciq.deps"}, built);
+  return why.empty() ? "" : "the intermediates -keep asks for: " + why;
 }
 
 std::string PtxReuse::keep(const std::vector<std::string> &candArgs) {
@@ -298,11 +356,13 @@ std::string PtxReuse::keep(const std::vector<std::string> &candArgs) {
     why = "nvcc --dryrun failed";
   else if (!dc || !dc->isCuda)
     why = "no device code in " + ctx_.output;
+  else if (std::string bad = keepForUser(keepDir, {}); !bad.empty())
+    why = bad;
   else {
     e.frontEndSteps = frontEndSteps(parseDryRun(dry.r.err), keepDir);
     e.fatbinSection = dc->section.substr(0, dc->section.find(' '));
     why = commitEntry(tmpDir_, dir_, e, ctx_.output, userDepfile_.empty() ? keepDir + "/ciq.deps" : userDepfile_,
-                      ctx_.cwd);
+                      ctx_.cwd, /*keepPreprocessed=*/!userKeep_.dir.empty());
   }
   if (!why.empty())
     llvm::sys::fs::remove_directories(tmpDir_);
@@ -386,6 +446,36 @@ std::string PtxReuse::editPtx(std::vector<std::string> &v, const CandidateMessag
   return "";
 }
 
+std::string PtxReuse::writeObject(const std::string &fatbinFile, const DeviceCode &fatbin, const std::string &object,
+                                  bool needObject) const {
+  if (!needObject) {
+    // Compile-only objectives read the statistics and the hash; the build
+    // only needs an object to link, and the kept one is that.
+    llvm::sys::fs::copy_file(entry_->objectPath(), object);
+  } else if (std::string why = assembleObject(fatbinFile, fatbin, object); !why.empty()) {
+    return why;
+  }
+  if (!moveFile(object, ctx_.output) ||
+      (!userDepfile_.empty() && llvm::sys::fs::copy_file(entry_->depfilePath(), userDepfile_)))
+    return "cannot write " + ctx_.output + " or its dependency file";
+  return "";
+}
+
+// One ptxas step of nvcc's, run by the toolkit's own ptxas: its cubin goes
+// into this candidate's folder, never the kept one, and its PTX is edited.
+std::string PtxReuse::ptxasStep(std::vector<std::string> &v, const std::string &bin, const CandidateMessage &c,
+                                const std::string &work, size_t index, ReuseResult &res,
+                                std::vector<std::pair<std::string, std::string>> &moved) {
+  v[0] = bin + "/ptxas";
+  for (size_t k = 0; k + 1 < v.size(); ++k)
+    if (v[k] == "-o") {
+      std::string to = work + "/" + std::to_string(index) + "." + baseOf(v[k + 1]);
+      moved.push_back({v[k + 1], to});
+      v[k + 1] = to;
+    }
+  return editPtx(v, stepCandidate(v, c), work, index, res, moved);
+}
+
 ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std::string> &candArgs,
                                bool needObject) {
   ReuseResult res;
@@ -423,38 +513,13 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
   std::string work = dir_ + "/cand" + std::to_string(getpid());
   llvm::sys::fs::remove_directories(work);
   llvm::sys::fs::create_directories(work);
-  // Each ptxas writes its cubin into this candidate's folder, never the kept one.
   std::vector<std::pair<std::string, std::string>> moved;
-  for (size_t i = 0; i < ptxas.size(); ++i) {
-    auto &v = ptxas[i].argv;
-    v[0] = bin + "/ptxas";
-    for (size_t k = 0; k + 1 < v.size(); ++k)
-      if (v[k] == "-o") {
-        std::string to = work + "/" + std::to_string(i) + "." + baseOf(v[k + 1]);
-        moved.push_back({v[k + 1], to});
-        v[k + 1] = to;
-      }
-    if (std::string bad = editPtx(v, stepCandidate(v, c), work, i, res, moved); !bad.empty()) {
+  for (size_t i = 0; i < ptxas.size(); ++i)
+    if (std::string bad = ptxasStep(ptxas[i].argv, bin, c, work, i, res, moved); !bad.empty()) {
       llvm::sys::fs::remove_directories(work);
       return fallBack(bad);
     }
-  }
-  std::vector<ToolRun> runs(ptxas.size());
-  std::vector<std::thread> threads;
-  for (size_t i = 0; i < ptxas.size(); ++i)
-    threads.emplace_back([&, i] { runs[i] = runTool(ptxas[i].argv, ctx_.timeoutSeconds); });
-  for (auto &t : threads)
-    t.join();
-  res.reused = true;
-  for (const auto &r : runs) {
-    res.err += r.r.err;
-    res.finalArgv.push_back(shellJoin(r.argv));
-    res.timedOut = res.timedOut || r.r.timedOut;
-    if (!res.crash.signal)
-      res.crash = detectCompilerCrash(r.r, "ptxas");
-    if (res.exitCode == 0)
-      res.exitCode = r.r.spawnFailed ? 127 : r.r.exitCode;
-  }
+  runPtxasSteps(ptxas, ctx_.timeoutSeconds, res);
   auto finish = [&] {
     llvm::sys::fs::remove_directories(work);
     res.wallMs = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
@@ -463,19 +528,8 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
   if (res.exitCode != 0 || res.timedOut)
     return finish(); // ptxas itself failed: the candidate's own error, as a full compile would give
 
-  std::vector<std::string> fb = {bin + "/fatbinary"};
   std::string fatbinFile = work + "/out.fatbin";
-  for (size_t i = 1; i < fatbin[0].argv.size(); ++i) {
-    std::string t = fatbin[0].argv[i];
-    if (t.rfind("--embedded-fatbin=", 0) == 0)
-      continue;
-    if (t.rfind("--create=", 0) == 0)
-      t = "--create=" + fatbinFile;
-    for (const auto &[from, to] : moved)
-      replaceAll(t, "file=" + from, "file=" + to);
-    fb.push_back(t);
-  }
-  ToolRun f = runTool(fb, ctx_.timeoutSeconds);
+  ToolRun f = runTool(fatbinaryArgv(fatbin[0], bin, fatbinFile, moved), ctx_.timeoutSeconds);
   res.err += f.r.err;
   std::string err;
   auto fatDc = f.r.exitCode == 0 ? readDeviceCode(fatbinFile, err) : std::nullopt;
@@ -486,24 +540,15 @@ ReuseResult PtxReuse::tryReuse(const CandidateMessage &c, const std::vector<std:
   }
   res.deviceCodeSha256 = fatDc->sha256;
   res.deviceCodeBytes = fatDc->bytes;
-  std::string object = work + "/out.o";
-  if (!needObject) {
-    // Compile-only objectives read the statistics and the hash; the build
-    // only needs an object to link, and the kept one is that.
-    llvm::sys::fs::copy_file(entry_->objectPath(), object);
-  } else {
-    std::string why = assembleObject(fatbinFile, *fatDc, object);
-    if (!why.empty()) {
-      res.reused = false;
-      finish();
-      return fallBack(why);
-    }
-  }
-  if (!moveFile(object, ctx_.output) ||
-      (!userDepfile_.empty() && llvm::sys::fs::copy_file(entry_->depfilePath(), userDepfile_))) {
+  if (std::string why = writeObject(fatbinFile, *fatDc, work + "/out.o", needObject); !why.empty()) {
     res.reused = false;
     finish();
-    return fallBack("cannot write " + ctx_.output + " or its dependency file");
+    return fallBack(why);
+  }
+  // The user's -keep gets the files this object was built from.
+  if (std::string bad = keepForUser(keepDir, moved); !bad.empty()) {
+    res.exitCode = 1;
+    res.err += "ciq: error: " + bad + "\n";
   }
   return finish();
 }

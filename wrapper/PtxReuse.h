@@ -21,6 +21,7 @@
 #include "common/DeviceCode.h"
 #include "common/Protocol.h"
 #include "wrapper/PtxReuseStore.h"
+#include "wrapper/UserKeep.h"
 
 #include <map>
 #include <optional>
@@ -85,9 +86,10 @@ public:
   // candidate's, no host object is assembled.
   ReuseResult tryReuse(const CandidateMessage &c, const std::vector<std::string> &candArgs, bool needObject);
 
-  // The arguments a full compile of a ptxas-only candidate adds so that its
-  // front end is kept (empty when nothing is to be kept).
-  std::vector<std::string> keepArgs(const CandidateMessage &c);
+  // The arguments of a full compile of `candArgs` that keeps its front end
+  // (the user's own keep options replaced by ciq's; UserKeep.h), empty when
+  // nothing is to be kept.
+  std::vector<std::string> keepingArgs(const CandidateMessage &c, const std::vector<std::string> &candArgs);
 
   // After that full compile succeeded: files its output as the entry.
   // "" on success, else why nothing was kept.
@@ -104,6 +106,7 @@ private:
   ReuseContext ctx_;
   std::string unsupported_;
   std::string key_, dir_, tmpDir_, userDepfile_;
+  UserKeep userKeep_;   // the intermediates the user's -keep or -save-temps asks for
   std::optional<KeptEntry> entry_;
   bool loaded_ = false;
   std::string stale_;   // a dependency that changed since the entry was kept
@@ -112,12 +115,23 @@ private:
   const std::optional<KeptEntry> &entry();
   bool mayKeep(const CandidateMessage &c) const { return unsupported_.empty() && (ctx_.privateEntry || ptxasOnly(c)); }
   const CandidateMessage &stepCandidate(std::vector<std::string> &ptxasArgv, const CandidateMessage &c) const;
+  std::string ptxasStep(std::vector<std::string> &ptxasArgv, const std::string &bin, const CandidateMessage &c,
+                        const std::string &work, size_t index, ReuseResult &res,
+                        std::vector<std::pair<std::string, std::string>> &moved);
   std::string editPtx(std::vector<std::string> &ptxasArgv, const CandidateMessage &c, const std::string &work,
                       size_t index, ReuseResult &res, std::vector<std::pair<std::string, std::string>> &moved);
+  // Copies what nvcc kept in keepDir, `built` replacing kept files, to the
+  // user's keep folder; "" or why it could not.
+  std::string keepForUser(const std::string &keepDir,
+                          const std::vector<std::pair<std::string, std::string>> &built) const;
   std::vector<std::string> dryRunArgs(const std::vector<std::string> &candArgs, const std::string &keepDir) const;
   // The kept object with `fatbinFile` as its fatbin section, written to
   // `object` by the first objcopy whose result carries that device code and
   // is the kept object's everywhere else; "" or why none could.
+  // The candidate's object at ctx_.output (and the user's depfile): the kept
+  // one, or the kept one with `fatbinFile` when needObject. "" or why not.
+  std::string writeObject(const std::string &fatbinFile, const DeviceCode &fatbin, const std::string &object,
+                          bool needObject) const;
   std::string assembleObject(const std::string &fatbinFile, const DeviceCode &fatbin, const std::string &object) const;
 };
 

@@ -157,7 +157,8 @@ std::optional<KeptEntry> loadEntry(const std::string &dir, std::string &stale) {
 }
 
 std::string commitEntry(const std::string &tmpDir, const std::string &finalDir, KeptEntry entry,
-                        const std::string &object, const std::string &depfile, const std::string &cwd) {
+                        const std::string &object, const std::string &depfile, const std::string &cwd,
+                        bool keepPreprocessed) {
   if (auto ec = llvm::sys::fs::copy_file(object, tmpDir + "/object.o"))
     return "cannot keep " + object + ": " + ec.message();
   std::string deps = readFile(depfile);
@@ -180,9 +181,10 @@ std::string commitEntry(const std::string &tmpDir, const std::string &finalDir, 
             {"fatbin_section", bytesToJson(entry.fatbinSection)},
             {"deps", jdeps}};
   // The preprocessed sources are the bulk of nvcc's kept files and nothing
-  // reuse runs reads them.
+  // reuse runs reads them, unless the user's -keep asks for them.
   std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(tmpDir + "/keep", ec), end; !ec && it != end; it.increment(ec))
+  for (llvm::sys::fs::directory_iterator it(tmpDir + "/keep", ec), end; !keepPreprocessed && !ec && it != end;
+       it.increment(ec))
     if (llvm::StringRef(it->path()).endswith(".ii"))
       llvm::sys::fs::remove(it->path());
   if (!writeFile(tmpDir + "/manifest.json", j.dump(1)))

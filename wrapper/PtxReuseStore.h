@@ -57,8 +57,11 @@ std::optional<KeptEntry> loadEntry(const std::string &dir, std::string &stale);
 std::vector<std::string> depfilePrerequisites(const std::string &text);
 
 // Files the entry kept in tmpDir (keep/ already filled by nvcc) and moves it
-// to finalDir, replacing an older entry there. "" on success, else why not.
+// to finalDir, replacing an older entry there. The preprocessed sources go
+// unless keepPreprocessed (the user's -keep copies them from the entry).
+// "" on success, else why not.
 std::string commitEntry(const std::string &tmpDir, const std::string &finalDir, KeptEntry entry,
-                        const std::string &object, const std::string &depfile, const std::string &cwd);
+                        const std::string &object, const std::string &depfile, const std::string &cwd,
+                        bool keepPreprocessed);
 
 } // namespace ciq::wrapper

@@ -206,12 +206,11 @@ int compileNvccRun(CandidateCompile &cc, const Injection &inj, double limit, std
     noteDiskFault(cc.rc, rr.note, {reuse.folder(), folderOf(cc.prep.output)});
   }
   Injection run = inj;
-  if (auto keep = reuse.keepArgs(cc.cand); !keep.empty()) {
+  if (auto keeping = reuse.keepingArgs(cc.cand, candArgs); !keeping.empty()) {
     // The kept files come from nvcc itself: a compiler cache in front of it
     // could answer from its cache and keep nothing.
     run.argv = {cc.prep.nvccPath};
-    run.argv.insert(run.argv.end(), candArgs.begin(), candArgs.end());
-    run.argv.insert(run.argv.end(), keep.begin(), keep.end());
+    run.argv.insert(run.argv.end(), keeping.begin(), keeping.end());
     cc.rc.ptxReuse = "kept";
   }
   // OpenSSL's first SHA-256 sets up its provider: do that on another core

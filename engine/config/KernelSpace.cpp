@@ -244,8 +244,8 @@ std::vector<const SpaceKernel *> splittable(const std::vector<const SpaceKernel 
   for (const auto &[why, names] : unsplit)
     notes.push_back("per-kernel controls: none for " + std::to_string(names.size()) + " kernel(s) (" + names[0] +
                     (names.size() > 1 ? ", ..." : "") + "): their compile cannot be split for PTX edits (" + why +
-                    "); compile each CUDA source to an object (nvcc -c, or -dc with -rdc) without -keep or "
-                    "-save-temps to give them per-kernel controls");
+                    "); compile each CUDA source to an object (nvcc -c, or -dc with -rdc) to give them per-kernel "
+                    "controls");
   return out;
 }
 
