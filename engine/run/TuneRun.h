@@ -77,7 +77,12 @@ public:
 
 private:
   bool prepare();
-  bool openJournal();
+  bool openJournal();   // TuneResume.cpp, with the four below
+  bool resumeJournal(const JournalContents &prior, const std::string &jpath);
+  bool refuseResumeWithoutStart(const JournalContents &prior, const std::string &jpath);
+  bool finishedSearchExtends(const JournalContents &prior);
+  bool setPriorSearchAside(const JournalContents &prior, const std::string &jpath);
+  bool startJournal(const std::string &jpath);
   bool referenceKept();
   bool evaluateBaseline();
   // Per-kernel controls for the baseline's kernels (TuneKernels.cpp).
