@@ -125,7 +125,12 @@ private:
   EnoughRounds caseEnoughRounds() const;
   void judgeFinalistCases(WinnerChoice &w, const std::vector<size_t> &order,
                           const std::vector<std::vector<double>> &values);
-  bool minimize(WinnerChoice &w);
+  bool minimize(WinnerChoice &w);   // TuneAfter.cpp, with the three below
+  std::optional<bool> measuredWorse(const Rendered &cur, const Rendered &red, const std::string &tag,
+                                    std::string &detail, std::string &error);
+  std::optional<bool> scoredWorse(const Rendered &cur, const Rendered &red, const std::string &tag,
+                                  std::map<std::string, Evaluation> &built, std::string &detail, std::string &error);
+  bool buildMinimized(const Evaluation &win, const Point &point);
   bool attribute(WinnerChoice &w);
   // The lock's own build before the lock (TuneRehearsal.cpp).
   bool rehearse(WinnerChoice &w);
