@@ -115,6 +115,7 @@ private:
   bool runFinalists(WinnerChoice &w);
   std::string racedNote(const InterleavedResult &res, const std::vector<size_t> &order, size_t nc) const;
   bool measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values);
+  bool finalistCommands(const std::vector<size_t> &order, std::vector<std::vector<std::string>> &commands);
   bool measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
                               std::vector<std::vector<double>> &values, nlohmann::json &where);
   void judgeFinalists(WinnerChoice &w, const std::vector<size_t> &order, const std::vector<std::vector<double>> &values,
