@@ -343,6 +343,73 @@ void drainRest(int (&pipeFds)[2], SubprocessResult &r) {
   }
 }
 
+// The child's standard streams: pipes the caller reads (or a file for its
+// output), and stdin from the caller's data, /dev/null, or inherited.
+struct ChildStdio {
+  int outP[2] = {-1, -1}, errP[2] = {-1, -1}, inP[2] = {-1, -1};
+  int outFileFd = -1;
+  int devNull = -1;
+};
+
+// Opens the streams `o` asks for; false with r.errorMessage when the output
+// file or pipe cannot be made.
+bool openChildStdio(const SubprocessOptions &o, ChildStdio &io, SubprocessResult &r) {
+  if (!o.stdoutFile.empty()) {
+    io.outFileFd = open(o.stdoutFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (io.outFileFd < 0) {
+      r.errorMessage = "cannot write " + o.stdoutFile + ": " + strerror(errno);
+      return false;
+    }
+  } else if (o.captureStdout && pipe2(io.outP, O_CLOEXEC) != 0) {
+    r.errorMessage = strerror(errno);
+    return false;
+  }
+  if (o.captureStderr && !o.mergeStderrIntoStdout)
+    (void)pipe2(io.errP, O_CLOEXEC);
+  if (!o.inheritStdin) {
+    if (!o.stdinData.empty())
+      (void)pipe2(io.inP, O_CLOEXEC);
+    else
+      io.devNull = open("/dev/null", O_RDONLY | O_CLOEXEC);
+  }
+  return true;
+}
+
+// Starts the child (`file`: where it is on the child's PATH, nullopt for
+// posix_spawnp's own search) in a process group of its own; returns 0 or the
+// errno of the failed spawn.
+int spawnChild(std::vector<char *> &cargs, std::vector<char *> &cenv, const std::optional<std::string> &file,
+               const SubprocessOptions &o, const ChildStdio &io, pid_t &pid) {
+  int spawnErr = 0;
+  Spawn sp;
+  int outW = io.outFileFd >= 0 ? io.outFileFd : io.outP[1];
+  describeChild(sp, o, outW, io.errP[1], io.inP[0] >= 0 ? io.inP[0] : io.devNull);
+  std::lock_guard<std::mutex> g(spawnMu);
+  auto spawn = [&] {
+    if (!file)
+      spawnErr = posix_spawnp(&pid, cargs[0], &sp.actions, &sp.attr, cargs.data(), cenv.data());
+    else if (file->empty())
+      spawnErr = ENOENT; // on no folder of the child's PATH
+    else // argv[0] stays as written: the program finds itself on that PATH
+      spawnErr = posix_spawn(&pid, file->c_str(), &sp.actions, &sp.attr, cargs.data(), cenv.data());
+  };
+  if (o.niceness > 0 && o.guard.empty()) {
+    // Linux keeps a nice value per thread and a child starts with its
+    // creator's: spawned from a thread of its own that raised its value,
+    // the child and everything it starts run lower, while this thread
+    // (which may measure next) keeps its own.
+    std::thread t([&] {
+      setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)) + o.niceness);
+      spawn();
+    });
+    t.join();
+  } else
+    spawn();
+  if (spawnErr == 0)
+    enter(activeGroups, kActive, pid);
+  return spawnErr;
+}
+
 } // namespace
 
 SubprocessResult runSubprocess(const std::vector<std::string> &argv,
@@ -353,28 +420,10 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     r.errorMessage = "empty command";
     return r;
   }
-  int outP[2] = {-1, -1}, errP[2] = {-1, -1}, inP[2] = {-1, -1};
-  int outFileFd = -1;
-  if (!o.stdoutFile.empty()) {
-    outFileFd = open(o.stdoutFile.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (outFileFd < 0) {
-      r.spawnFailed = true;
-      r.errorMessage = "cannot write " + o.stdoutFile + ": " + strerror(errno);
-      return r;
-    }
-  } else if (o.captureStdout && pipe2(outP, O_CLOEXEC) != 0) {
+  ChildStdio io;
+  if (!openChildStdio(o, io, r)) {
     r.spawnFailed = true;
-    r.errorMessage = strerror(errno);
     return r;
-  }
-  if (o.captureStderr && !o.mergeStderrIntoStdout)
-    (void)pipe2(errP, O_CLOEXEC);
-  int devNull = -1;
-  if (!o.inheritStdin) {
-    if (!o.stdinData.empty())
-      (void)pipe2(inP, O_CLOEXEC);
-    else
-      devNull = open("/dev/null", O_RDONLY | O_CLOEXEC);
   }
   // Orphans of the run come back here, where its end can reach them.
   static std::once_flag subreaper;
@@ -394,40 +443,12 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
     waitForTheEnd();
   auto start = Clock::now();
   pid_t pid = -1;
-  int spawnErr;
-  {
-    Spawn sp;
-    int outW = outFileFd >= 0 ? outFileFd : outP[1];
-    describeChild(sp, o, outW, errP[1], inP[0] >= 0 ? inP[0] : devNull);
-    std::lock_guard<std::mutex> g(spawnMu);
-    auto spawn = [&] {
-      if (!file)
-        spawnErr = posix_spawnp(&pid, cargs[0], &sp.actions, &sp.attr, cargs.data(), cenv.data());
-      else if (file->empty())
-        spawnErr = ENOENT; // on no folder of the child's PATH
-      else // argv[0] stays as written: the program finds itself on that PATH
-        spawnErr = posix_spawn(&pid, file->c_str(), &sp.actions, &sp.attr, cargs.data(), cenv.data());
-    };
-    if (o.niceness > 0 && o.guard.empty()) {
-      // Linux keeps a nice value per thread and a child starts with its
-      // creator's: spawned from a thread of its own that raised its value,
-      // the child and everything it starts run lower, while this thread
-      // (which may measure next) keeps its own.
-      std::thread t([&] {
-        setpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid), getpriority(PRIO_PROCESS, (id_t)syscall(SYS_gettid)) + o.niceness);
-        spawn();
-      });
-      t.join();
-    } else
-      spawn();
-    if (spawnErr == 0)
-      enter(activeGroups, kActive, pid);
-  }
-  for (int fd : {outP[1], errP[1], inP[0], outFileFd, devNull})
+  int spawnErr = spawnChild(cargs, cenv, file, o, io, pid);
+  for (int fd : {io.outP[1], io.errP[1], io.inP[0], io.outFileFd, io.devNull})
     if (fd >= 0)
       close(fd);
   if (spawnErr != 0) {
-    for (int fd : {outP[0], errP[0], inP[1]})
+    for (int fd : {io.outP[0], io.errP[0], io.inP[1]})
       if (fd >= 0)
         close(fd);
     r.spawnFailed = true;
@@ -437,11 +458,11 @@ SubprocessResult runSubprocess(const std::vector<std::string> &argv,
   }
   if (o.onStart)
     o.onStart(pid);
-  if (inP[1] >= 0) {
-    (void)!write(inP[1], o.stdinData.data(), o.stdinData.size());
-    close(inP[1]);
+  if (io.inP[1] >= 0) {
+    (void)!write(io.inP[1], o.stdinData.data(), o.stdinData.size());
+    close(io.inP[1]);
   }
-  int pipeFds[2] = {outP[0], errP[0]};
+  int pipeFds[2] = {io.outP[0], io.errP[0]};
   int status = waitForChild(pid, start, o, pipeFds, r);
   // Nothing the run started outlives the call: its group, and what left the
   // group or lost its parent (re-parented here, ProcessTree.h).

@@ -4,7 +4,7 @@
 #include "common/DiskFault.h"
 #include "common/EnvNames.h"
 #include "common/ProcessTrack.h"
-#include "wrapper/CompileTemp.h"
+#include "common/CompileTemp.h"
 #include "wrapper/PtxasStats.h"
 #include "wrapper/RegisterCap.h"
 

@@ -6,7 +6,7 @@
 #include "common/BuildMode.h"
 #include "common/Protocol.h"
 #include "common/Subprocess.h"
-#include "wrapper/CommandLine.h"
+#include "common/CommandLine.h"
 #include "wrapper/Inject.h"
 #include "wrapper/Invocation.h"
 

@@ -12,7 +12,7 @@
 // An occurrence in NVCC_PREPEND_FLAGS/NVCC_APPEND_FLAGS, which ciq never
 // rewrites, is an error.
 #pragma once
-#include "wrapper/CommandLine.h"
+#include "common/CommandLine.h"
 #include "common/Protocol.h"
 
 #include <string>

@@ -185,8 +185,11 @@ bool isCiqPtxasCommand(const char *arg) {
 }
 } // namespace
 
-// Launcher argv: [ciq options] [launchers...] compiler args...
-bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
+namespace {
+
+// Reads ciq-ptxas's own options (--lock, --lock-policy) into `inv`: the
+// index of the first argument after them, or -1 with `error`.
+int readCiqOptions(int argc, char **argv, Invocation &inv, std::string &error) {
   int i = 1;
   for (; i < argc; ++i) {
     // `ciq-ptxas ciq-ptxas nvcc`: its options are read like ours. A stand-in
@@ -214,14 +217,49 @@ bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
       continue;
     if (a == "--lock" || a == "--lock-policy") {
       error = a + " needs a value: ciq-ptxas --lock FILE [--lock-policy error|warn] [launcher...] <nvcc|ptxas> args...";
-      return false;
+      return -1;
     }
     if (a.rfind("--", 0) == 0) {
       error = "unknown option '" + a + "' (ciq-ptxas takes --lock FILE and --lock-policy error|warn before the compiler)";
-      return false;
+      return -1;
     }
     break;
   }
+  return i;
+}
+
+// The compiler `name` (nvcc or ptxas) resolves to: ciq's own stand-in is
+// replaced by the real compiler behind it, a compiler cache by what it runs.
+bool resolveCompiler(const char *name, Invocation &inv, std::string &error) {
+  inv.kind = kindOf(name);
+  // `$CIQ_PTXAS nvcc` inside a tune: `nvcc` on PATH is ciq's own stand-in;
+  // the compiler to run is the real one behind it (CIQ_REAL_NVCC, else PATH
+  // minus ciq-ptxas), named by its path so no stand-in runs in between.
+  if (isCiqPtxasCommand(name)) {
+    std::string why;
+    auto real = findReal(inv.kind, why);
+    if (!real) {
+      error = "'" + std::string(name) + "' is ciq-ptxas's own " + inv.kind + " stand-in: " + why;
+      return false;
+    }
+    inv.prefix.back() = *real;
+    inv.compilerPath = *real;
+    return true;
+  }
+  auto p = findExecutable(name, selfExe());
+  inv.compilerPath = p ? *p : name;
+  if (ciq::isCompilerCache(inv.compilerPath))
+    inv.compilerPath = compilerBehindCache(inv.kind, inv.compilerPath);
+  return true;
+}
+
+} // namespace
+
+// Launcher argv: [ciq options] [launchers...] compiler args...
+bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
+  int i = readCiqOptions(argc, argv, inv, error);
+  if (i < 0)
+    return false;
   if (i >= argc) {
     error = "no compiler to run; usage: ciq-ptxas [--lock FILE] [--lock-policy error|warn] [launcher...] <nvcc|ptxas> args...";
     return false;
@@ -245,27 +283,8 @@ bool parseLauncher(int argc, char **argv, Invocation &inv, std::string &error) {
       inv.prefix.push_back(argv[k]);
   for (int k = end; k < argc; ++k)
     inv.args.push_back(argv[k]);
-  if (compiler >= 0) {
-    inv.kind = kindOf(argv[compiler]);
-    // `$CIQ_PTXAS nvcc` inside a tune: `nvcc` on PATH is ciq's own stand-in;
-    // the compiler to run is the real one behind it (CIQ_REAL_NVCC, else PATH
-    // minus ciq-ptxas), named by its path so no stand-in runs in between.
-    if (isCiqPtxasCommand(argv[compiler])) {
-      std::string why;
-      auto real = findReal(inv.kind, why);
-      if (!real) {
-        error = "'" + std::string(argv[compiler]) + "' is ciq-ptxas's own " + inv.kind + " stand-in: " + why;
-        return false;
-      }
-      inv.prefix.back() = *real;
-      inv.compilerPath = *real;
-      return true;
-    }
-    auto p = findExecutable(argv[compiler], selfExe());
-    inv.compilerPath = p ? *p : argv[compiler];
-    if (ciq::isCompilerCache(inv.compilerPath))
-      inv.compilerPath = compilerBehindCache(inv.kind, inv.compilerPath);
-  }
+  if (compiler >= 0)
+    return resolveCompiler(argv[compiler], inv, error);
   return true;
 }
 

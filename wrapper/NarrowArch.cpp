@@ -1,5 +1,5 @@
 #include "wrapper/NarrowArch.h"
-#include "wrapper/CommandLine.h"
+#include "common/CommandLine.h"
 
 #include <cstdlib>
 

@@ -15,7 +15,7 @@
 // Anything else is a full compile, with one line in the candidate's log that
 // says why. CIQ_PTX_REUSE=0 turns reuse off.
 #pragma once
-#include "wrapper/CommandLine.h"
+#include "common/CommandLine.h"
 #include "wrapper/CompilerCrash.h"
 #include "wrapper/PtxDirectives.h"
 #include "common/DeviceCode.h"

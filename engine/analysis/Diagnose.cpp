@@ -340,6 +340,41 @@ std::map<int, std::vector<const RecordedEval *>> stallSteps(const RunData &run, 
   return steps;
 }
 
+// Why a stalled search stalled and what to do: the cause and next step of `f`,
+// from how much of its space the search saw.
+void explainStall(Finding &f, const RunData &run, const std::string &strategy, bool genetic) {
+  SearchShape shape = searchShape(run);
+  double evaluated = double(searched(run).size());
+  if (!genetic) {
+    f.details.push_back(strategy + " search: " + fmt(evaluated) + " candidates evaluated" +
+                        (shape.spaceSize > 0 ? " of a space of " + fmt(shape.spaceSize) + " points" : ""));
+    f.cause = "the " + strategy + " search found no better point in the second half of its budget";
+    f.next = shape.spaceSize > 0 && evaluated / shape.spaceSize >= 0.5
+                 ? "widen the space (more controls, an ACF booster pack: `ciq boost list`) or accept the winner"
+                 : "raise search.max_evaluations (e.g. double it) or try another search.seed";
+    return;
+  }
+  if (shape.spaceSize > 0) {
+    double budget = double(shape.poolSize) * shape.generations;
+    f.details.push_back("space size " + fmt(shape.spaceSize) + " points against pool_size " +
+                        std::to_string(shape.poolSize) + " x generations " +
+                        std::to_string(shape.generations) + " = " + fmt(budget) +
+                        " evaluations (" + pct(evaluated / shape.spaceSize) + " of the space seen)");
+    if (evaluated / shape.spaceSize >= 0.5) {
+      f.cause = "the search has seen most of the space: there is little left to find";
+      f.next = "widen the space (more controls, an ACF booster pack: `ciq boost list`) or accept "
+               "the winner";
+      return;
+    }
+  } else {
+    f.details.push_back("space size unknown (no journal start line); " + fmt(evaluated) +
+                        " candidates evaluated");
+  }
+  f.cause = "the population converged early (too little exploration for the size of the space)";
+  f.next = "raise search.generations and search.pool_size (e.g. double them), raise "
+           "search.mutate_rate (0.3-0.5), or try another search.seed";
+}
+
 std::optional<Finding> checkStalled(const RunData &run, const DiagnoseThresholds &t) {
   std::string strategy = run.started ? run.started->search.strategy : "";
   if (strategy.empty() && run.started)
@@ -378,7 +413,6 @@ std::optional<Finding> checkStalled(const RunData &run, const DiagnoseThresholds
         scores.insert(*e->score);
   if (scores.size() <= 2)
     return std::nullopt;
-  SearchShape shape = searchShape(run);
   std::string step = genetic ? "generation" : "evaluation";
   Finding f;
   f.kind = "stalled_best";
@@ -390,35 +424,7 @@ std::optional<Finding> checkStalled(const RunData &run, const DiagnoseThresholds
   const RecordedEval *base = run.baseline();
   if (base && base->ok && base->score && !run.better(*best, *base->score))
     f.details.push_back("no candidate beats the baseline (" + fmt(*base->score) + ")");
-  double evaluated = double(searched(run).size());
-  if (!genetic) {
-    f.details.push_back(strategy + " search: " + fmt(evaluated) + " candidates evaluated" +
-                        (shape.spaceSize > 0 ? " of a space of " + fmt(shape.spaceSize) + " points" : ""));
-    f.cause = "the " + strategy + " search found no better point in the second half of its budget";
-    f.next = shape.spaceSize > 0 && evaluated / shape.spaceSize >= 0.5
-                 ? "widen the space (more controls, an ACF booster pack: `ciq boost list`) or accept the winner"
-                 : "raise search.max_evaluations (e.g. double it) or try another search.seed";
-    return f;
-  }
-  if (shape.spaceSize > 0) {
-    double budget = double(shape.poolSize) * shape.generations;
-    f.details.push_back("space size " + fmt(shape.spaceSize) + " points against pool_size " +
-                        std::to_string(shape.poolSize) + " x generations " +
-                        std::to_string(shape.generations) + " = " + fmt(budget) +
-                        " evaluations (" + pct(evaluated / shape.spaceSize) + " of the space seen)");
-    if (evaluated / shape.spaceSize >= 0.5) {
-      f.cause = "the search has seen most of the space: there is little left to find";
-      f.next = "widen the space (more controls, an ACF booster pack: `ciq boost list`) or accept "
-               "the winner";
-      return f;
-    }
-  } else {
-    f.details.push_back("space size unknown (no journal start line); " + fmt(evaluated) +
-                        " candidates evaluated");
-  }
-  f.cause = "the population converged early (too little exploration for the size of the space)";
-  f.next = "raise search.generations and search.pool_size (e.g. double them), raise "
-           "search.mutate_rate (0.3-0.5), or try another search.seed";
+  explainStall(f, run, strategy, genetic);
   return f;
 }
 

@@ -87,6 +87,48 @@ std::optional<ExtractedPack> reuse(const BoosterPack &pack, const std::string &d
   return out;
 }
 
+// The bytes of the zip entry the archive is at, no more than the catalog's
+// size for it; false with `error` otherwise.
+bool readEntry(archive *ar, const std::string &name, int64_t maxBytes, const std::string &what,
+               std::string &bytes, std::string &error) {
+  char buf[1 << 16];
+  la_ssize_t n;
+  while ((n = archive_read_data(ar, buf, sizeof buf)) > 0) {
+    bytes.append(buf, n);
+    if ((int64_t)bytes.size() > maxBytes) {
+      error = what + ": zip entry '" + name + "' is larger than the catalog says (" + std::to_string(maxBytes) +
+              " bytes)";
+      return false;
+    }
+  }
+  if (n < 0) {
+    error = "cannot read zip entry '" + name + "' of " + what + ": " + archive_error_string(ar);
+    return false;
+  }
+  return true;
+}
+
+// Every file the catalog lists was in the zip, with the catalog's hash.
+bool verifyExtracted(const BoosterPack &pack, const std::string &manifestOut, const std::vector<std::string> &acfPaths,
+                     const std::string &what, std::string &error) {
+  if (manifestOut.empty()) {
+    error = what + " has no " + pack.manifestPath + " (the catalog's manifest_path)";
+    return false;
+  }
+  if (!verifyAsset(manifestOut, -1, pack.manifestSha256, pack.manifestPath + " of " + what, error))
+    return false;
+  for (size_t i = 0; i < pack.acfs.size(); ++i) {
+    if (acfPaths[i].empty()) {
+      error = what + " lacks the ACF " + pack.acfs[i].filename + " that the catalog lists";
+      return false;
+    }
+    if (!verifyAsset(acfPaths[i], pack.acfs[i].sizeBytes, pack.acfs[i].sha256,
+                     "ACF " + pack.acfs[i].filename + " of " + what, error))
+      return false;
+  }
+  return true;
+}
+
 } // namespace
 
 static std::optional<ExtractedPack> extractUnlocked(const std::string &zipPath, const BoosterPack &pack,
@@ -133,17 +175,8 @@ static std::optional<ExtractedPack> extractUnlocked(const std::string &zipPath, 
       return fail(what + ": zip entry '" + name + "' is " + std::to_string(declared) +
                   " bytes, the catalog says " + std::to_string(target->maxBytes));
     std::string bytes;
-    char buf[1 << 16];
-    la_ssize_t n;
-    while ((n = archive_read_data(ar.get(), buf, sizeof buf)) > 0) {
-      bytes.append(buf, n);
-      if ((int64_t)bytes.size() > target->maxBytes)
-        return fail(what + ": zip entry '" + name + "' is larger than the catalog says (" +
-                    std::to_string(target->maxBytes) + " bytes)");
-    }
-    if (n < 0)
-      return fail("cannot read zip entry '" + name + "' of " + what + ": " +
-                  archive_error_string(ar.get()));
+    if (!readEntry(ar.get(), name, target->maxBytes, what, bytes, error))
+      return fail(error);
     std::string out = tmp + "/" + llvm::sys::path::filename(name).str();
     std::string &slot = target->manifest ? manifestOut : acfPaths[target->acf];
     if (!slot.empty())
@@ -154,17 +187,8 @@ static std::optional<ExtractedPack> extractUnlocked(const std::string &zipPath, 
   }
   if (rc != ARCHIVE_EOF)
     return fail("cannot read booster pack " + zipPath + ": " + archive_error_string(ar.get()));
-  if (manifestOut.empty())
-    return fail(what + " has no " + pack.manifestPath + " (the catalog's manifest_path)");
-  if (!verifyAsset(manifestOut, -1, pack.manifestSha256, pack.manifestPath + " of " + what, error))
+  if (!verifyExtracted(pack, manifestOut, acfPaths, what, error))
     return fail(error);
-  for (size_t i = 0; i < pack.acfs.size(); ++i) {
-    if (acfPaths[i].empty())
-      return fail(what + " lacks the ACF " + pack.acfs[i].filename + " that the catalog lists");
-    if (!verifyAsset(acfPaths[i], pack.acfs[i].sizeBytes, pack.acfs[i].sha256,
-                     "ACF " + pack.acfs[i].filename + " of " + what, error))
-      return fail(error);
-  }
   llvm::sys::fs::remove_directories(destDir);
   if (auto ec = llvm::sys::fs::rename(tmp, destDir))
     return fail("cannot move " + tmp + " to " + destDir + ": " + ec.message());

@@ -1,5 +1,5 @@
 #include "engine/compile/Architectures.h"
-#include "wrapper/CommandLine.h"
+#include "common/CommandLine.h"
 #include "engine/measure/GpuState.h"
 #include "engine/config/CMakeCache.h"
 

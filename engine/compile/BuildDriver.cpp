@@ -121,7 +121,7 @@ bool isCudaCompileLine(const std::vector<std::string> &args, const std::string &
 // them; the scripts name the source and object (docs/cmake.md, FindCUDA).
 std::vector<CudaObject> findCudaScriptCompiles(const std::string &buildDir, const std::string &target) {
   std::vector<CudaObject> out;
-  static const std::regex setLine(R"re(^set\((source_file|generated_file_internal) "([^"]+)"\))re");
+  static const std::regex setLine("^set\\((source_file|generated_file_internal) \"([^\"]+)\"\\)");
   std::error_code ec;
   for (llvm::sys::fs::recursive_directory_iterator it(buildDir, ec), end; it != end && !ec; it.increment(ec)) {
     llvm::StringRef path = it->path();

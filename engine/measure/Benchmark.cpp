@@ -266,6 +266,55 @@ RunOutcome BenchmarkRunner::checkCorrectness(const std::string &logPath) {
   return o;
 }
 
+// A benchmark run that did not exit 0 (or did not start, or ran past its
+// limit): true, with its reason in `o`.
+static bool runFailed(const SubprocessResult &r, double timeoutSeconds, bool gateIsExit, RunOutcome &o) {
+  if (r.spawnFailed) {
+    o.reason = reason::RunCrash;
+    o.message = r.errorMessage;
+    return true;
+  }
+  if (r.timedOut) {
+    o.reason = reason::RunTimeout;
+    char buf[96];
+    snprintf(buf, sizeof buf, "the benchmark ran past its %.1f s limit", timeoutSeconds);
+    o.message = buf;
+    return true;
+  }
+  if (r.termSignal) {
+    o.reason = reason::RunCrash;
+    o.message = "the benchmark died of signal " + std::to_string(r.termSignal);
+    return true;
+  }
+  if (r.exitCode != 0) {
+    o.reason = gateIsExit ? reason::WrongAnswer : reason::RunCrash;
+    o.message = "the benchmark exited " + std::to_string(r.exitCode);
+    return true;
+  }
+  return false;
+}
+
+// The metric of a run that exited 0, read from its output or result file and
+// checked against its unit; false with the reason in `o`.
+static bool readRunMetric(const MetricSource &metric, const std::string &out, const std::string &cwd,
+                          RunOutcome &o) {
+  std::string err;
+  auto v = parseMetric(metric, out, cwd, err);
+  if (!v) {
+    o.reason = reason::ParseError;
+    o.message = err;
+    return false;
+  }
+  if (!unitAllows(metric.unit, *v, err)) {
+    o.reason = reason::InvalidValue;
+    o.message = err;
+    return false;
+  }
+  o.value = *v;
+  o.ok = true;
+  return true;
+}
+
 RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vector<std::string> &command) {
   const auto cmd = caseCommand(command.empty() ? b_.command : command);
   RunOutcome o;
@@ -303,28 +352,8 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
   appendLog(logPath, "benchmark: " + shellJoin(cmd), r);
   o.wallMs = r.wallMs;
   bool gateIsExit = b_.correctness.empty() && b_.compare.empty();
-  if (r.spawnFailed) {
-    o.reason = reason::RunCrash;
-    o.message = r.errorMessage;
+  if (runFailed(r, so.timeoutSeconds, gateIsExit, o))
     return o;
-  }
-  if (r.timedOut) {
-    o.reason = reason::RunTimeout;
-    char buf[96];
-    snprintf(buf, sizeof buf, "the benchmark ran past its %.1f s limit", so.timeoutSeconds);
-    o.message = buf;
-    return o;
-  }
-  if (r.termSignal) {
-    o.reason = reason::RunCrash;
-    o.message = "the benchmark died of signal " + std::to_string(r.termSignal);
-    return o;
-  }
-  if (r.exitCode != 0) {
-    o.reason = gateIsExit ? reason::WrongAnswer : reason::RunCrash;
-    o.message = "the benchmark exited " + std::to_string(r.exitCode);
-    return o;
-  }
   if (b_.metric.kind == "wall_time") {
     o.value = r.wallMs;
     o.ok = true;
@@ -339,20 +368,8 @@ RunOutcome BenchmarkRunner::runOnce(const std::string &logPath, const std::vecto
     o.message = "the benchmark exited 0 but wrote no " + file + " in this run (benchmark.metric.file)";
     return o;
   }
-  std::string err;
-  auto v = parseMetric(b_.metric, r.out, so.cwd, err);
-  if (!v) {
-    o.reason = reason::ParseError;
-    o.message = err;
+  if (!readRunMetric(b_.metric, r.out, so.cwd, o))
     return o;
-  }
-  if (!unitAllows(b_.metric.unit, *v, err)) {
-    o.reason = reason::InvalidValue;
-    o.message = err;
-    return o;
-  }
-  o.value = *v;
-  o.ok = true;
   if (!tracePrefix.empty())
     readKernelFigures(tracePrefix, o);
   return o;

@@ -21,6 +21,34 @@ struct CaseState {
   bool active = true;
 };
 
+// Fills `m` from the cases' runs: each case's summary, the kernels of every
+// case; returns the slowest case's median wall time (the run-time limit
+// follows it: a fast case's limit would kill the big one).
+double summarizeCases(std::vector<CaseState> &st, MeasureOutcome &m) {
+  m.stoppedBy = "cases";   // each case's own reason is in its CaseMeasure
+  m.cvPercent = -1;         // per case only
+  double bestWall = 0;
+  for (auto &c : st) {
+    Summary s = summarize(c.m.values);
+    c.m.median = s.median;
+    c.m.cvPercent = s.cvPercent;
+    c.m.noisePercent = medianCiHalfWidthPercent(c.m.values);
+    m.runsSaved += c.m.runsSaved;
+    c.m.kernels = c.kernels.kernels;
+    bestWall = std::max(bestWall, median(c.walls));
+    m.cases.push_back(c.m);
+    // The per-kernel table shows every case's kernels.
+    mergeKernelTimes(m.kernels, c.kernels.kernels);
+    if (!c.kernels.kernelsFrom.empty())
+      m.kernelsFrom = c.kernels.kernelsFrom;
+    if (m.kernelsWhy.empty())
+      m.kernelsWhy = c.kernels.kernelsWhy;
+  }
+  std::stable_sort(m.kernels.begin(), m.kernels.end(),
+                   [](const KernelTime &a, const KernelTime &b) { return a.gpuMs > b.gpuMs; });
+  return bestWall;
+}
+
 } // namespace
 
 MeasureOutcome BenchmarkRunner::measureCases(const std::string &logPath, const RaceAgainst *race) {
@@ -86,29 +114,7 @@ MeasureOutcome BenchmarkRunner::measureCases(const std::string &logPath, const R
         }
   }
   selectCase(nullptr);
-  m.stoppedBy = "cases";   // each case's own reason is in its CaseMeasure
-  m.cvPercent = -1;         // per case only
-  double bestWall = 0;
-  for (auto &c : st) {
-    Summary s = summarize(c.m.values);
-    c.m.median = s.median;
-    c.m.cvPercent = s.cvPercent;
-    c.m.noisePercent = medianCiHalfWidthPercent(c.m.values);
-    m.runsSaved += c.m.runsSaved;
-    c.m.kernels = c.kernels.kernels;
-    // The run-time limit follows the slowest case's median (a fast case's
-    // limit would kill the big one).
-    bestWall = std::max(bestWall, median(c.walls));
-    m.cases.push_back(c.m);
-    // The per-kernel table shows every case's kernels.
-    mergeKernelTimes(m.kernels, c.kernels.kernels);
-    if (!c.kernels.kernelsFrom.empty())
-      m.kernelsFrom = c.kernels.kernelsFrom;
-    if (m.kernelsWhy.empty())
-      m.kernelsWhy = c.kernels.kernelsWhy;
-  }
-  std::stable_sort(m.kernels.begin(), m.kernels.end(),
-                   [](const KernelTime &a, const KernelTime &b) { return a.gpuMs > b.gpuMs; });
+  double bestWall = summarizeCases(st, m);
   m.ok = true;
   noteBestRunWallMs(bestWall);
   return m;

@@ -343,6 +343,129 @@ int candidateNumber(const std::string &id) {
   return std::stoi(id.substr(1));
 }
 
+namespace {
+
+void readStartLine(JournalContents &c, const JournalLine &l, const std::string &where) {
+  c.start = l.object;
+  RecordedStart typed;
+  std::string why;
+  if (startFromJson(l.object, typed, why, where))
+    c.started = std::move(typed);
+  else
+    c.damaged.push_back(why);
+}
+
+void readEvaluationLine(JournalContents &c, const JournalLine &l, const std::string &where) {
+  Evaluation e;
+  std::string why;
+  if (!evaluationFromJson(l.object, e, why, where)) {
+    c.damaged.push_back(why);
+    return;
+  }
+  c.nextId = std::max(c.nextId, candidateNumber(e.candidateId) + 1);
+  c.evaluations.push_back(std::move(e));
+  c.done = false; // after a "done": a resume with a raised budget extends the search
+}
+
+// An "attribution" line's rows or a "minimize" line's steps.
+void readAfterSearchLine(JournalContents &c, const JournalLine &l, const std::string &where) {
+  bool rows = l.op == "attribution";
+  const char *key = rows ? "rows" : "steps";
+  json members = json::array();
+  JsonFields f(l.object, where);
+  std::string why;
+  if (!f.opt(key, members).ok())
+    c.damaged.push_back(f.error());
+  else if (rows ? !attributionFromJson(members, c.attribution, why, where + ": \"rows\"")
+                : !minimizeStepsFromJson(members, c.minimization, why, where + ": \"steps\""))
+    c.damaged.push_back(why);
+}
+
+// One benchmark run of an interleaved measurement, filed under its key by round and build.
+void readRunLine(JournalContents &c, const JournalLine &l, const std::string &where) {
+  std::string key;
+  int round = -1, build = -1;
+  double value = 0;
+  JsonFields f(l.object, where);
+  if (!f.need("key", key).need("round", round).need("build", build).need("value", value).ok() || round < 0 ||
+      build < 0 || round > 1000000 || build > 10000) {
+    c.damaged.push_back(f.ok() ? where + ": \"round\" or \"build\" out of range" : f.error());
+    return;
+  }
+  auto &rounds = c.rounds[key];
+  // A run already taken: the same measurement made anew from its start.
+  if ((size_t)round < rounds.size() && (size_t)build < rounds[round].size() && !std::isnan(rounds[round][build]))
+    rounds.clear();
+  if (rounds.size() <= (size_t)round)
+    rounds.resize(round + 1);
+  auto &r = rounds[round];
+  if (r.size() <= (size_t)build)
+    r.resize(build + 1, std::nan(""));
+  r[build] = value;
+}
+
+// Adds one journal line to `c`; a line that does not read is named in c.damaged.
+void readJournalLine(JournalContents &c, const JournalLine &l, const std::string &where) {
+  if (l.op == "start") {
+    readStartLine(c, l, where);
+  } else if (l.op == "evaluation") {
+    readEvaluationLine(c, l, where);
+  } else if (l.op == "build") {
+    Evaluation e;
+    std::string why;
+    if (evaluationFromJson(l.object, e, why, where))
+      c.builds.push_back(std::move(e));
+    else
+      c.damaged.push_back(why);
+  } else if (l.op == "generation") {
+    int g = 0;
+    JsonFields f(l.object, where);
+    if (!f.need("generation", g).ok())
+      c.damaged.push_back(f.error());
+    else
+      c.completedGenerations.push_back(g);
+  } else if (l.op == "winner") {
+    c.winner = l.object;
+  } else if (l.op == "warm") {
+    c.warm = l.object;
+  } else if (l.op == "attribution" || l.op == "minimize") {
+    readAfterSearchLine(c, l, where);
+  } else if (l.op == "run") {
+    readRunLine(c, l, where);
+  } else if (l.op == "minimize_trial") {
+    MinimizeTrial t;
+    std::string why;
+    if (minimizeTrialFromJson(l.object, t, why, where))
+      c.minimizeTrials.push_back(std::move(t));
+    else
+      c.damaged.push_back(why);
+  } else if (l.op == "rehearsal") {
+    RehearsalRecord r;
+    std::string why;
+    if (rehearsalFromJson(l.object, r, why, where))
+      c.rehearsals.push_back(std::move(r));
+    else
+      c.damaged.push_back(why);
+  } else if (l.op == "canary") {
+    bool ok = false, skipped = false;
+    JsonFields f(l.object, where);
+    if (!f.opt("ok", ok).opt("skipped", skipped).ok())
+      c.damaged.push_back(f.error());
+    else
+      c.canaryDone = ok || skipped; // the last canary line counts
+  } else if (l.op == "inputs") {
+    c.inputs = l.object;
+  } else if (l.op == "done") {
+    c.done = true;
+    c.doneBudget = 0;
+    JsonFields f(l.object, where);
+    if (!f.opt("budget", c.doneBudget).ok())
+      c.damaged.push_back(f.error());
+  }
+}
+
+} // namespace
+
 JournalContents readJournal(const std::string &path) {
   JournalContents c;
   std::vector<JournalLine> lines;
@@ -351,106 +474,8 @@ JournalContents readJournal(const std::string &path) {
     c.damaged.push_back(error);
     return c;
   }
-  for (auto &l : lines) {
-    std::string where = path + ":" + std::to_string(l.number);
-    if (l.op == "start") {
-      c.start = l.object;
-      RecordedStart typed;
-      std::string why;
-      if (startFromJson(l.object, typed, why, where))
-        c.started = std::move(typed);
-      else
-        c.damaged.push_back(why);
-    } else if (l.op == "evaluation") {
-      Evaluation e;
-      std::string why;
-      if (!evaluationFromJson(l.object, e, why, where)) {
-        c.damaged.push_back(why);
-        continue;
-      }
-      c.nextId = std::max(c.nextId, candidateNumber(e.candidateId) + 1);
-      c.evaluations.push_back(std::move(e));
-      c.done = false; // after a "done": a resume with a raised budget extends the search
-    } else if (l.op == "build") {
-      Evaluation e;
-      std::string why;
-      if (evaluationFromJson(l.object, e, why, where))
-        c.builds.push_back(std::move(e));
-      else
-        c.damaged.push_back(why);
-    } else if (l.op == "generation") {
-      int g = 0;
-      JsonFields f(l.object, where);
-      if (!f.need("generation", g).ok())
-        c.damaged.push_back(f.error());
-      else
-        c.completedGenerations.push_back(g);
-    } else if (l.op == "winner") {
-      c.winner = l.object;
-    } else if (l.op == "warm") {
-      c.warm = l.object;
-    } else if (l.op == "attribution" || l.op == "minimize") {
-      bool rows = l.op == "attribution";
-      const char *key = rows ? "rows" : "steps";
-      json members = json::array();
-      JsonFields f(l.object, where);
-      std::string why;
-      if (!f.opt(key, members).ok())
-        c.damaged.push_back(f.error());
-      else if (rows ? !attributionFromJson(members, c.attribution, why, where + ": \"rows\"")
-                    : !minimizeStepsFromJson(members, c.minimization, why, where + ": \"steps\""))
-        c.damaged.push_back(why);
-    } else if (l.op == "run") {
-      std::string key;
-      int round = -1, build = -1;
-      double value = 0;
-      JsonFields f(l.object, where);
-      if (!f.need("key", key).need("round", round).need("build", build).need("value", value).ok() || round < 0 ||
-          build < 0 || round > 1000000 || build > 10000) {
-        c.damaged.push_back(f.ok() ? where + ": \"round\" or \"build\" out of range" : f.error());
-        continue;
-      }
-      auto &rounds = c.rounds[key];
-      // A run already taken: the same measurement made anew from its start.
-      if ((size_t)round < rounds.size() && (size_t)build < rounds[round].size() && !std::isnan(rounds[round][build]))
-        rounds.clear();
-      if (rounds.size() <= (size_t)round)
-        rounds.resize(round + 1);
-      auto &r = rounds[round];
-      if (r.size() <= (size_t)build)
-        r.resize(build + 1, std::nan(""));
-      r[build] = value;
-    } else if (l.op == "minimize_trial") {
-      MinimizeTrial t;
-      std::string why;
-      if (minimizeTrialFromJson(l.object, t, why, where))
-        c.minimizeTrials.push_back(std::move(t));
-      else
-        c.damaged.push_back(why);
-    } else if (l.op == "rehearsal") {
-      RehearsalRecord r;
-      std::string why;
-      if (rehearsalFromJson(l.object, r, why, where))
-        c.rehearsals.push_back(std::move(r));
-      else
-        c.damaged.push_back(why);
-    } else if (l.op == "canary") {
-      bool ok = false, skipped = false;
-      JsonFields f(l.object, where);
-      if (!f.opt("ok", ok).opt("skipped", skipped).ok())
-        c.damaged.push_back(f.error());
-      else
-        c.canaryDone = ok || skipped; // the last canary line counts
-    } else if (l.op == "inputs") {
-      c.inputs = l.object;
-    } else if (l.op == "done") {
-      c.done = true;
-      c.doneBudget = 0;
-      JsonFields f(l.object, where);
-      if (!f.opt("budget", c.doneBudget).ok())
-        c.damaged.push_back(f.error());
-    }
-  }
+  for (auto &l : lines)
+    readJournalLine(c, l, path + ":" + std::to_string(l.number));
   // A damaged line may have held an evaluation: its id is never given again.
   c.nextId = std::max<int>(c.nextId, (int)c.evaluations.size() + (int)c.damaged.size());
   return c;

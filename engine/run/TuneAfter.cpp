@@ -9,6 +9,70 @@ const Evaluation *TuneRun::knownBuild(const std::string &candidateHash) const {
   return it == byHash_.end() || !evals_[it->second].ok ? nullptr : &evals_[it->second];
 }
 
+// The minimization's measured comparison (runtime objective): is the winner
+// with the control significantly better than without it? With cases, kept
+// when any case is significantly worse without it.
+std::optional<bool> TuneRun::measuredWorse(const Rendered &cur, const Rendered &red, const std::string &tag,
+                                           std::string &detail, std::string &error) {
+  const Objective &o = cfg_.objectives.front();
+  std::vector<std::string> problems;
+  if (!cfg_.benchmark.cases.empty()) {
+    auto cases = measureVariantsPerCase(builder(), *bench(), cfg_, {{"without", red}, {"with", cur}}, rounds(), tag,
+                                        error, measureOptions(&problems));
+    notePhaseProblems(problems);
+    if (!cases)
+      return std::nullopt;
+    std::string each;
+    bool worse = betterInAnyCase(*cases, 1, o.unit, each);
+    detail = "with it, against without it: " + each;
+    return worse;
+  }
+  auto rows = measureVariants(builder(), bench(), cfg_, {{"without", red}, {"with", cur}}, rounds(), tag, error,
+                              measureOptions(&problems));
+  notePhaseProblems(problems);
+  if (!rows)
+    return std::nullopt;
+  // The reference is the reduced build: is the current winner significantly better?
+  const VariantResult &r = (*rows)[1];
+  detail = "without it " + fmt::value((*rows)[0].median) + " " + o.unit + ", with it " + fmt::value(r.median) +
+           " " + o.unit + ": " + speedupText(r, o.unit) + ", " + fmt::pValue(r.pValue);
+  return r.significant;
+}
+
+// The minimization's exact comparison (compile-only objectives): the two
+// builds' objectives, each build made once (`built`, or the search's own).
+std::optional<bool> TuneRun::scoredWorse(const Rendered &cur, const Rendered &red, const std::string &tag,
+                                         std::map<std::string, Evaluation> &built, std::string &detail,
+                                         std::string &error) {
+  std::string diskFault;   // a build the disk refused: no verdict
+  auto score = [&](const Rendered &rd) -> std::optional<std::vector<double>> {
+    Evaluation e;
+    e.candidateHash = rd.hash();
+    if (const Evaluation *k = knownBuild(e.candidateHash))
+      return normalizedObjectives(cfg_, *k);
+    if (auto it = built.find(e.candidateHash); it != built.end())
+      return normalizedObjectives(cfg_, it->second);
+    e.candidateId = tag;
+    e.rendered = rd;
+    builder().build(e, logPath(tag));
+    if (e.reason == reason::DiskFault || e.reason == reason::SocketReplaced) // no verdict: the minimization stops
+      return diskFault = e.message, std::nullopt;
+    if (e.ok)
+      scoreCompileMetrics(cfg_, e);
+    built[e.candidateHash] = e;
+    if (!e.ok)
+      return std::nullopt;
+    return normalizedObjectives(cfg_, e);
+  };
+  auto c = score(cur), r = score(red);
+  if (!diskFault.empty())
+    return error = diskFault, std::nullopt;
+  if (!c)
+    return error = "the winner no longer builds", std::nullopt;
+  detail = r ? "exact comparison of the objectives" : "without it the build is INVALID";
+  return !r || *c < *r;
+}
+
 // Removes every control of the winner whose removal is not worse
 // (Minimize.h): what the lock ships earns its place.
 bool TuneRun::minimize(WinnerChoice &w) {
@@ -27,67 +91,8 @@ bool TuneRun::minimize(WinnerChoice &w) {
     return true;
   }
   int untried = 0;   // comparisons the time budget left unmade (their controls kept)
-  const Objective &o = cfg_.objectives.front();
   int trial = 0;
   std::map<std::string, Evaluation> built;   // candidate hash -> its build (compile-only scores)
-  std::string diskFault;                     // a build the disk refused: no verdict
-  WorseThan compare = [&](const Point &current, const Point &reduced, std::string &detail,
-                          std::string &error) -> std::optional<bool> {
-    Rendered cur = render(cfg_.space, current), red = render(cfg_.space, reduced);
-    std::string tag = win.candidateId + "-min" + std::to_string(++trial);
-    if (runtimeObjective() && !cfg_.benchmark.cases.empty()) {
-      // Kept when any case is significantly worse without it.
-      std::vector<std::string> problems;
-      auto cases = measureVariantsPerCase(builder(), *bench(), cfg_, {{"without", red}, {"with", cur}}, rounds(), tag,
-                                          error, measureOptions(&problems));
-      notePhaseProblems(problems);
-      if (!cases)
-        return std::nullopt;
-      std::string each;
-      bool worse = betterInAnyCase(*cases, 1, o.unit, each);
-      detail = "with it, against without it: " + each;
-      return worse;
-    }
-    if (runtimeObjective()) {
-      std::vector<std::string> problems;
-      auto rows = measureVariants(builder(), bench(), cfg_, {{"without", red}, {"with", cur}}, rounds(), tag, error,
-                                  measureOptions(&problems));
-      notePhaseProblems(problems);
-      if (!rows)
-        return std::nullopt;
-      // The reference is the reduced build: is the current winner significantly better?
-      const VariantResult &r = (*rows)[1];
-      detail = "without it " + fmt::value((*rows)[0].median) + " " + o.unit + ", with it " + fmt::value(r.median) +
-               " " + o.unit + ": " + speedupText(r, o.unit) + ", " + fmt::pValue(r.pValue);
-      return r.significant;
-    }
-    auto score = [&](const Rendered &rd) -> std::optional<std::vector<double>> {
-      Evaluation e;
-      e.candidateHash = rd.hash();
-      if (const Evaluation *k = knownBuild(e.candidateHash))
-        return normalizedObjectives(cfg_, *k);
-      if (auto it = built.find(e.candidateHash); it != built.end())
-        return normalizedObjectives(cfg_, it->second);
-      e.candidateId = tag;
-      e.rendered = rd;
-      builder().build(e, logPath(tag));
-      if (e.reason == reason::DiskFault || e.reason == reason::SocketReplaced) // no verdict: the minimization stops
-        return diskFault = e.message, std::nullopt;
-      if (e.ok)
-        scoreCompileMetrics(cfg_, e);
-      built[e.candidateHash] = e;
-      if (!e.ok)
-        return std::nullopt;
-      return normalizedObjectives(cfg_, e);
-    };
-    auto c = score(cur), r = score(red);
-    if (!diskFault.empty())
-      return error = diskFault, std::nullopt;
-    if (!c)
-      return error = "the winner no longer builds", std::nullopt;
-    detail = r ? "exact comparison of the objectives" : "without it the build is INVALID";
-    return !r || *c < *r;
-  };
   // Each comparison is journaled as it is made; a resumed search reads the
   // ones it made before instead of measuring them again.
   WorseThan worse = [&](const Point &current, const Point &reduced, std::string &detail,
@@ -108,7 +113,10 @@ bool TuneRun::minimize(WinnerChoice &w) {
         return true;
       }
     }
-    auto r = compare(current, reduced, detail, error);
+    Rendered cur = render(cfg_.space, current), red = render(cfg_.space, reduced);
+    std::string tag = win.candidateId + "-min" + std::to_string(++trial);
+    auto r = runtimeObjective() ? measuredWorse(cur, red, tag, detail, error)
+                                : scoredWorse(cur, red, tag, built, detail, error);
     if (r && !journal(minimizeTrialToJson({win.candidateId, current, reduced, *r, detail})))
       return error = outcome_.error, std::nullopt;
     return r;
@@ -127,10 +135,14 @@ bool TuneRun::minimize(WinnerChoice &w) {
     return false;
   if (m->point == win.point)
     return true;
-  // The minimized winner: a point evaluated in the search, or built here.
+  return buildMinimized(win, m->point);
+}
+
+// The minimized winner: a point evaluated in the search, or built here.
+bool TuneRun::buildMinimized(const Evaluation &win, const Point &point) {
   minimized_ = Evaluation{};
-  minimized_.point = m->point;
-  minimized_.rendered = render(cfg_.space, m->point);
+  minimized_.point = point;
+  minimized_.rendered = render(cfg_.space, point);
   minimized_.candidateHash = minimized_.rendered.hash();
   minimized_.candidateId = win.candidateId + "-min";
   // A point the search evaluated: its build is known, not made again.

@@ -76,10 +76,9 @@ std::string TuneRun::racedNote(const InterleavedResult &res, const std::vector<s
   return note + ", " + std::to_string(res.runsSaved) + " run(s) saved";
 }
 
-// The finalists, each the copy of its program the search kept (else rebuilt
-// in the main build tree and copied), measured interleaved on this host's GPU.
-bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values) {
-  std::vector<std::vector<std::string>> commands;
+// The finalists' benchmark commands, one per finalist and case: the copy of
+// its program the search kept, else rebuilt in the main build tree and copied.
+bool TuneRun::finalistCommands(const std::vector<size_t> &order, std::vector<std::vector<std::string>> &commands) {
   std::string err, copied;
   for (size_t i : order) {
     // The copy the search made of this binary's program: not built again.
@@ -111,6 +110,14 @@ bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector
   if (!copied.empty())
     progress_.note("finalists: " + copied + " run the program the search measured (its copy in " + cfg_.runDir +
                    "/programs), not built again");
+  return true;
+}
+
+// The finalists measured interleaved on this host's GPU.
+bool TuneRun::measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values) {
+  std::vector<std::vector<std::string>> commands;
+  if (!finalistCommands(order, commands))
+    return false;
   if (!beginPhase(*workers_[0]))
     return false;
   // Programs that compile at run time: each run gets its build's candidate

@@ -77,7 +77,12 @@ public:
 
 private:
   bool prepare();
-  bool openJournal();
+  bool openJournal();   // TuneResume.cpp, with the four below
+  bool resumeJournal(const JournalContents &prior, const std::string &jpath);
+  bool refuseResumeWithoutStart(const JournalContents &prior, const std::string &jpath);
+  bool finishedSearchExtends(const JournalContents &prior);
+  bool setPriorSearchAside(const JournalContents &prior, const std::string &jpath);
+  bool startJournal(const std::string &jpath);
   bool referenceKept();
   bool evaluateBaseline();
   // Per-kernel controls for the baseline's kernels (TuneKernels.cpp).
@@ -110,6 +115,7 @@ private:
   bool runFinalists(WinnerChoice &w);
   std::string racedNote(const InterleavedResult &res, const std::vector<size_t> &order, size_t nc) const;
   bool measureFinalistsHere(const std::vector<size_t> &order, std::vector<std::vector<double>> &values);
+  bool finalistCommands(const std::vector<size_t> &order, std::vector<std::vector<std::string>> &commands);
   bool measureFinalistsOnNode(WinnerChoice &w, const std::vector<size_t> &order,
                               std::vector<std::vector<double>> &values, nlohmann::json &where);
   void judgeFinalists(WinnerChoice &w, const std::vector<size_t> &order, const std::vector<std::vector<double>> &values,
@@ -120,7 +126,12 @@ private:
   EnoughRounds caseEnoughRounds() const;
   void judgeFinalistCases(WinnerChoice &w, const std::vector<size_t> &order,
                           const std::vector<std::vector<double>> &values);
-  bool minimize(WinnerChoice &w);
+  bool minimize(WinnerChoice &w);   // TuneAfter.cpp, with the three below
+  std::optional<bool> measuredWorse(const Rendered &cur, const Rendered &red, const std::string &tag,
+                                    std::string &detail, std::string &error);
+  std::optional<bool> scoredWorse(const Rendered &cur, const Rendered &red, const std::string &tag,
+                                  std::map<std::string, Evaluation> &built, std::string &detail, std::string &error);
+  bool buildMinimized(const Evaluation &win, const Point &point);
   bool attribute(WinnerChoice &w);
   // The lock's own build before the lock (TuneRehearsal.cpp).
   bool rehearse(WinnerChoice &w);

@@ -141,6 +141,153 @@ std::optional<std::vector<VariantResult>> rowsFromMeasuredRuns(const TuneConfig 
   return rows;
 }
 
+namespace {
+
+// What the variants of one measureVariants call are measured as: runtime
+// variants as benchmark commands (one per distinct binary), compile-only ones
+// as exact scores (one per distinct build).
+struct VariantBuilds {
+  std::vector<size_t> buildOf;                            // variant -> index into commands/exactValues
+  std::map<std::string, size_t> byHash;                   // rendered hash -> that index
+  std::map<std::string, size_t> byBinary;                 // reuse key -> command: twin rows run once
+  std::vector<std::string> hashOf;   // per command: the rendered hash it was built from (the rounds' key)
+  std::vector<std::vector<std::string>> commands;
+  std::vector<Evaluation> served;    // per command: the candidate its run-time compiles get
+  std::vector<double> exactValues;
+  std::vector<std::map<std::string, double>> exactScores;   // every compile objective, per exact value
+};
+
+// Builds variant i (a new rendered hash) and adds its command or its exact
+// score to `b`; a twin of an earlier binary (opts.reuseKey) shares its command.
+bool buildVariant(CandidateBuilder &builder, const TuneConfig &cfg, const std::vector<Variant> &variants, size_t i,
+                  const std::string &tag, const MeasureOptions &opts, bool runtime, std::vector<VariantResult> &rows,
+                  VariantBuilds &b, std::string &error) {
+  const Objective &o = cfg.objectives.front();
+  std::string hash = variants[i].rendered.hash();
+  Evaluation e;
+  e.candidateId = tag + "-" + slug(variants[i].name);
+  e.rendered = variants[i].rendered;
+  e.candidateHash = hash;
+  builder.build(e, cfg.runDir + "/logs/" + e.candidateId + ".log");
+  if (e.ok && !runtime)
+    scoreCompileMetrics(cfg, e);
+  if (!e.ok) {
+    error = variants[i].name + " (" + rows[i].controls + "): " + e.reason + ": " + e.message;
+    return false;
+  }
+  if (runtime && opts.reuseKey)
+    if (std::string key = opts.reuseKey(e); !key.empty()) {
+      // The same binary as a variant built before: one build measured for both.
+      if (auto it = b.byBinary.find(key); it != b.byBinary.end()) {
+        b.buildOf[i] = b.byHash[hash] = it->second;
+        for (size_t j = 0; j < i; ++j)
+          if (b.buildOf[j] == it->second) {
+            rows[i].twinOf = rows[j].name;
+            break;
+          }
+        return true;
+      }
+      b.byBinary[key] = b.commands.size();
+    }
+  b.buildOf[i] = b.byHash[hash] = runtime ? b.commands.size() : b.exactValues.size();
+  if (!runtime) {
+    b.exactValues.push_back(e.scores.count(o.metric) ? e.scores.at(o.metric) : 0);
+    b.exactScores.push_back(e.scores);
+    return true;
+  }
+  b.hashOf.push_back(hash);
+  auto cmd = snapshotBenchmark(cfg, cfg.runDir + "/" + tag + "/" + slug(variants[i].name), error,
+                               (bool)opts.serveRuntime);
+  if (!cmd)
+    return false;
+  b.commands.push_back(*cmd);
+  b.served.push_back(e);
+  if (opts.snapshots)
+    (*opts.snapshots)[hash] = *cmd;
+  return true;
+}
+
+// Names every row and finds what each variant is measured as: a variant
+// already seen, a benchmark snapshot of an earlier call, a build the search
+// scored, or a build made here.
+bool prepareVariants(CandidateBuilder &builder, const TuneConfig &cfg, const std::vector<Variant> &variants,
+                     const std::string &tag, const MeasureOptions &opts, bool runtime,
+                     std::vector<VariantResult> &rows, VariantBuilds &b, std::string &error) {
+  const Objective &o = cfg.objectives.front();
+  b.buildOf.resize(variants.size());
+  for (size_t i = 0; i < variants.size(); ++i) {
+    rows[i].name = variants[i].name;
+    rows[i].controls = variants[i].rendered.empty() ? "(none: the default compile)" : variants[i].rendered.summary();
+    std::string hash = variants[i].rendered.hash();
+    if (auto it = b.byHash.find(hash); it != b.byHash.end()) {
+      b.buildOf[i] = it->second;
+      continue;
+    }
+    if (runtime && opts.snapshots && opts.snapshots->count(hash)) {
+      b.buildOf[i] = b.byHash[hash] = b.commands.size();
+      b.commands.push_back(opts.snapshots->at(hash));
+      b.hashOf.push_back(hash);
+      Evaluation e;
+      e.candidateId = tag + "-" + slug(variants[i].name);
+      e.rendered = variants[i].rendered;
+      e.candidateHash = hash;
+      b.served.push_back(e);
+      continue;
+    }
+    if (const Evaluation *k = !runtime && opts.known ? opts.known(hash) : nullptr; k && k->scores.count(o.metric)) {
+      b.buildOf[i] = b.byHash[hash] = b.exactValues.size();
+      b.exactValues.push_back(k->scores.at(o.metric));
+      b.exactScores.push_back(k->scores);
+      continue;
+    }
+    if (!buildVariant(builder, cfg, variants, i, tag, opts, runtime, rows, b, error))
+      return false;
+  }
+  return true;
+}
+
+// Runs the variants' benchmark commands interleaved (Interleave.h), inside
+// the measuring phase, with the rounds an earlier call recorded under the
+// same key counted first.
+std::optional<InterleavedResult> runVariants(CandidateBuilder &builder, BenchmarkRunner &bench,
+                                             const TuneConfig &cfg, int rounds, const std::string &tag,
+                                             const MeasureOptions &opts, const VariantBuilds &b,
+                                             std::string &error) {
+  if (opts.phase && !opts.phase->begin(error))
+    return std::nullopt;
+  BeforeRun serve;
+  if (opts.serveRuntime)
+    serve = [&](size_t k) { opts.serveRuntime(b.served[k]); };
+  RoundsRecord record;
+  std::string key;
+  if (!opts.roundsKey.empty()) {
+    key = opts.roundsKey;
+    for (const auto &h : b.hashOf)
+      key += ":" + h.substr(0, 16);
+    if (opts.priorRounds)
+      if (const auto *prior = opts.priorRounds(key))
+        record.prior = *prior;
+    if (opts.onRun)
+      record.onRun = [&](int round, size_t build, double v) { opts.onRun(key, round, build, v); };
+  }
+  auto res = runInterleaved(bench, b.commands, rounds, cfg.runDir + "/logs/" + tag + ".log", opts.warmupRounds,
+                            serve, opts.enough, opts.stop, key.empty() ? nullptr : &record);
+  if (serve)
+    builder.daemon().clearCandidate();
+  if (opts.phase) {
+    auto found = opts.phase->end();
+    if (opts.problems)
+      opts.problems->insert(opts.problems->end(), found.begin(), found.end());
+  }
+  if (!res.ok) {
+    error = res.reason + ": " + res.message;
+    return std::nullopt;
+  }
+  return res;
+}
+
+} // namespace
+
 std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &builder, BenchmarkRunner *bench,
                                                           const TuneConfig &cfg, const std::vector<Variant> &variants,
                                                           int rounds, const std::string &tag, std::string &error,
@@ -152,120 +299,22 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
     if (auto reused = rowsFromMeasuredRuns(cfg, variants, opts))
       return reused;
   std::vector<VariantResult> rows(variants.size());
-  std::vector<std::string> hashOf;   // per command: the rendered hash it was built from (the rounds' key)
-  std::map<std::string, size_t> byBinary;   // reuse key -> command: twin rows run once
-  std::vector<size_t> buildOf(variants.size());        // variant -> index into commands/values
-  std::vector<std::vector<std::string>> commands;
-  std::vector<Evaluation> served;   // per command: the candidate its run-time compiles get
-  std::vector<double> exactValues;
-  std::vector<std::map<std::string, double>> exactScores;   // every compile objective, per exact value
-  std::map<std::string, size_t> byHash;
-  for (size_t i = 0; i < variants.size(); ++i) {
-    rows[i].name = variants[i].name;
-    rows[i].controls = variants[i].rendered.empty() ? "(none: the default compile)" : variants[i].rendered.summary();
-    std::string hash = variants[i].rendered.hash();
-    if (auto it = byHash.find(hash); it != byHash.end()) {
-      buildOf[i] = it->second;
-      continue;
-    }
-    if (runtime && opts.snapshots && opts.snapshots->count(hash)) {
-      buildOf[i] = byHash[hash] = commands.size();
-      commands.push_back(opts.snapshots->at(hash));
-      hashOf.push_back(hash);
-      Evaluation e;
-      e.candidateId = tag + "-" + slug(variants[i].name);
-      e.rendered = variants[i].rendered;
-      e.candidateHash = hash;
-      served.push_back(e);
-      continue;
-    }
-    if (const Evaluation *k = !runtime && opts.known ? opts.known(hash) : nullptr; k && k->scores.count(o.metric)) {
-      buildOf[i] = byHash[hash] = exactValues.size();
-      exactValues.push_back(k->scores.at(o.metric));
-      exactScores.push_back(k->scores);
-      continue;
-    }
-    Evaluation e;
-    e.candidateId = tag + "-" + slug(variants[i].name);
-    e.rendered = variants[i].rendered;
-    e.candidateHash = hash;
-    builder.build(e, cfg.runDir + "/logs/" + e.candidateId + ".log");
-    if (e.ok && !runtime)
-      scoreCompileMetrics(cfg, e);
-    if (!e.ok) {
-      error = variants[i].name + " (" + rows[i].controls + "): " + e.reason + ": " + e.message;
-      return std::nullopt;
-    }
-    if (runtime && opts.reuseKey)
-      if (std::string key = opts.reuseKey(e); !key.empty()) {
-        // The same binary as a variant built before: one build measured for both.
-        if (auto it = byBinary.find(key); it != byBinary.end()) {
-          buildOf[i] = byHash[hash] = it->second;
-          for (size_t j = 0; j < i; ++j)
-            if (buildOf[j] == it->second) {
-              rows[i].twinOf = rows[j].name;
-              break;
-            }
-          continue;
-        }
-        byBinary[key] = commands.size();
-      }
-    buildOf[i] = byHash[hash] = runtime ? commands.size() : exactValues.size();
-    if (runtime) {
-      hashOf.push_back(hash);
-      auto cmd = snapshotBenchmark(cfg, cfg.runDir + "/" + tag + "/" + slug(variants[i].name), error,
-                                   (bool)opts.serveRuntime);
-      if (!cmd)
-        return std::nullopt;
-      commands.push_back(*cmd);
-      served.push_back(e);
-      if (opts.snapshots)
-        (*opts.snapshots)[hash] = *cmd;
-    } else {
-      exactValues.push_back(e.scores.count(o.metric) ? e.scores.at(o.metric) : 0);
-      exactScores.push_back(e.scores);
-    }
-  }
-  std::vector<std::vector<double>> values, warmup(exactValues.size());
+  VariantBuilds b;
+  if (!prepareVariants(builder, cfg, variants, tag, opts, runtime, rows, b, error))
+    return std::nullopt;
+  std::vector<std::vector<double>> values, warmup(b.exactValues.size());
   if (runtime) {
-    if (opts.phase && !opts.phase->begin(error))
+    auto res = runVariants(builder, *bench, cfg, rounds, tag, opts, b, error);
+    if (!res)
       return std::nullopt;
-    BeforeRun serve;
-    if (opts.serveRuntime)
-      serve = [&](size_t k) { opts.serveRuntime(served[k]); };
-    RoundsRecord record;
-    std::string key;
-    if (!opts.roundsKey.empty()) {
-      key = opts.roundsKey;
-      for (const auto &h : hashOf)
-        key += ":" + h.substr(0, 16);
-      if (opts.priorRounds)
-        if (const auto *prior = opts.priorRounds(key))
-          record.prior = *prior;
-      if (opts.onRun)
-        record.onRun = [&](int round, size_t build, double v) { opts.onRun(key, round, build, v); };
-    }
-    auto res = runInterleaved(*bench, commands, rounds, cfg.runDir + "/logs/" + tag + ".log", opts.warmupRounds,
-                              serve, opts.enough, opts.stop, key.empty() ? nullptr : &record);
-    if (serve)
-      builder.daemon().clearCandidate();
-    if (opts.phase) {
-      auto found = opts.phase->end();
-      if (opts.problems)
-        opts.problems->insert(opts.problems->end(), found.begin(), found.end());
-    }
-    if (!res.ok) {
-      error = res.reason + ": " + res.message;
-      return std::nullopt;
-    }
-    values = res.values;
-    warmup = res.warmup;
+    values = res->values;
+    warmup = res->warmup;
   } else
-    for (double v : exactValues)
+    for (double v : b.exactValues)
       values.push_back({v});
   for (size_t i = 0; i < rows.size(); ++i) {
-    rows[i].values = values[buildOf[i]];
-    rows[i].warmup = warmup[buildOf[i]];
+    rows[i].values = values[b.buildOf[i]];
+    rows[i].warmup = warmup[b.buildOf[i]];
     Summary s = summarize(rows[i].values);
     rows[i].median = s.median;
     rows[i].cvPercent = s.cvPercent;
@@ -273,7 +322,7 @@ std::optional<std::vector<VariantResult>> measureVariants(CandidateBuilder &buil
   for (size_t i = 1; i < rows.size(); ++i) {
     judgeAgainst(rows[i], rows[0], minimize, !runtime, opts.maxCvPercent);
     if (!runtime)
-      breakTieByLaterObjectives(rows[i], exactScores[buildOf[i]], exactScores[buildOf[0]], cfg.objectives, cfg.pareto);
+      breakTieByLaterObjectives(rows[i], b.exactScores[b.buildOf[i]], b.exactScores[b.buildOf[0]], cfg.objectives, cfg.pareto);
   }
   return rows;
 }

@@ -353,21 +353,9 @@ static std::string smemSpillingCost(const Evaluation *best, const KernelStats *b
          (w->sharedBytes >= before ? "+" : "") + std::to_string(w->sharedBytes - before) + ")";
 }
 
-void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out,
-                  const Verdicts &verdicts) {
-  if (evals.empty())
-    return;
-  const Evaluation &b = evals.front();
-  // A best candidate that did not beat the baseline is no winner: one verdict.
-  const Evaluation *win = w.index >= 0 && w.improved ? &evals[w.index] : nullptr;
-  const Evaluation *best = w.index >= 0 ? &evals[w.index] : nullptr;
-  std::map<std::string, int> invalid;
-  int dups = 0;
-  for (const auto &e : evals) {
-    if (!e.ok)
-      ++invalid[e.reason.empty() ? "unknown" : e.reason];
-    dups += !e.duplicateOf.empty();
-  }
+// The kernel table: spill bytes and registers of each kernel, baseline
+// against the best candidate (the winner when it beat the baseline).
+static void printKernelTable(const Evaluation &b, const Evaluation *best, const Evaluation *win, FILE *out) {
   fprintf(out, "\n%-40s %-7s | %-24s | %-24s\n", "", "", "baseline (default compile)",
           best ? ((win ? "winner " : "best ") + best->candidateId).c_str() : "winner (none)");
   fprintf(out, "%-40s %-7s | %11s %12s | %11s %12s\n", "kernel", "arch", "spill bytes", "registers", "spill bytes",
@@ -396,6 +384,9 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
         !cost.empty())
       fprintf(out, "%s\n", cost.c_str());
   }
+}
+
+static void printObjectives(const TuneConfig &cfg, const Evaluation &b, const Evaluation *best, FILE *out) {
   for (const auto &o : cfg.objectives) {
     auto v = [&](const Evaluation *e) -> std::string {
       if (!e || !e->scores.count(o.metric))
@@ -407,6 +398,43 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
     fprintf(out, "%-48s | %24s | %24s\n", ("objective " + o.metric + " (" + unit + o.direction + ")").c_str(),
             v(&b).c_str(), v(best).c_str());
   }
+}
+
+// The winner's controls that can change the program's results: only a value
+// other than the compiler's own default changes anything.
+static void printResultNotes(const TuneConfig &cfg, const Evaluation &win, FILE *out) {
+  for (const auto &c : cfg.space.controls) {
+    if (!c.changesResults || !win.rendered.controls.is_object() || !win.rendered.controls.contains(c.name))
+      continue;
+    // a value written as a YAML number (choice: [0, 3]) is a JSON number
+    const nlohmann::json &v = win.rendered.controls[c.name];
+    std::string value = v.is_string() ? v.get<std::string>() : v.dump();
+    if (value != c.compilerDefault)
+      fprintf(out, "note: the winner sets %s=%s, which can change the program's results%s\n", c.name.c_str(),
+              value.c_str(),
+              cfg.benchmark.enabled ? " (its correctness check passed)"
+                                    : "; this compile-only search ran no correctness check: test the locked build, "
+                                      "or exclude the control");
+  }
+}
+
+void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, const WinnerChoice &w, FILE *out,
+                  const Verdicts &verdicts) {
+  if (evals.empty())
+    return;
+  const Evaluation &b = evals.front();
+  // A best candidate that did not beat the baseline is no winner: one verdict.
+  const Evaluation *win = w.index >= 0 && w.improved ? &evals[w.index] : nullptr;
+  const Evaluation *best = w.index >= 0 ? &evals[w.index] : nullptr;
+  std::map<std::string, int> invalid;
+  int dups = 0;
+  for (const auto &e : evals) {
+    if (!e.ok)
+      ++invalid[e.reason.empty() ? "unknown" : e.reason];
+    dups += !e.duplicateOf.empty();
+  }
+  printKernelTable(b, best, win, out);
+  printObjectives(cfg, b, best, out);
   printCases(cfg, b, best, out);
   std::string invalidLine = invalidSummary(invalid);
   printCounts(cfg, evals, verdicts, invalidLine.empty() ? "0 INVALID" : invalidLine, dups, out);
@@ -439,20 +467,7 @@ void printSummary(const TuneConfig &cfg, const std::vector<Evaluation> &evals, c
     fprintf(out, "verdict: %s beats the default compile\n", win->candidateId.c_str());
   fprintf(out, "winning options: %s\n", win->rendered.summary().c_str());
   printWorseKernels(b, *win, cfg.benchmark.enabled, out);
-  // Only a value other than the compiler's own default changes anything.
-  for (const auto &c : cfg.space.controls) {
-    if (!c.changesResults || !win->rendered.controls.is_object() || !win->rendered.controls.contains(c.name))
-      continue;
-    // a value written as a YAML number (choice: [0, 3]) is a JSON number
-    const nlohmann::json &v = win->rendered.controls[c.name];
-    std::string value = v.is_string() ? v.get<std::string>() : v.dump();
-    if (value != c.compilerDefault)
-      fprintf(out, "note: the winner sets %s=%s, which can change the program's results%s\n", c.name.c_str(),
-              value.c_str(),
-              cfg.benchmark.enabled ? " (its correctness check passed)"
-                                    : "; this compile-only search ran no correctness check: test the locked build, "
-                                      "or exclude the control");
-  }
+  printResultNotes(cfg, *win, out);
 }
 
 } // namespace ciq

@@ -2,7 +2,7 @@
 // one --generate-code for the tuned architecture, and nvcc (parsed the way
 // ciq-ptxas parses it) then compiles SASS for that architecture only.
 #include "scratch.h"
-#include "wrapper/CommandLine.h"
+#include "common/CommandLine.h"
 #include "wrapper/NarrowArch.h"
 
 #include <gtest/gtest.h>

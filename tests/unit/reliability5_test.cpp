@@ -6,7 +6,7 @@
 #include "engine/compile/BuildDriver.h"
 #include "engine/compile/TorchRoute.h"
 #include "common/ProcessTrack.h"
-#include "wrapper/CompileTemp.h"
+#include "common/CompileTemp.h"
 #include "engine/measure/KernelTrace.h"
 #include "engine/winner/Objectives.h"
 #include "engine/winner/Winner.h"

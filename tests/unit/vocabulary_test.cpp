@@ -5,7 +5,7 @@
 #include "common/InvalidReason.h"
 #include "engine/measure/MetricSources.h"
 #include "engine/config/Metrics.h"
-#include "wrapper/OptionTable.h"
+#include "common/OptionTable.h"
 #include "engine/config/StrategyTable.h"
 
 #include <gtest/gtest.h>

@@ -2,7 +2,7 @@
 // ptxas -v parser. Expectations about nvcc behaviour were checked against
 // `nvcc --dryrun` of CUDA 13.0.
 #include "scratch.h"
-#include "wrapper/CommandLine.h"
+#include "common/CommandLine.h"
 #include "wrapper/Inject.h"
 #include "wrapper/PtxasStats.h"
 

@@ -1,4 +1,4 @@
-#include "wrapper/CommandLine.h"
+#include "common/CommandLine.h"
 #include "common/FileIO.h"
 
 #include <llvm/ADT/SmallVector.h>

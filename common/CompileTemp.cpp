@@ -1,4 +1,4 @@
-#include "wrapper/CompileTemp.h"
+#include "common/CompileTemp.h"
 #include "common/ProcessTrack.h"
 
 #include <cstdlib>

@@ -1,4 +1,4 @@
-#include "wrapper/OptionTable.h"
+#include "common/OptionTable.h"
 
 #include <iterator>
 #include <string_view>
