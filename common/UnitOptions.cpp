@@ -1,4 +1,5 @@
 #include "common/UnitOptions.h"
+#include "common/FoldUnitOptions.h"
 
 #include "common/JsonRead.h"
 
@@ -43,6 +44,13 @@ bool readJson(const nlohmann::json &j, UnitOptions &v, std::string &why) {
   if (!f.ok())
     why = f.error().substr(2);
   return f.ok();
+}
+
+void foldUnitOptions(CandidateMessage &c, const std::string &source) {
+  UnitOptions u = optionsForSource(c.unitOptions, source);
+  c.ptxasOptions.insert(c.ptxasOptions.end(), u.ptxas.begin(), u.ptxas.end());
+  c.nvccOptions.insert(c.nvccOptions.end(), u.nvcc.begin(), u.nvcc.end());
+  c.unitOptions.clear();
 }
 
 } // namespace ciq

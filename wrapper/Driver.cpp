@@ -2,7 +2,7 @@
 
 #include "common/EnvNames.h"
 #include "wrapper/Invocation.h"
-#include "wrapper/LockMode.h"
+#include "common/LockMode.h"
 #include "wrapper/Runs.h"
 
 #include <llvm/Support/raw_ostream.h>

@@ -177,11 +177,4 @@ Injection injectPtxas(PtxasCommand &cmd, const CandidateMessage &c,
   return inj;
 }
 
-void foldUnitOptions(CandidateMessage &c, const std::string &source) {
-  UnitOptions u = optionsForSource(c.unitOptions, source);
-  c.ptxasOptions.insert(c.ptxasOptions.end(), u.ptxas.begin(), u.ptxas.end());
-  c.nvccOptions.insert(c.nvccOptions.end(), u.nvcc.begin(), u.nvcc.end());
-  c.unitOptions.clear();
-}
-
 } // namespace ciq::wrapper

@@ -28,11 +28,6 @@ struct Injection {
   std::string error;                    // a conflict ciq may not resolve; nothing to run
 };
 
-// Folds the per-translation-unit options for `source` (the compile's own
-// source, as prepare() made it absolute) into the candidate's options, so
-// that PTX reuse, the injection and the receipt see them like any other.
-void foldUnitOptions(CandidateMessage &c, const std::string &source);
-
 // prefix: everything before the user's arguments (launchers, the compiler).
 // addVerbose: add ptxas -v when the user did not ask for it (statistics).
 Injection injectNvcc(NvccCommand &cmd, const CandidateMessage &c,

@@ -1,6 +1,6 @@
 #include "wrapper/LockKernels.h"
 
-#include "wrapper/LockMode.h"
+#include "common/LockMode.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>

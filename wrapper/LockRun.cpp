@@ -3,7 +3,8 @@
 #include "wrapper/CompileRun.h"
 #include "wrapper/KernelControls.h"
 #include "wrapper/LockKernels.h"
-#include "wrapper/LockMode.h"
+#include "common/FoldUnitOptions.h"
+#include "common/LockMode.h"
 #include "common/LockSections.h"
 #include "wrapper/PtxReuse.h"
 

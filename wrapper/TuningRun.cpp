@@ -1,5 +1,6 @@
 #include "wrapper/Runs.h"
 
+#include "common/FoldUnitOptions.h"
 #include "common/DeviceCode.h"
 #include "common/DiskFault.h"
 #include "common/EnvNames.h"

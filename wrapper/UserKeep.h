@@ -12,7 +12,7 @@
 // (preprocessed sources, cudafe output, .fatbin.c, .module_id) are nvcc's, as
 // ciq never changes the front end of a split compile.
 #pragma once
-#include "wrapper/CommandLine.h"
+#include "common/CommandLine.h"
 
 #include <string>
 #include <utility>

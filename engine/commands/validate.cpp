@@ -229,6 +229,81 @@ int validateCases(const ciq::TuneConfig &cfg, ciq::Lockfile &lock, const std::ve
   return significant ? 0 : 2;
 }
 
+// The verdict of the measured rows (the winner against the baseline, with
+// --max-cv and --alpha), printed, and recorded in the lock's section.
+int judgeAndRecord(const ciq::TuneConfig &cfg, ciq::Lockfile &lock, const std::vector<ciq::VariantResult> &rows,
+                   const std::vector<std::string> &problems, ciq::MeasuredPhase &phase) {
+  bool minimize = cfg.objectives.front().direction == "minimize";
+  // The verdict: the winner ("both") against the baseline, with the given thresholds.
+  const ciq::VariantResult &base = rows.front(), &win = rows.back();
+  ciq::Verdict v = ciq::judge(base.values, win.values, minimize, MaxCv, Alpha);
+  std::string noVerdict;
+  if (!problems.empty())
+    noVerdict = problems.front() + " during the runs: measurements on a throttled or shared GPU are not comparable; "
+                                   "run again on an idle, cool GPU";
+  const std::string unit = cfg.benchmark.metric.unit;
+  printf("validate %s: %d warm-up and %d measured runs of each build, interleaved in balanced order (A B B A ...)\n",
+         cfg.target.c_str(), (int)Warmup, (int)Runs);
+  for (const auto &r : rows)
+    if (!r.warmup.empty()) {
+      std::string w;
+      for (double x : r.warmup)
+        w += (w.empty() ? "" : ", ") + ciq::fmt::value(x);
+      printf("  warm-up %-24s %s %s (not counted)\n", r.name.c_str(), w.c_str(), unit.c_str());
+    }
+  printf("  baseline (default compile): median %s %s  CV %s\n", ciq::fmt::value(v.baseline.median).c_str(),
+         unit.c_str(), ciq::fmt::percent(v.baseline.cvPercent, base.values.size()).c_str());
+  printf("  winner %-19s median %s %s  CV %s\n", (lock.candidateId + ":").c_str(), ciq::fmt::value(v.winner.median).c_str(),
+         unit.c_str(), ciq::fmt::percent(v.winner.cvPercent, win.values.size()).c_str());
+  // 0: undefined (a median of 0 to divide by), shown as n/a and stored as null.
+  std::string speedupText = v.speedup > 0 ? ciq::fmt::ratio(v.speedup)
+                                          : "n/a (" + ciq::fmt::value(v.baseline.median) + " -> " +
+                                                ciq::fmt::value(v.winner.median) + " " + unit + ")";
+  nlohmann::json speedup = v.speedup > 0 ? nlohmann::json(v.speedup) : nlohmann::json();
+  printf("  speedup %s  Welch t = %.3f, df = %.1f, %s\n", speedupText.c_str(), v.welch.t, v.welch.df,
+         ciq::fmt::pValue(v.welch.pValue).c_str());
+  printf("  attribution (each against the baseline):\n");
+  for (const auto &r : rows)
+    printf("  %s\n", ciq::formatVariant(r, unit).c_str());
+  for (const auto &p : problems)
+    printf("  GPU: %s\n", p.c_str());
+  bool significant = v.significant && noVerdict.empty();
+  printf("  verdict: %s\n", significant         ? "the winner is significantly faster"
+                            : !noVerdict.empty() ? ("no verdict: " + noVerdict).c_str()
+                                                 : ("no winner called: " + v.reason).c_str());
+
+  // The figures travel with the lock (rewritten atomically, keys in order).
+  nlohmann::json measurement = phase.record();
+  lock.score["validation"] = {{"runs", (int)Runs},
+                               {"warmup_runs", (int)Warmup},
+                               {"order", "balanced (A B B A ...)"},
+                               {"baseline_median", v.baseline.median},
+                               {"winner_median", v.winner.median},
+                               {"unit", unit},
+                               {"speedup", speedup},
+                               {"baseline_cv_percent", v.baseline.cvPercent},
+                               {"winner_cv_percent", v.winner.cvPercent},
+                               {"t", v.welch.t},
+                               {"df", v.welch.df},
+                               {"p_value", v.welch.pValue},
+                               {"significant", significant},
+                               {"verdict", significant ? "significant" : noVerdict.empty() ? v.reason : noVerdict},
+                               {"attribution", ciq::variantsToJson(rows)},
+                               {"measurement", measurement},
+                               {"gpu_before", measurement["gpu_before"]},
+                               {"gpu_after", measurement["gpu_after"]},
+                               {"validated_at", ciq::nowIso8601()}};
+  lock.score["speedup"] = speedup;
+  lock.score["p_value"] = v.welch.pValue;
+  lock.score["cv_percent"] = v.winner.cvPercent;
+  lock.gpu = measurement["gpu_before"];
+  std::string err;
+  if (!ciq::writeLockSection(cfg.lockfile, lock, err))
+    return ciq::reportError(err);
+  printf("  recorded in %s\n", cfg.lockfile.c_str());
+  return significant ? 0 : 2;
+}
+
 int run() {
   std::string err;
   auto cfg = ciq::openConfig(Config, err);
@@ -285,74 +360,7 @@ int run() {
   builder.restore();
   if (!rows)
     return ciq::reportError("validate: " + err + " (logs: " + cfg->runDir + "/logs/)");
-  bool minimize = cfg->objectives.front().direction == "minimize";
-  // The verdict: the winner ("both") against the baseline, with the given thresholds.
-  const ciq::VariantResult &base = rows->front(), &win = rows->back();
-  ciq::Verdict v = ciq::judge(base.values, win.values, minimize, MaxCv, Alpha);
-  std::string noVerdict;
-  if (!problems.empty())
-    noVerdict = problems.front() + " during the runs: measurements on a throttled or shared GPU are not comparable; "
-                                   "run again on an idle, cool GPU";
-  const std::string unit = cfg->benchmark.metric.unit;
-  printf("validate %s: %d warm-up and %d measured runs of each build, interleaved in balanced order (A B B A ...)\n",
-         cfg->target.c_str(), (int)Warmup, (int)Runs);
-  for (const auto &r : *rows)
-    if (!r.warmup.empty()) {
-      std::string w;
-      for (double x : r.warmup)
-        w += (w.empty() ? "" : ", ") + ciq::fmt::value(x);
-      printf("  warm-up %-24s %s %s (not counted)\n", r.name.c_str(), w.c_str(), unit.c_str());
-    }
-  printf("  baseline (default compile): median %s %s  CV %s\n", ciq::fmt::value(v.baseline.median).c_str(),
-         unit.c_str(), ciq::fmt::percent(v.baseline.cvPercent, base.values.size()).c_str());
-  printf("  winner %-19s median %s %s  CV %s\n", (lock->candidateId + ":").c_str(), ciq::fmt::value(v.winner.median).c_str(),
-         unit.c_str(), ciq::fmt::percent(v.winner.cvPercent, win.values.size()).c_str());
-  // 0: undefined (a median of 0 to divide by), shown as n/a and stored as null.
-  std::string speedupText = v.speedup > 0 ? ciq::fmt::ratio(v.speedup)
-                                          : "n/a (" + ciq::fmt::value(v.baseline.median) + " -> " +
-                                                ciq::fmt::value(v.winner.median) + " " + unit + ")";
-  nlohmann::json speedup = v.speedup > 0 ? nlohmann::json(v.speedup) : nlohmann::json();
-  printf("  speedup %s  Welch t = %.3f, df = %.1f, %s\n", speedupText.c_str(), v.welch.t, v.welch.df,
-         ciq::fmt::pValue(v.welch.pValue).c_str());
-  printf("  attribution (each against the baseline):\n");
-  for (const auto &r : *rows)
-    printf("  %s\n", ciq::formatVariant(r, unit).c_str());
-  for (const auto &p : problems)
-    printf("  GPU: %s\n", p.c_str());
-  bool significant = v.significant && noVerdict.empty();
-  printf("  verdict: %s\n", significant         ? "the winner is significantly faster"
-                            : !noVerdict.empty() ? ("no verdict: " + noVerdict).c_str()
-                                                 : ("no winner called: " + v.reason).c_str());
-
-  // The figures travel with the lock (rewritten atomically, keys in order).
-  nlohmann::json measurement = phase.record();
-  lock->score["validation"] = {{"runs", (int)Runs},
-                               {"warmup_runs", (int)Warmup},
-                               {"order", "balanced (A B B A ...)"},
-                               {"baseline_median", v.baseline.median},
-                               {"winner_median", v.winner.median},
-                               {"unit", unit},
-                               {"speedup", speedup},
-                               {"baseline_cv_percent", v.baseline.cvPercent},
-                               {"winner_cv_percent", v.winner.cvPercent},
-                               {"t", v.welch.t},
-                               {"df", v.welch.df},
-                               {"p_value", v.welch.pValue},
-                               {"significant", significant},
-                               {"verdict", significant ? "significant" : noVerdict.empty() ? v.reason : noVerdict},
-                               {"attribution", ciq::variantsToJson(*rows)},
-                               {"measurement", measurement},
-                               {"gpu_before", measurement["gpu_before"]},
-                               {"gpu_after", measurement["gpu_after"]},
-                               {"validated_at", ciq::nowIso8601()}};
-  lock->score["speedup"] = speedup;
-  lock->score["p_value"] = v.welch.pValue;
-  lock->score["cv_percent"] = v.winner.cvPercent;
-  lock->gpu = measurement["gpu_before"];
-  if (!ciq::writeLockSection(cfg->lockfile, *lock, err))
-    return ciq::reportError(err);
-  printf("  recorded in %s\n", cfg->lockfile.c_str());
-  return significant ? 0 : 2;
+  return judgeAndRecord(*cfg, *lock, *rows, problems, phase);
 }
 
 ciq::RegisterCommand reg(ValidateCmd, run);

@@ -79,6 +79,10 @@ private:
   std::map<std::string, std::string> lockRouteEnv(const std::string &lockPath) const;
   std::string buildName() const;   // for messages: "cmake --build" or "build.command"
   bool learnObjects(const std::vector<Receipt> &receipts, Evaluation &e);
+  bool runBuild(Evaluation &e, SubprocessResult &r, std::vector<Receipt> &receipts);
+  // CandidateBuildResult.cpp: what a finished build left.
+  bool failedBuild(const SubprocessResult &r, const std::vector<Receipt> &receipts, Evaluation &e);
+  bool recordObjects(const std::vector<Receipt> &receipts, Evaluation &e, std::vector<std::string> &hashes);
   bool diskFault(const SubprocessResult &r, const std::vector<Receipt> &receipts, Evaluation &e);
   void warnRefusedReceipts(const Evaluation &e);
   bool socketReplaced(Evaluation &e);

@@ -463,24 +463,8 @@ KernelControlsConfig parseKernelControls(const YAML::Node &n, const YamlReader &
 
 namespace {
 
-TuneConfig parse(const std::string &path) {
-  YAML::Node root = loadYamlFile(path);
-  YamlReader r(path);
-  if (!root.IsMap())
-    r.fail(root, "(top level)", "expected a mapping at the top (target:, space:, ...); see docs/config.md");
-  r.onlyKeys(root, "", {"target", "build_dir", "build", "config", "lockfile", "run_dir", "tune_targets",
-                        "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs", "workers",
-                        "overlap", "keep_invalid", "executor", "slurm", "tune_architectures", "narrow_architectures",
-                        "lock_every_architecture", "constraints", "kernel_controls"});
-  TuneConfig c;
-  c.path = path;
-  std::string base = llvm::sys::path::parent_path(path).str();
-  parseWorkload(root, r, base, c);
-  if (root["config"]) c.config = r.str(root["config"], "config");
-  if (root["lockfile"]) c.lockfile = absolutePath(r.str(root["lockfile"], "lockfile"), base);
-  c.runDir = root["run_dir"] ? absolutePath(r.str(root["run_dir"], "run_dir"), base)
-                             : c.buildDir + "/ciq/" + c.target;
-  if (root["tune_targets"]) c.tuneTargets = r.strings(root["tune_targets"], "tune_targets");
+// How the tune runs: jobs, workers, overlap, the executor, the architectures.
+void parseRunSettings(const YAML::Node &root, const YamlReader &r, const std::string &base, TuneConfig &c) {
   if (root["jobs"]) c.jobs = (int)r.integer(root["jobs"], "jobs", 0, 4096);
   if (root["workers"]) c.workers = (int)r.integer(root["workers"], "workers", 0, 64);
   if (root["overlap"]) {
@@ -510,14 +494,11 @@ TuneConfig parse(const std::string &path) {
     c.narrowArchitectures = r.boolean(root["narrow_architectures"], "narrow_architectures");
   if (root["lock_every_architecture"])
     c.lockEveryArchitecture = r.boolean(root["lock_every_architecture"], "lock_every_architecture");
-  if (root["benchmark"]) c.benchmark = parseBenchmark(root["benchmark"], r, base);
-  if (root["kernel_controls"]) c.kernelControls = parseKernelControls(root["kernel_controls"], r);
-  else c.kernelControls.origin = path;
-  if (!c.benchmark.cases.empty() && c.executor.kind == "slurm") // its finalists job measures one command
-    r.fail(root["benchmark"]["cases"], "benchmark.cases", "is not supported with executor: slurm yet; use executor: local");
-  if (root["search"]) c.search = parseSearch(root["search"], r);
-  if (root["timeouts"]) c.timeouts = parseTimeouts(root["timeouts"], r);
-  if (root["pareto"]) c.pareto = r.boolean(root["pareto"], "pareto");
+}
+
+// The objectives (the default: time_ms with a benchmark, else spill bytes
+// and registers), and what a compile objective means for the benchmark.
+void parseObjectives(const YAML::Node &root, const YamlReader &r, const std::string &path, TuneConfig &c) {
   if (root["objectives"]) {
     YAML::Node os = root["objectives"];
     if (os.IsScalar())
@@ -553,8 +534,11 @@ TuneConfig parse(const std::string &path) {
         c.benchmark.racing = false;
     }
   }
-  kernelTimeSource(c, root, r);
-  benchmarkUnits(c);
+}
+
+// The search space (the default one without `space:`), its constraints, and
+// the strategy's limit on its size.
+void parseSpace(const YAML::Node &root, const YamlReader &r, const std::string &base, TuneConfig &c) {
   // Without `space:`, a search whose output is compared with the
   // baseline's also tries the controls that change results (defaultSpace);
   // one rule for runtime and compile-only objectives.
@@ -585,6 +569,39 @@ TuneConfig parse(const std::string &path) {
                std::to_string(c.search.exhaustiveLimit) +
                "; use strategy " + std::string(kDefaultStrategy) + " or random, exclude controls, or raise search.exhaustive_limit");
   }
+}
+
+TuneConfig parse(const std::string &path) {
+  YAML::Node root = loadYamlFile(path);
+  YamlReader r(path);
+  if (!root.IsMap())
+    r.fail(root, "(top level)", "expected a mapping at the top (target:, space:, ...); see docs/config.md");
+  r.onlyKeys(root, "", {"target", "build_dir", "build", "config", "lockfile", "run_dir", "tune_targets",
+                        "objectives", "pareto", "benchmark", "search", "timeouts", "space", "jobs", "workers",
+                        "overlap", "keep_invalid", "executor", "slurm", "tune_architectures", "narrow_architectures",
+                        "lock_every_architecture", "constraints", "kernel_controls"});
+  TuneConfig c;
+  c.path = path;
+  std::string base = llvm::sys::path::parent_path(path).str();
+  parseWorkload(root, r, base, c);
+  if (root["config"]) c.config = r.str(root["config"], "config");
+  if (root["lockfile"]) c.lockfile = absolutePath(r.str(root["lockfile"], "lockfile"), base);
+  c.runDir = root["run_dir"] ? absolutePath(r.str(root["run_dir"], "run_dir"), base)
+                             : c.buildDir + "/ciq/" + c.target;
+  if (root["tune_targets"]) c.tuneTargets = r.strings(root["tune_targets"], "tune_targets");
+  parseRunSettings(root, r, base, c);
+  if (root["benchmark"]) c.benchmark = parseBenchmark(root["benchmark"], r, base);
+  if (root["kernel_controls"]) c.kernelControls = parseKernelControls(root["kernel_controls"], r);
+  else c.kernelControls.origin = path;
+  if (!c.benchmark.cases.empty() && c.executor.kind == "slurm") // its finalists job measures one command
+    r.fail(root["benchmark"]["cases"], "benchmark.cases", "is not supported with executor: slurm yet; use executor: local");
+  if (root["search"]) c.search = parseSearch(root["search"], r);
+  if (root["timeouts"]) c.timeouts = parseTimeouts(root["timeouts"], r);
+  if (root["pareto"]) c.pareto = r.boolean(root["pareto"], "pareto");
+  parseObjectives(root, r, path, c);
+  kernelTimeSource(c, root, r);
+  benchmarkUnits(c);
+  parseSpace(root, r, base, c);
   return c;
 }
 

@@ -7,7 +7,7 @@
 #include "common/LockSections.h"
 #include "common/Sha256.h"
 #include "common/Subprocess.h"
-#include "wrapper/CommandLine.h"
+#include "common/CommandLine.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>

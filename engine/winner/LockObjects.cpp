@@ -1,7 +1,7 @@
 #include "engine/winner/LockObjects.h"
 #include "engine/compile/CompileLines.h"
-#include "wrapper/CommandLine.h"
-#include "wrapper/LockMode.h"
+#include "common/CommandLine.h"
+#include "common/LockMode.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/Path.h>
@@ -26,7 +26,7 @@ std::vector<std::string> injected(const CandidateMessage &c) {
 }
 
 // A compile whose launcher chain has ciq-ptxas --lock <file>: the wrapper's
-// own decision for this line (wrapper/LockMode.h).
+// own decision for this line (common/LockMode.h).
 AppliedObject throughLauncher(const std::vector<std::string> &argv, size_t nvcc, size_t lockAt) {
   AppliedObject o;
   std::string lockFile = lockAt + 1 < nvcc ? argv[lockAt + 1] : "";

@@ -1,11 +1,11 @@
 // Issue 57: a lock of sections, one winner per architecture
 // (common/LockSections.h): written and merged by tunes, read back, refused
 // when damaged, and applied per architecture by ciq-ptxas --lock
-// (wrapper/LockMode.h) and ciq_apply_lock() (engine/winner/LockApply.h).
+// (common/LockMode.h) and ciq_apply_lock() (engine/winner/LockApply.h).
 #include "common/LockSections.h"
 #include "engine/winner/LockApply.h"
 #include "engine/winner/LockWriter.h"
-#include "wrapper/LockMode.h"
+#include "common/LockMode.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

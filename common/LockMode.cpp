@@ -1,8 +1,8 @@
-#include "wrapper/LockMode.h"
+#include "common/LockMode.h"
 
 #include "common/CompilerVersion.h"
+#include "common/FoldUnitOptions.h"
 #include "common/LockSections.h"
-#include "wrapper/Inject.h"
 #include "common/Sha256.h"
 
 #include <llvm/Support/Path.h>
