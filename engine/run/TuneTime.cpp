@@ -6,6 +6,7 @@
 
 #include <cmath>
 #include <limits>
+#include <memory>
 
 namespace ciq {
 
@@ -132,21 +133,25 @@ void TuneRun::publishStatus() {
 }
 
 // Interleaved rounds after the search end at the phase's deadline (the
-// time left less the shares of the later phases), after at least
-// kLeastRounds rounds so a verdict can be made; the verdict is then the one
-// those runs support.
+// time left less the shares of the later phases): after at least
+// kLeastRounds rounds so a verdict can be made, no round starts that would
+// end past it at the pace of the last one (roundsEndAtDeadline); the
+// verdict is then the one those runs support.
 EnoughRounds TuneRun::timed(EnoughRounds enough, int phase) {
   if (!clock_.timed())
     return enough;
   double until = clock_.budget() - afterReserve(phase + 1);
-  return [this, enough, until, phase](const std::vector<std::vector<double>> &values) {
+  // When the last round began: asked after every round, each call ends one.
+  auto roundBegan = std::make_shared<double>(clock_.elapsed());
+  return [this, enough, until, phase, roundBegan](const std::vector<std::vector<double>> &values) {
     RoundsDecision d = enough ? enough(values) : RoundsDecision{};
     size_t least = std::numeric_limits<size_t>::max();
     for (const auto &v : values)
       if (!v.empty())
         least = std::min(least, v.size());
-    if (!d.stop && least != std::numeric_limits<size_t>::max() && least >= (size_t)kLeastRounds &&
-        clock_.elapsed() > until) {
+    double now = clock_.elapsed(), lastRound = now - *roundBegan;
+    *roundBegan = now;
+    if (!d.stop && least != std::numeric_limits<size_t>::max() && roundsEndAtDeadline(least, now, lastRound, until)) {
       d.stop = true;
       timeCut(std::string(kAfterSearchNames[phase]) + ": the time budget ended a re-measurement after " +
               std::to_string(least) + " round(s)");

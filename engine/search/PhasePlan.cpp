@@ -68,6 +68,10 @@ PhasePlan planPhases(const PhaseCosts &costs, const AfterSearchShape &shape, dou
 
 bool searchMayTakeOne(const PhasePlan &plan, double one) { return plan.search > one; }
 
+bool roundsEndAtDeadline(size_t roundsDone, double elapsed, double lastRoundSeconds, double deadline) {
+  return roundsDone >= (size_t)kLeastRounds && elapsed + std::max(0.0, lastRoundSeconds) > deadline;
+}
+
 bool timeReturnsToSearch(const PhasePlan &afterFinalists, const PhaseCosts &costs, double finalistsSeconds) {
   if (!std::isfinite(afterFinalists.left) || costs.candidateSeconds <= 0)
     return false;

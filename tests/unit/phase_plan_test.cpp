@@ -102,3 +102,38 @@ TEST(PhasePlan, TheSearchTakesABinaryWhileOneFitsBesideTheShares) {
   PhasePlan c = planPhases(costs(), compileOnly, 600, 600);
   EXPECT_DOUBLE_EQ(c.reserve(0), c.need[1] + c.need[2] + c.need[3]);
 }
+
+TEST(PhasePlan, TimeReturnsWhenTwoBinariesAndAReMeasurementFitBeyondTheLaterPhases) {
+  // Issue 55 item 6 (d): the decision that sends time back to the search
+  // after the finalists, at its edge. The later phases' shares (155 s:
+  // minimization 75, rehearsal 30, attribution 50) stay theirs; what is
+  // beyond them must buy kLeastReturned binaries of 20 s and the 20 s the
+  // finalists just took.
+  double edge = 155 + kLeastReturned * 20 + 20;
+  PhasePlan at = planPhases(costs(), runtimeShape(), 600, edge, 1);
+  EXPECT_DOUBLE_EQ(at.reserve(1), 155);
+  EXPECT_TRUE(timeReturnsToSearch(at, costs(), 20));
+  EXPECT_FALSE(timeReturnsToSearch(planPhases(costs(), runtimeShape(), 600, edge - 1, 1), costs(), 20));
+  // Finalists that took longer need more left over for a second re-measurement.
+  EXPECT_FALSE(timeReturnsToSearch(at, costs(), 21));
+  // The finalists' own share is spent by then: only the later phases' count.
+  EXPECT_DOUBLE_EQ(at.share[0], 0);
+  // Slower binaries (30 s a candidate) need more than the same time left.
+  PhaseCosts slower{5, 1, 30, 30};
+  EXPECT_FALSE(timeReturnsToSearch(planPhases(slower, runtimeShape(), 600, edge, 1), slower, 20));
+}
+
+TEST(PhasePlan, NoRoundStartsThatWouldEndPastItsDeadline) {
+  // caps under --time 60s on a loaded host: the finalists began at 37 s,
+  // their deadline 52.5 s (the rehearsal's 7.5 s kept), rounds of 3.4 s.
+  // After round 4 (50.6 s) a fifth would end at 54 s: it is not started
+  // (checked only for the time already past the deadline, it ran, and the
+  // tune used 102% of its budget).
+  EXPECT_FALSE(roundsEndAtDeadline(3, 47.2, 3.4, 52.5));
+  EXPECT_TRUE(roundsEndAtDeadline(4, 50.6, 3.4, 52.5));
+  // The least a verdict needs runs whatever the time.
+  EXPECT_FALSE(roundsEndAtDeadline(kLeastRounds - 1, 70, 3.4, 52.5));
+  EXPECT_TRUE(roundsEndAtDeadline(kLeastRounds, 70, 3.4, 52.5));
+  // A round that ends exactly at the deadline still runs.
+  EXPECT_FALSE(roundsEndAtDeadline(5, 49, 3.5, 52.5));
+}
