@@ -269,10 +269,17 @@ bool TuneRun::attribute(WinnerChoice &w) {
     for (const auto &v : attributionVariants(win.rendered))
       reusable = reusable && measuredRuns(v.rendered.hash(), 0);
     double need = plan(3).need[3];
-    if (!reusable && clock_.left() < need) {
+    // A rehearsed program that differs from the copy the finalists ran has
+    // no verdict of its own yet: the lock is never written on a program
+    // nobody measured, so that attribution runs past the budget, said so.
+    bool mustMeasure = remeasure_.count(win.rendered.hash()) > 0;
+    if (!reusable && clock_.left() < need && mustMeasure)
+      timeCut("attribution runs past the budget (it needs about " + durationText(need) + ", " +
+              durationText(std::max(0.0, clock_.left())) + " was left): the rehearsed program differs from the copy "
+              "the finalists measured, and the verdict is taken on what the lock builds");
+    else if (!reusable && clock_.left() < need) {
       timeCut("attribution skipped: it needs about " + durationText(need) + ", " +
-              durationText(std::max(0.0, clock_.left())) + " was left; the verdict is the finalists'" +
-              (remeasure_.empty() ? "" : ", on the search's copy of the program, not the rehearsed one"));
+              durationText(std::max(0.0, clock_.left())) + " was left; the verdict is the finalists'");
       return true;
     }
   }
