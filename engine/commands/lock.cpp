@@ -76,20 +76,6 @@ cl::list<std::string> Objects("object", cl::desc("verify: an object (.o, .cubin,
                                                  "through ciq-ptxas --lock; repeat for each CUDA object of the target"),
                               cl::sub(LockCmd));
 
-// Every section line the lock keeps of its rehearsed build (device_code_sections).
-std::vector<std::string> lockedSections(const ciq::Lockfile &l) {
-  std::vector<std::string> out;
-  auto it = l.extra.find("device_code_sections");
-  if (it == l.extra.end() || !it->is_object())
-    return out;
-  for (const auto &[unit, lines] : it->items())
-    if (lines.is_array())
-      for (const auto &line : lines)
-        if (line.is_string())
-          out.push_back(line.get<std::string>());
-  return out;
-}
-
 // The lock's device-code SHA-256 against that of `objects` (the same
 // combination of per-object hashes the tune recorded); 0 when they match.
 int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &objects, const std::string &what,
@@ -147,11 +133,11 @@ int compareDeviceCode(const ciq::Lockfile &l, const std::vector<std::string> &ob
   sys::fs::make_absolute(lockAbs);
   std::string units = ciq::unitDifferences(l, sys::path::parent_path(lockAbs).str(), built);
   // The sections that differ, where the lock keeps the rehearsed build's.
-  std::string sections = ciq::deviceCodeSectionDifferences(lockedSections(l), builtSections);
+  std::string sections = ciq::deviceCodeSectionDifferences(ciq::lockedSectionLines(l), builtSections);
   // The same code under other file-local names (a form of nvcc's unit ids the
   // identity does not normalise): the lock was applied; say that, not "rebuild".
   if (got != l.deviceCodeSha256 && l.extra.contains("device_code_sections"))
-    if (auto names = ciq::onlyFileLocalNamesDiffer(lockedSections(l), builtSections))
+    if (auto names = ciq::onlyFileLocalNamesDiffer(ciq::lockedSectionLines(l), builtSections))
       return ciq::reportError("device code of " + what + " is the lock's winner's section for section, but nvcc "
                               "named its file-local entities differently (" + *names + "): a form of nvcc's "
                               "per-unit names that ciq does not normalise (docs/lockfile.md, \"What the "
