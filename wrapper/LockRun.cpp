@@ -7,6 +7,7 @@
 #include "common/LockMode.h"
 #include "common/LockSections.h"
 #include "wrapper/PtxReuse.h"
+#include "wrapper/PtxasStats.h"
 
 #include <llvm/Support/FileSystem.h>
 #include <llvm/Support/WithColor.h>
@@ -97,7 +98,7 @@ int lockNvccSplit(const LockCompile &lc, Written &w) {
   if (std::string n = reuse.keep(candArgs); !n.empty())
     return cannotWrite(lc, n);
   ReuseResult rr = reuse.tryReuse(c, candArgs, true);
-  writeAll(2, rr.err);
+  writeAll(2, lc.inj.addedVerbose ? stripPtxasVerbose(rr.err) : rr.err);
   if (!rr.reused)
     return cannotWrite(lc, rr.note.empty() ? "no PTX was kept" : rr.note);
   w.outcomes = rr.directives;
@@ -204,10 +205,13 @@ int lockRun(const Invocation &given) {
   for (auto &[arch, c] : d.perArch)
     if (std::string bad = stageAcfs(c, "the lock " + inv.lockPath + " (" + arch + ")"); !bad.empty())
       return fail(bad);
-  // The tuning run's rendering without its -v: statistics are not needed here,
-  // and -v changes only ptxas's record of its own command line, never the
-  // SASS that the lock's device-code SHA-256 covers.
-  Injection inj = prep.inject(d.candidate, false);
+  // The tuning run's rendering, its -v included: ptxas records its own
+  // command line in every cubin (.note.nv.tkinfo), so a lock build without
+  // the -v the search compiled with gives a cubin of other bytes, and a
+  // fatbinary of another size shifts every section after it: the program the
+  // finalists measured would not be the program the lock builds. Its output
+  // is removed as in a tuning run (runCompiler).
+  Injection inj = prep.inject(d.candidate, true);
   if (!inj.error.empty())
     return fail(inj.error);
   double limit = compileTimeout(d.candidate);
@@ -216,8 +220,8 @@ int lockRun(const Invocation &given) {
   if (!d.candidate.kernelDirectives.empty() || !d.perArch.empty())
     return lockWithKernelControls(LockCompile{inv, prep, parsed, d, inj, cwd, limit}, *policy == LockPolicy::Error,
                                   warnOption);
-  if (limit <= 0)
-    return execArgv(inj.argv); // nothing to watch: the compiler takes this process's place
+  if (limit <= 0 && !inj.addedVerbose)
+    return execArgv(inj.argv); // nothing to watch or filter: the compiler takes this process's place
   Outcome out = runCompiler(inj, limit, false, prep.namedOutputs);
   if (out.run.spawnFailed)
     return fail(out.run.errorMessage, 127);
