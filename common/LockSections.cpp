@@ -191,6 +191,15 @@ LockSet lockSetOf(const Lockfile &l) {
 }
 
 bool mergeSections(LockSet &into, const LockSet &added, SectionMerge &merge, std::string &error) {
+  // Another target's winners are not this tune's to discard: a lockfile
+  // shared by two targets (one LOCKFILE for both) lost every section of the
+  // first target, silently.
+  if (!into.sections.empty() && into.target != added.target)
+    return error = "holds the lock of target '" + into.target + "' (" + joined(into.names()) +
+                   "), and this tune's winner is of target '" + added.target + "', so writing it would discard " +
+                   "that target's winners; give '" + added.target + "' a lockfile of its own (lockfile:, ciq_tune(... " +
+                   "LOCKFILE)), or move that lock away",
+           false;
   std::map<std::string, Lockfile> byArch;
   if (into.oneWinner())
     merge.replacedOneWinner = true; // its winner claimed every architecture: no section of it can stay

@@ -55,7 +55,8 @@ struct SectionMerge {
   bool replacedOneWinner = false;        // `into` was a schema-1 lock, replaced whole
 };
 // Writes or replaces `added`'s sections and keeps the others; false with one
-// line when the -D parameters would differ between sections.
+// line when the -D parameters would differ between sections, or when `into`
+// holds another target's lock (a tune never discards another target's winners).
 bool mergeSections(LockSet &into, const LockSet &added, SectionMerge &merge, std::string &error);
 
 // The section of `path` for `arch` (a schema-1 lock's one winner; "" : the

@@ -189,10 +189,11 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
       return error = why + " (it holds the other architectures' sections: restore it, or move it away to write "
                            "this tune's winner alone; the search is journaled, `ciq resume` writes the lock)",
              false;
-    if (old->target == added.target)
-      set = *old;
+    set = *old;
   }
-  if (!mergeSections(set, added, merge, error) || !writeLockSet(cfg.lockfile, set, error, errNo))
+  if (!mergeSections(set, added, merge, error))
+    return error = cfg.lockfile + ": " + error + " (the search is journaled: `ciq resume` writes the lock)", false;
+  if (!writeLockSet(cfg.lockfile, set, error, errNo))
     return false;
   if (written) {
     written->sections = set.names();

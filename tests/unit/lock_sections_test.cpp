@@ -92,6 +92,26 @@ TEST(LockSections, ATuneAddsItsSectionAndReplacesOnlyItsOwn) {
   EXPECT_EQ(into.sectionFor("sm_80")->candidateId, "c32");
 }
 
+// One lockfile given to two targets: a tune of the second discarded every
+// section of the first, silently. It is refused in one line, nothing changed.
+TEST(LockSections, ATuneOfAnotherTargetNeverDiscardsTheLocksSections) {
+  LockSet into = setOf({winner("sm_80", "32"), winner("sm_90", "40")});
+  LockSet other = setOf({winner("sm_90", "48")});
+  other.target = other.sections[0].target = "bench2";
+  SectionMerge m;
+  std::string err;
+  EXPECT_FALSE(mergeSections(into, other, m, err));
+  EXPECT_THAT(err, HasSubstr("holds the lock of target 'bench' (sm_80, sm_90), and this tune's winner is of target "
+                             "'bench2'"));
+  EXPECT_EQ(err.find('\n'), std::string::npos);
+  EXPECT_THAT(into.names(), ElementsAre("sm_80", "sm_90"));
+  EXPECT_EQ(into.sectionFor("sm_90")->candidateId, "c40");
+  // A new lock (no sections yet) takes the tune's target.
+  LockSet none;
+  ASSERT_TRUE(mergeSections(none, other, m, err)) << err;
+  EXPECT_EQ(none.target, "bench2");
+}
+
 TEST(LockSections, DifferentDefinesAreRefusedWhenMergedAndWhenRead) {
   LockSet into = setOf({winner("sm_80", "32")});
   SectionMerge m;
