@@ -7,7 +7,10 @@
 // strategy as evaluations of generation 0. The plan is journaled ("warm"),
 // so `ciq resume` proposes the same pools.
 #include "engine/run/TuneRun.h"
+#include "common/LockSections.h"
 #include "common/Lockfile.h"
+
+#include <llvm/ADT/StringExtras.h>
 #include "engine/compile/InputIdentity.h"
 #include "engine/search/WarmStart.h"
 
@@ -62,6 +65,19 @@ std::optional<Point> lockPoint(const SearchSpace &space, const Lockfile &lock, s
   return p;
 }
 
+// The winner a tune of `arch` starts from: its architecture's section (a
+// lock of sections holds other architectures' winners too, which a reader of
+// one winner refused: "was not read"); with no architecture measured, the
+// one winner every section holds. nullptr: none.
+const Lockfile *warmSectionOf(const LockSet &set, const std::string &arch) {
+  if (!arch.empty())
+    return set.sectionFor(arch);
+  for (const auto &s : set.sections)
+    if (s.candidateHash != set.sections.front().candidateHash)
+      return nullptr;
+  return set.sections.empty() ? nullptr : &set.sections.front();
+}
+
 } // namespace
 
 // A search in a fresh run directory (a new clone, CI) with the committed
@@ -74,9 +90,17 @@ void TuneRun::planWarmFromLock() {
       llvm::sys::fs::exists(cfg_.runDir + "/journal.jsonl.previous"))
     return;
   std::string err, missing;
-  auto lock = readLockfile(cfg_.lockfile, err);
-  if (!lock) {
+  auto set = readLockSet(cfg_.lockfile, err);
+  if (!set) {
     progress_.note("warm start: the lock " + cfg_.lockfile + " was not read (" + err + "); the search starts cold");
+    return;
+  }
+  const Lockfile *lock = warmSectionOf(*set, cfg_.measuredArchitecture);
+  if (!lock) {
+    std::string arch = cfg_.measuredArchitecture.empty() ? "every architecture the build compiles, together"
+                                                         : cfg_.measuredArchitecture;
+    progress_.note("warm start: the lock " + cfg_.lockfile + " has no winner for " + arch + " (its sections: " +
+                   llvm::join(set->names(), ", ") + "); the search starts cold");
     return;
   }
   auto p = lockPoint(cfg_.space, *lock, missing);
