@@ -26,6 +26,8 @@ std::optional<std::string> readRegularFile(const std::string &path, size_t maxBy
 
 // Writes `bytes` to "<path>.tmp.<pid>" and renames it over `path`, so a
 // concurrent reader sees the old file or the new one, never half of one.
+// The temporary copies a writer killed before its rename left beside `path`
+// (of a process no longer alive on this host) are removed first.
 // Creates the parent folders. `durable`: fsync the file and its folder, so
 // the new content survives a crash of the machine, not only of the process.
 // On failure `error` names the file and the errno, and `errNo` (when given)

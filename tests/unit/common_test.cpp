@@ -13,6 +13,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 using namespace ciq;
@@ -37,6 +38,28 @@ TEST(RemoveTree, RemovesALinkNotTheFolderItLeadsTo) {
   EXPECT_TRUE(llvm::sys::fs::exists(victim.path() + "/thesis.tex"));
   // Nothing there: nothing to remove, no failure.
   EXPECT_TRUE(removeTree(run.path() + "/programs"));
+}
+
+// A writer killed between its temporary copy and the rename (kill -9 of ciq
+// tune while it wrote the lock) left "<lock>.tmp.<pid>" in the project's
+// folder for good; the next write removes it, and keeps a live writer's.
+TEST(WriteFileAtomically, RemovesTheTemporaryCopyOfAKilledWriterOnly) {
+  test::Scratch d("ciq-atomic");
+  pid_t child = fork();
+  if (child == 0)
+    _exit(0);
+  ASSERT_GT(child, 0);
+  waitpid(child, nullptr, 0); // its pid is no process now
+  std::string lock = d.path() + "/app.ciq.lock", err;
+  std::string dead = lock + ".tmp." + std::to_string(child), live = lock + ".tmp.1";
+  std::string other = d.path() + "/other.lock.tmp." + std::to_string(child);
+  for (const auto &f : {dead, live, other})
+    ASSERT_TRUE(writeFileAtomically(f, "half a lock", err)) << err;
+  ASSERT_TRUE(writeFileAtomically(lock, "{}", err)) << err;
+  EXPECT_FALSE(llvm::sys::fs::exists(dead));
+  EXPECT_TRUE(llvm::sys::fs::exists(live));   // pid 1 is alive: its writer may still rename it
+  EXPECT_TRUE(llvm::sys::fs::exists(other));  // another file's
+  EXPECT_EQ(readWholeFile(lock).value_or(""), "{}");
 }
 
 TEST(Sha256, KnownVector) {
