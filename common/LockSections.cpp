@@ -137,6 +137,15 @@ std::optional<LockSet> readLockSet(const std::string &path, std::string &error, 
       return std::nullopt;
     set.sections.push_back(*s);
   }
+  // sm_90 and sm_90a are one GPU: a compile for either takes the first
+  // section of the family (sectionFor), so a second one would never apply.
+  // A tune replaces the family's section; only a hand-made lock has two.
+  std::map<std::string, std::string> family;
+  for (const auto &s : set.sections)
+    if (auto [it, fresh] = family.emplace(archFamilyOf(s.section), s.section); !fresh)
+      return error = path + ": architectures: sections " + it->second + " and " + s.section +
+                     " are for one GPU, and a compile for it takes one of them; keep one" + kRestore,
+             std::nullopt;
   if (std::string c = definesConflict(set.sections, path + ": architectures"); !c.empty())
     return error = c, std::nullopt;
   if (checkIntegrity && !checkLockSha256(j, path, error))

@@ -112,6 +112,17 @@ TEST(LockSections, ATuneOfAnotherTargetNeverDiscardsTheLocksSections) {
   EXPECT_EQ(none.target, "bench2");
 }
 
+// sm_90 and sm_90a are one GPU: ciq-ptxas gave an sm_90a compile the sm_90
+// section of a hand-made lock holding both, and verify passed sm_90a against
+// sm_90's SASS. One line refuses such a lock.
+TEST(LockSections, TwoSectionsOfOneGpuAreRefused) {
+  TempDir d;
+  std::string path = writeSet(d, setOf({winner("sm_90", "40"), winner("sm_90a", "32")})), err;
+  EXPECT_FALSE(readLockSet(path, err));
+  EXPECT_THAT(err, HasSubstr("architectures: sections sm_90 and sm_90a are for one GPU"));
+  EXPECT_EQ(err.find('\n'), std::string::npos);
+}
+
 TEST(LockSections, DifferentDefinesAreRefusedWhenMergedAndWhenRead) {
   LockSet into = setOf({winner("sm_80", "32")});
   SectionMerge m;
