@@ -216,7 +216,10 @@ bool mergeSections(LockSet &into, const LockSet &added, SectionMerge &merge, std
     for (const auto &s : into.sections)
       byArch[archFamilyOf(s.section)] = s;
   for (const auto &s : added.sections) {
-    if (byArch.count(archFamilyOf(s.section)))
+    // The same section again (a resume of a finished search writes its
+    // winner once more) replaces nothing: "replaced" told of a change.
+    auto old = byArch.find(archFamilyOf(s.section));
+    if (old != byArch.end() && winnerToJson(old->second) != winnerToJson(s))
       merge.replaced.push_back(s.section);
     byArch[archFamilyOf(s.section)] = s;
   }

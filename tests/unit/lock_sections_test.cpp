@@ -90,6 +90,10 @@ TEST(LockSections, ATuneAddsItsSectionAndReplacesOnlyItsOwn) {
   EXPECT_THAT(again.replaced, ElementsAre("sm_90"));
   EXPECT_EQ(into.sectionFor("sm_90")->candidateId, "c48");
   EXPECT_EQ(into.sectionFor("sm_80")->candidateId, "c32");
+  // The same section again (`ciq resume` of a finished search) replaces nothing.
+  SectionMerge same;
+  ASSERT_TRUE(mergeSections(into, setOf({winner("sm_90", "48")}), same, err)) << err;
+  EXPECT_TRUE(same.replaced.empty());
 }
 
 // One lockfile given to two targets: a tune of the second discarded every
