@@ -80,3 +80,26 @@ TEST(PtxReuse, WrongTypedManifestIsAMiss) {
   }
   llvm::sys::fs::remove_directories(d);
 }
+
+// nvcc's depfile of a source in a folder whose name holds a '"' ends with a
+// path cut at the quote, which is no file: keeping the entry failed, and a
+// lock of sections (whose split compile keeps one) failed the compile that
+// nvcc alone builds. The absent path is kept as absent: the entry holds
+// until a file of that name appears.
+TEST(PtxReuse, ADependencyThatIsNoFileIsKeptAsAbsent) {
+  llvm::SmallString<128> dir;
+  ASSERT_FALSE(llvm::sys::fs::createUniqueDirectory("ciq-ptx-absent", dir));
+  std::string d = dir.str().str(), src = d + "/a\"b";
+  ASSERT_FALSE(llvm::sys::fs::create_directories(src));
+  ASSERT_FALSE(llvm::sys::fs::create_directories(d + "/tmp/keep"));
+  std::ofstream(src + "/k.cu") << "__global__ void k() {}\n";
+  std::ofstream(d + "/k.o") << "object";
+  std::ofstream(d + "/k.d") << "k.o : " << src << "/k.cu \\\n    " << d << "/a\n";
+  EXPECT_EQ(commitEntry(d + "/tmp", d + "/entry", KeptEntry{}, d + "/k.o", d + "/k.d", d, false), "");
+  std::string stale;
+  EXPECT_TRUE(loadEntry(d + "/entry", stale).has_value()) << stale;
+  std::ofstream(d + "/a") << "now a file";
+  EXPECT_FALSE(loadEntry(d + "/entry", stale).has_value());
+  EXPECT_EQ(stale, d + "/a");
+  llvm::sys::fs::remove_directories(d);
+}
