@@ -1,4 +1,5 @@
 #include "engine/winner/LockWriter.h"
+#include "common/FolderLock.h"
 #include "engine/winner/LockUnits.h"
 #include "engine/config/CMakeCache.h"
 #include "common/CompilerVersion.h"
@@ -171,6 +172,27 @@ std::optional<Lockfile> makeLock(const TuneConfig &cfg, const Evaluation &base, 
   return l;
 }
 
+// Tunes add, never discard: the sections of other architectures stay. The
+// read, the merge and the write hold the lock's folder (FolderLock.h), so
+// two tunes ending at once each keep the other's section.
+bool addToLockfile(const std::string &path, const LockSet &added, SectionMerge &merge, LockSet &set,
+                   std::string &error, int *errNo) {
+  FolderLock hold(llvm::sys::path::parent_path(path).str());
+  set = LockSet{};
+  if (llvm::sys::fs::exists(path)) {
+    std::string why;
+    auto old = readLockSet(path, why);
+    if (!old)
+      return error = why + " (it holds the other architectures' sections: restore it, or move it away to write "
+                           "this tune's winner alone; the search is journaled, `ciq resume` writes the lock)",
+             false;
+    set = *old;
+  }
+  if (!mergeSections(set, added, merge, error))
+    return error = path + ": " + error + " (the search is journaled: `ciq resume` writes the lock)", false;
+  return writeLockSet(path, set, error, errNo);
+}
+
 bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &win, std::string &error,
                const nlohmann::json &validation, int *errNo, LockWritten *written) {
   auto l = makeLock(cfg, base, win, cfg.lockfile, error, validation);
@@ -179,21 +201,9 @@ bool writeLock(const TuneConfig &cfg, const Evaluation &base, const Evaluation &
   LockSet added = lockSetOf(*l);
   if (added.sections.empty())
     return error = cfg.lockfile + ": the winner's build compiled no architecture, so there is no section to write", false;
-  // Tunes add, never discard: the sections of other architectures stay.
-  LockSet set;
   SectionMerge merge;
-  if (llvm::sys::fs::exists(cfg.lockfile)) {
-    std::string why;
-    auto old = readLockSet(cfg.lockfile, why);
-    if (!old)
-      return error = why + " (it holds the other architectures' sections: restore it, or move it away to write "
-                           "this tune's winner alone; the search is journaled, `ciq resume` writes the lock)",
-             false;
-    set = *old;
-  }
-  if (!mergeSections(set, added, merge, error))
-    return error = cfg.lockfile + ": " + error + " (the search is journaled: `ciq resume` writes the lock)", false;
-  if (!writeLockSet(cfg.lockfile, set, error, errNo))
+  LockSet set;
+  if (!addToLockfile(cfg.lockfile, added, merge, set, error, errNo))
     return false;
   if (written) {
     written->sections = set.names();

@@ -3,6 +3,7 @@
 #include "engine/config/Config.h"
 #include "engine/record/Evaluation.h"
 #include "common/Lockfile.h"
+#include "common/LockSections.h"
 
 #include <optional>
 
@@ -27,6 +28,13 @@ struct LockWritten {
   std::vector<std::string> replaced;   // of `added`, those that replaced an earlier winner
   bool replacedOneWinner = false;      // the lock was of schema 1 (one winner for all), replaced whole
 };
+
+// Reads the lockfile at `path` (none: a new one), merges `added` into it
+// (common/LockSections.h: mergeSections) and writes it, `set` the result;
+// while the lock's folder is held, so that two writers never lose each
+// other's sections. A lock that does not read is refused, not overwritten.
+bool addToLockfile(const std::string &path, const LockSet &added, SectionMerge &merge, LockSet &set,
+                   std::string &error, int *errNo = nullptr);
 
 // Writes or replaces the winner's section(s) of cfg.lockfile and keeps the
 // others (a lock that does not read is refused, not overwritten).

@@ -6,11 +6,14 @@
 #include "engine/winner/LockApply.h"
 #include "engine/winner/LockWriter.h"
 #include "common/LockMode.h"
+#include "common/FolderLock.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 #include <fstream>
+#include <sys/wait.h>
+#include <unistd.h>
 #include <llvm/Support/FileSystem.h>
 
 using namespace ciq;
@@ -264,4 +267,46 @@ TEST(LockSections, TheOldRuleOnlyForALockThatAsksForIt) {
   auto every = makeLock(cfg, base, win, cfg.lockfile, err);
   ASSERT_TRUE(every) << err;
   EXPECT_THAT(lockSetOf(*every).names(), ElementsAre("sm_80", "sm_90"));
+}
+
+// Two tunes that end at once, each adding its section to one lockfile: the
+// read, merge and write of each hold the lock's folder, so neither loses
+// the other's section. The other writer here holds the folder (as
+// addToLockfile does), signals, then writes sm_80 a moment later; without
+// the hold, addToLockfile read the lock before that write and sm_80 was
+// lost (the later rename kept one section).
+TEST(LockSections, TwoWritersAtOnceKeepEachOthersSections) {
+  TempDir d;
+  std::string path = d.dir + "/bench.ciq.lock", err;
+  int ready[2];
+  ASSERT_EQ(pipe(ready), 0);
+  pid_t child = fork();
+  ASSERT_GE(child, 0);
+  if (child == 0) {
+    int code = 1;
+    {
+      FolderLock hold(d.dir);
+      char c = hold.held() ? 'y' : 'n';
+      if (write(ready[1], &c, 1) == 1) {
+        usleep(300 * 1000);
+        std::string e;
+        code = writeLockSet(path, setOf({winner("sm_80", "32")}), e) ? 0 : 1;
+      }
+    }
+    _exit(code);
+  }
+  char c = 0;
+  ASSERT_EQ(read(ready[0], &c, 1), 1);
+  ASSERT_EQ(c, 'y');
+  SectionMerge m;
+  LockSet set;
+  ASSERT_TRUE(addToLockfile(path, setOf({winner("sm_90", "40")}), m, set, err)) << err;
+  int status = 0;
+  ASSERT_EQ(waitpid(child, &status, 0), child);
+  EXPECT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+  auto back = readLockSet(path, err);
+  ASSERT_TRUE(back) << err;
+  EXPECT_THAT(back->names(), ElementsAre("sm_80", "sm_90"));
+  close(ready[0]);
+  close(ready[1]);
 }
