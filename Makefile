@@ -7,10 +7,14 @@ JOBS  ?= $(shell nproc)
 # What ciq needs to build and run (the demo included): the compilers and the
 # libraries it links (top CMakeLists.txt, common/, engine/measure/), gnuplot
 # for `ciq report`'s plots, python3-pip for CUPTI below. llvm-14-tools comes
-# with llvm-14-dev anyway (a dependency of the Debian package).
+# with llvm-14-dev anyway (a dependency of the Debian package). zlib1g-dev:
+# LLVM 14's CMake package links LLVMSupport to ZLIB::ZLIB, and no package
+# above depends on it (only recommends do, which apt is told to skip), so
+# without it the configure of a fresh Debian 12 stops at find_package(LLVM).
 TOOL_DEBS := cmake ninja-build g++ make llvm-14-dev llvm-14-tools nlohmann-json3-dev \
          libyaml-cpp-dev libmuparser-dev libssl-dev libcurl4-openssl-dev libarchive-dev \
-         libboost-math-dev gnuplot-nox python3 python3-pip libcsv-dev libzstd-dev liblz4-dev
+         libboost-math-dev gnuplot-nox python3 python3-pip libcsv-dev libzstd-dev liblz4-dev \
+         zlib1g-dev
 # What only the tests use: GoogleTest, the compiler caches and clang the lit
 # tests drive, python3-yaml of lit's helpers, Chromium (the report's HTML
 # check), Slurm and munge (the worker tests).
