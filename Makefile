@@ -106,9 +106,13 @@ build: configure
 # lines are the module's, tuned for fewer spill bytes (compile-only: no GPU),
 # with per-kernel controls on: it ends with the per-kernel winner and the
 # attribution of the gain to options and to per-kernel directives.
+# nvcc: the one on PATH, else the toolkit's standard prefix (CUDA's installers
+# do not put /usr/local/cuda/bin on PATH: a fresh machine's demo stopped at
+# "No CMAKE_CUDA_COMPILER could be found").
+NVCC ?= $(or $(shell command -v nvcc),/usr/local/cuda/bin/nvcc)
 demo: build-tool
 	cmake -S examples/spill -B $(BUILD)/demo -G Ninja -DCompileIQ_DIR=$(CURDIR)/$(BUILD)/lib/cmake/CompileIQ \
-	  -DSPILL_KERNEL_CONTROLS=on
+	  -DCMAKE_CUDA_COMPILER=$(NVCC) -DSPILL_KERNEL_CONTROLS=on
 	cmake --build $(BUILD)/demo --target ciq-tune-spill_bench
 
 check: build
