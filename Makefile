@@ -5,12 +5,22 @@
 BUILD ?= build
 JOBS  ?= $(shell nproc)
 # What ciq needs to build and run (the demo included): the compilers and the
-# libraries it links (top CMakeLists.txt, common/, engine/measure/), gnuplot
-# for `ciq report`'s plots, python3-pip for CUPTI below. llvm-14-tools comes
-# with llvm-14-dev anyway (a dependency of the Debian package).
+# libraries it links (top CMakeLists.txt, common/, engine/measure/),
+# python3-pip for CUPTI below. llvm-14-tools comes
+# with llvm-14-dev anyway (a dependency of the Debian package). zlib1g-dev:
+# LLVM 14's CMake package links LLVMSupport to ZLIB::ZLIB, and no package
+# above depends on it (only recommends do, which apt is told to skip), so
+# without it the configure of a fresh Debian 12 stops at find_package(LLVM).
 TOOL_DEBS := cmake ninja-build g++ make llvm-14-dev llvm-14-tools nlohmann-json3-dev \
          libyaml-cpp-dev libmuparser-dev libssl-dev libcurl4-openssl-dev libarchive-dev \
-         libboost-math-dev gnuplot-nox python3 python3-pip libcsv-dev libzstd-dev liblz4-dev
+         libboost-math-dev python3 python3-pip libcsv-dev libzstd-dev liblz4-dev \
+         zlib1g-dev
+# What `ciq report` runs, not the build or the demo: gnuplot draws its plots
+# (without it the report stops with one line saying to install gnuplot-nox).
+# It pulls 50 packages (cairo, pango, fonts, X and AV1/HEIF image libraries),
+# a third of what `make demo` would install on a fresh Debian 12, so `make
+# check` installs it (the report's tests) and `make demo` does not.
+REPORT_DEBS := gnuplot-nox
 # What only the tests use: GoogleTest, the compiler caches and clang the lit
 # tests drive, python3-yaml of lit's helpers, Chromium (the report's HTML
 # check), Slurm and munge (the worker tests).
@@ -67,7 +77,7 @@ deps-tool:
 # Every dependency: the tool's and the tests'. torch pulls its own CUPTI, so
 # deps-tool runs again after it to put the toolkit's release back.
 deps: deps-tool
-	$(call apt_install,$(TEST_DEBS))
+	$(call apt_install,$(REPORT_DEBS) $(TEST_DEBS))
 	@for p in $(PIPS); do python3 -c "import $$p" 2>/dev/null || { echo "ciq: installing $$p (pip)"; \
 	  python3 -m pip install -q $$p 2>/dev/null || python3 -m pip install -q --user --break-system-packages $$p || \
 	  python3 -c "import $$p" 2>/dev/null || \
@@ -96,9 +106,13 @@ build: configure
 # lines are the module's, tuned for fewer spill bytes (compile-only: no GPU),
 # with per-kernel controls on: it ends with the per-kernel winner and the
 # attribution of the gain to options and to per-kernel directives.
+# nvcc: the one on PATH, else the toolkit's standard prefix (CUDA's installers
+# do not put /usr/local/cuda/bin on PATH: a fresh machine's demo stopped at
+# "No CMAKE_CUDA_COMPILER could be found").
+NVCC ?= $(or $(shell command -v nvcc),/usr/local/cuda/bin/nvcc)
 demo: build-tool
 	cmake -S examples/spill -B $(BUILD)/demo -G Ninja -DCompileIQ_DIR=$(CURDIR)/$(BUILD)/lib/cmake/CompileIQ \
-	  -DSPILL_KERNEL_CONTROLS=on
+	  -DCMAKE_CUDA_COMPILER=$(NVCC) -DSPILL_KERNEL_CONTROLS=on
 	cmake --build $(BUILD)/demo --target ciq-tune-spill_bench
 
 check: build
