@@ -318,20 +318,6 @@ bool TuneRun::searchKernels() {
   return streamEnded();
 }
 
-void TuneRun::maskKernelControls(std::vector<Point> &pool) const {
-  if (kernelReserve_ == 0)
-    return;
-  std::vector<Point> out;
-  for (Point p : pool) {
-    for (size_t i = 0; i < p.size() && i < cfg_.space.controls.size(); ++i)
-      if (cfg_.space.controls[i].render == RenderKind::Kernel)
-        p[i] = kUnset;
-    if (std::find(out.begin(), out.end(), p) == out.end())
-      out.push_back(p);
-  }
-  pool = std::move(out);
-}
-
 // The share of the baseline's traced GPU time spent in the planned kernels
 // (-1: not traced): what per-kernel controls can gain at most.
 static double plannedGpuShare(const Evaluation &base, const std::vector<KernelPlan> &plans) {

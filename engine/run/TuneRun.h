@@ -113,10 +113,8 @@ private:
   bool searchKernels();
   void planKernelStage(bool launchedOnly);
   // After a stream of candidates: false when it stopped the search (a kill,
-  // a disk fault, `ciq stop`), saying why.
+  // a disk fault, `ciq stop`), saying why (TuneStreams.cpp).
   bool streamEnded();
-  // Stage 1 of a per-kernel search leaves the per-kernel controls unset.
-  void maskKernelControls(std::vector<Point> &pool) const;
   // The binaries of the budget the search may spend now: the per-kernel
   // stage's share is kept back until it starts.
   int stageBudget() const { return inKernelStage_ ? budget_ : budget_ - kernelReserve_; }

@@ -197,20 +197,4 @@ bool TuneRun::searchLoop() {
   return streamEnded();
 }
 
-bool TuneRun::streamEnded() {
-  if (!interrupted_.empty())
-    return stopInterrupted();
-  if (recordingFailed_ || outcome_.status == TuneOutcome::Status::Failed)
-    return false;
-  if (stopRequested()) {
-    if (slurm_)
-      slurm_->cancelAll();
-    progress_.note("stopped after " + evals_.back().candidateId + "; continue with `ciq resume --config " +
-                   shellQuote(cfg_.path) + "`");
-    outcome_.status = TuneOutcome::Status::Stopped;
-    return false;
-  }
-  return true;
-}
-
 } // namespace ciq
