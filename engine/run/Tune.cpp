@@ -177,8 +177,9 @@ bool TuneRun::prepare() {
     return false;
   if (!startWorkers())
     return false;
+  programs_.decide(runtimeObjective(), slurm_ != nullptr);   // after startWorkers: Slurm keeps no copies
   if (opts_.resume)
-    adoptProgramCopies();   // after startWorkers: Slurm keeps no copies
+    programs_.adopt(evals_);
   expectLikeBaseline();
   progress_.begin(budget_, !opts_.quiet,
                   !binaries() ? "configurations" : runtimeObjective() ? "binaries" : "device codes");

@@ -202,7 +202,7 @@ bool TuneRun::setPriorSearchAside(const JournalContents &prior, const std::strin
 bool TuneRun::startJournal(const std::string &jpath) {
   // The baseline's output (benchmark.correctness.compare) belongs to this
   // search: a new one measures its own.
-  // So are the copies of its programs (TuneProgramCopies.cpp): candidate
+  // So are the copies of its programs (ProgramCopies.cpp): candidate
   // ids start again at c0000.
   if (!opts_.resume) {
     llvm::sys::fs::remove(cfg_.runDir + "/reference-output.json");

@@ -15,6 +15,7 @@
 #include "engine/search/PhasePlan.h"
 #include "engine/run/TuneClock.h"
 #include "engine/run/StreamHost.h"
+#include "engine/run/ProgramCopies.h"
 #include "engine/compile/CandidateBuild.h"
 #include "engine/search/InertControls.h"
 #include "engine/search/KernelSearch.h"
@@ -429,21 +430,8 @@ private:
   nlohmann::json lockExtra_ = nlohmann::json::object();   // minimization, attribution, measurement: into the lock
   Evaluation minimized_;               // the winner after minimization (when it changed)
   std::map<std::string, std::vector<std::string>> snapshots_;   // rendered hash -> benchmark copy (after the search)
-  // The search's copies of its best programs (TuneProgramCopies.cpp): candidate id -> command.
-  struct ProgramCopy {
-    std::vector<std::string> command;
-    uint64_t bytes = 0;
-  };
-  std::map<std::string, ProgramCopy> programs_;
-  std::mutex programsMutex_;
-  bool copyFailureNoted_ = false;   // under programsMutex_: one line for the first copy that failed
-  void offerProgramCopies();
-  bool keepsPrograms() const;
-  void copyProgram(Worker &w, const Evaluation &e);
-  std::optional<std::vector<std::string>> searchProgram(size_t i);
-  void pruneProgramCopies();
-  void adoptProgramCopies();
-  void keepOnlyCopiesOf(const std::vector<size_t> &order);
+  // The search's copies of the programs it measured (ProgramCopies.h).
+  ProgramCopies programs_{cfg_, [this](const Evaluation &e) { return reuseKey(e); }};
   bool inputsRecorded_ = false;
   int firstNewId_ = 0;       // ids below are taken (journal, intact or damaged)
   std::string interrupted_;  // why the search stops: a build killed twice, a disk that refused a build's write
