@@ -408,8 +408,8 @@ bool TuneRun::runSearch() {
                  (clock_.timed() ? "; time budget " + durationText(clock_.budget()) + " (" + clock_.source() +
                                         ") for the whole tune, the phases after the search planned inside it"
                                   : ""));
-  if (!opts_.canaryOnly)
-    noteWarmStart();
+  if (std::string warm = warm_.note(cfg_.space); !warm.empty() && !opts_.canaryOnly)
+    progress_.note(warm);
   if (!cfg_.buildNumericsNote.empty() && !opts_.canaryOnly)
     progress_.note(cfg_.buildNumericsNote);
   if (cfg_.numericsLeftOut && !cfg_.buildHasFastMath && !opts_.canaryOnly)   // where a runtime gain often lies
@@ -422,8 +422,11 @@ bool TuneRun::runSearch() {
     noteBaselineCost();
   if (!opts_.canaryOnly && !addKernelControls())
     return false;
-  if (!opts_.canaryOnly)
-    planWarmFromLock();
+  if (!opts_.canaryOnly && !opts_.resume && resumedCount_ == 0) {   // a fresh run dir: warm from the lock
+    WarmPlan::LockOutcome fromLock = warm_.planFromLock(cfg_);
+    if ((!fromLock.planned || journal(warm_.toJson())) && !fromLock.note.empty())
+      progress_.note(fromLock.note);
+  }
   if (!runCanary())
     return false;
   if (opts_.canaryOnly)

@@ -16,6 +16,7 @@
 #include "engine/run/TuneClock.h"
 #include "engine/run/StreamHost.h"
 #include "engine/run/ProgramCopies.h"
+#include "engine/run/WarmPlan.h"
 #include "engine/compile/CandidateBuild.h"
 #include "engine/search/InertControls.h"
 #include "engine/search/KernelSearch.h"
@@ -369,18 +370,8 @@ private:
   void journalRun(const std::string &key, int round, size_t build, double value);
   int roundsReplayed_ = 0;   // runs taken from the journal (Verdicts::roundsReplayed)
 
-  // A re-tune after an edit of the program (TuneWarm.cpp, issue 49 item 5).
-  struct WarmStart {
-    std::string from, changed, winner;   // the earlier journal, the first source that changed, its winner
-    std::vector<Point> points;           // generation 1 begins with these
-    std::vector<ScoredPoint> learned;    // the earlier evaluations, as generation 0 of the history
-  };
-  std::optional<WarmStart> warm_;
-  void planWarmStart(const JournalContents &prior, const std::string &from);
-  nlohmann::json warmToJson() const;
-  void warmFromJson(const nlohmann::json &j);
-  void noteWarmStart();
-  void planWarmFromLock();
+  // The warm start of a re-tune (WarmPlan.h).
+  WarmPlan warm_;
 
   TuneConfig cfg_;
   TuneOptions opts_;
