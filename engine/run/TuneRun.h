@@ -1,7 +1,7 @@
-// The tuning run of one `ciq tune` (Tune.h), split by job: the loop
-// (TuneLoop.cpp), the journal and resume (TuneResume.cpp), the canary
-// (TuneCanary.cpp), the finalists (TuneFinalists.cpp), the minimization and
-// attribution (TuneAfter.cpp), setup and the end (Tune.cpp). Private to run/.
+// The tuning run of one `ciq tune` (Tune.h), its methods split by job over
+// the Tune*.cpp files of engine/run (ARCHITECTURE.md names each file's job);
+// its parts of their own: the clock (TuneClock), the program copies
+// (ProgramCopies), the warm start (WarmPlan). Private to run/.
 #pragma once
 #include "engine/run/Tune.h"
 #include "common/Subprocess.h"
