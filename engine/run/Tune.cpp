@@ -99,6 +99,24 @@ bool TuneRun::lockFolderWritable() {
               ", or set lockfile: in " + cfg_.path + " to a writable folder (checked before the search starts)");
 }
 
+// The budget: --max-evaluations, else search.max_evaluations, else what
+// the generations of the pool spend.
+static int budgetOf(const TuneConfig &cfg, const TuneOptions &opts) {
+  int budget = opts.maxEvaluations > 0            ? opts.maxEvaluations
+               : cfg.search.maxEvaluations > 0    ? cfg.search.maxEvaluations
+               : cfg.search.poolFollowsWorkers() ? 1 + SearchConfig::kDefaultPoolSize * cfg.search.generations
+                                                 : 1 + cfg.search.poolSize * cfg.search.generations;
+  // A strategy that runs out of points (exhaustive over a space smaller
+  // than the budget) ends the search there, and the counter says so ([3/3],
+  // not [3/49]).
+  // Not where per-kernel controls join the space after the baseline: the
+  // space grows then, and the budget is for it too.
+  if (auto most = mostEvaluations(cfg.search.strategy, cfg.space);
+      most && *most < (double)budget && !kernelControlsOn(cfg))
+    budget = std::max(1, (int)*most);
+  return budget;
+}
+
 bool TuneRun::prepare() {
   // Before anything in the run directory is read or moved.
   std::string lockErr;
@@ -131,18 +149,7 @@ bool TuneRun::prepare() {
                                        !isCompileMetric(cfg_.objectives.front().metric) && workerCount(cfg_) > 1
                                    ? 1
                                    : 0;
-  budget_ = opts_.maxEvaluations > 0        ? opts_.maxEvaluations
-            : cfg_.search.maxEvaluations > 0 ? cfg_.search.maxEvaluations
-            : cfg_.search.poolFollowsWorkers() ? 1 + SearchConfig::kDefaultPoolSize * cfg_.search.generations
-                                             : 1 + cfg_.search.poolSize * cfg_.search.generations;
-  // A strategy that runs out of points (exhaustive over a space smaller
-  // than the budget) ends the search there, and the counter says so ([3/3],
-  // not [3/49]).
-  // Not where per-kernel controls join the space after the baseline: the
-  // space grows then, and the budget is for it too.
-  if (auto most = mostEvaluations(cfg_.search.strategy, cfg_.space);
-      most && *most < (double)budget_ && !kernelControlsOn(cfg_))
-    budget_ = std::max(1, (int)*most);
+  budget_ = budgetOf(cfg_, opts_);
   // A budget (BUDGET, max_evaluations, --max-evaluations) is what the user
   // asked to spend: without generations of their own, enough generations to
   // spend it; with them, the header says where the search will stop. Before
