@@ -17,7 +17,7 @@
 // A landscape without `binary` ids counts every configuration as a binary.
 //
 // --warm: the warm start of a re-tune after a one-line source change (issue
-// 49 item 5, engine/run/TuneWarm.cpp). Per landscape and seed:
+// 49 item 5, engine/run/WarmPlan.cpp). Per landscape and seed:
 //   1. the earlier search: a cold search of the recorded landscape, run as
 //      `ciq tune` runs it, to its budget (--earlier-budget distinct binaries,
 //      default ciq's 1 + 8 x 6 = 49; at most 2 configurations a binary, as

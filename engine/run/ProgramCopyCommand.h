@@ -1,4 +1,4 @@
-// A program copy's command.json (engine/run/TuneProgramCopies.cpp): the
+// A program copy's command.json (engine/run/ProgramCopies.cpp): the
 // command that runs the copy, with the folders its paths were written under,
 // so that a resumed tune whose run dir or build tree has moved since (a CI
 // cache restored elsewhere, a renamed checkout) rewrites them to where they

@@ -99,6 +99,24 @@ bool TuneRun::lockFolderWritable() {
               ", or set lockfile: in " + cfg_.path + " to a writable folder (checked before the search starts)");
 }
 
+// The budget: --max-evaluations, else search.max_evaluations, else what
+// the generations of the pool spend.
+static int budgetOf(const TuneConfig &cfg, const TuneOptions &opts) {
+  int budget = opts.maxEvaluations > 0            ? opts.maxEvaluations
+               : cfg.search.maxEvaluations > 0    ? cfg.search.maxEvaluations
+               : cfg.search.poolFollowsWorkers() ? 1 + SearchConfig::kDefaultPoolSize * cfg.search.generations
+                                                 : 1 + cfg.search.poolSize * cfg.search.generations;
+  // A strategy that runs out of points (exhaustive over a space smaller
+  // than the budget) ends the search there, and the counter says so ([3/3],
+  // not [3/49]).
+  // Not where per-kernel controls join the space after the baseline: the
+  // space grows then, and the budget is for it too.
+  if (auto most = mostEvaluations(cfg.search.strategy, cfg.space);
+      most && *most < (double)budget && !kernelControlsOn(cfg))
+    budget = std::max(1, (int)*most);
+  return budget;
+}
+
 bool TuneRun::prepare() {
   // Before anything in the run directory is read or moved.
   std::string lockErr;
@@ -131,18 +149,7 @@ bool TuneRun::prepare() {
                                        !isCompileMetric(cfg_.objectives.front().metric) && workerCount(cfg_) > 1
                                    ? 1
                                    : 0;
-  budget_ = opts_.maxEvaluations > 0        ? opts_.maxEvaluations
-            : cfg_.search.maxEvaluations > 0 ? cfg_.search.maxEvaluations
-            : cfg_.search.poolFollowsWorkers() ? 1 + SearchConfig::kDefaultPoolSize * cfg_.search.generations
-                                             : 1 + cfg_.search.poolSize * cfg_.search.generations;
-  // A strategy that runs out of points (exhaustive over a space smaller
-  // than the budget) ends the search there, and the counter says so ([3/3],
-  // not [3/49]).
-  // Not where per-kernel controls join the space after the baseline: the
-  // space grows then, and the budget is for it too.
-  if (auto most = mostEvaluations(cfg_.search.strategy, cfg_.space);
-      most && *most < (double)budget_ && !kernelControlsOn(cfg_))
-    budget_ = std::max(1, (int)*most);
+  budget_ = budgetOf(cfg_, opts_);
   // A budget (BUDGET, max_evaluations, --max-evaluations) is what the user
   // asked to spend: without generations of their own, enough generations to
   // spend it; with them, the header says where the search will stop. Before
@@ -177,8 +184,9 @@ bool TuneRun::prepare() {
     return false;
   if (!startWorkers())
     return false;
+  programs_.decide(runtimeObjective(), slurm_ != nullptr);   // after startWorkers: Slurm keeps no copies
   if (opts_.resume)
-    adoptProgramCopies();   // after startWorkers: Slurm keeps no copies
+    programs_.adopt(evals_);
   expectLikeBaseline();
   progress_.begin(budget_, !opts_.quiet,
                   !binaries() ? "configurations" : runtimeObjective() ? "binaries" : "device codes");
@@ -407,8 +415,8 @@ bool TuneRun::runSearch() {
                  (clock_.timed() ? "; time budget " + durationText(clock_.budget()) + " (" + clock_.source() +
                                         ") for the whole tune, the phases after the search planned inside it"
                                   : ""));
-  if (!opts_.canaryOnly)
-    noteWarmStart();
+  if (std::string warm = warm_.note(cfg_.space); !warm.empty() && !opts_.canaryOnly)
+    progress_.note(warm);
   if (!cfg_.buildNumericsNote.empty() && !opts_.canaryOnly)
     progress_.note(cfg_.buildNumericsNote);
   if (cfg_.numericsLeftOut && !cfg_.buildHasFastMath && !opts_.canaryOnly)   // where a runtime gain often lies
@@ -421,8 +429,11 @@ bool TuneRun::runSearch() {
     noteBaselineCost();
   if (!opts_.canaryOnly && !addKernelControls())
     return false;
-  if (!opts_.canaryOnly)
-    planWarmFromLock();
+  if (!opts_.canaryOnly && !opts_.resume && resumedCount_ == 0) {   // a fresh run dir: warm from the lock
+    WarmPlan::LockOutcome fromLock = warm_.planFromLock(cfg_);
+    if ((!fromLock.planned || journal(warm_.toJson())) && !fromLock.note.empty())
+      progress_.note(fromLock.note);
+  }
   if (!runCanary())
     return false;
   if (opts_.canaryOnly)

@@ -35,9 +35,9 @@ bool TuneRun::runFinalists(WinnerChoice &w) {
   order.insert(order.end(), finalists.begin(), finalists.end());
   // A finalist without a copy is built and copied again: the other copies
   // go first (before they are offered to the phases after this one).
-  if (keepsPrograms() && std::any_of(order.begin(), order.end(), [&](size_t i) { return !searchProgram(i); }))
-    keepOnlyCopiesOf(order);
-  offerProgramCopies();
+  if (programs_.kept() && std::any_of(order.begin(), order.end(), [&](size_t i) { return !programs_.find(evals_, i); }))
+    programs_.keepOnlyCopiesOf(evals_, order, snapshots_);
+  programs_.offer(evals_, snapshots_);
   std::vector<std::vector<double>> values;
   nlohmann::json where;   // Slurm: the node, job and GPU state of the measurement (journaled)
   if (!(slurm_ ? measureFinalistsOnNode(w, order, values, where) : measureFinalistsHere(order, values)))
@@ -82,7 +82,7 @@ bool TuneRun::finalistCommands(const std::vector<size_t> &order, std::vector<std
   std::string err, copied;
   for (size_t i : order) {
     // The copy the search made of this binary's program: not built again.
-    if (auto cmd = searchProgram(i)) {
+    if (auto cmd = programs_.find(evals_, i)) {
       for (size_t k = 0; k < finalistCases(); ++k)
         commands.push_back(*cmd);
       snapshots_[evals_[i].rendered.hash()] = *cmd;

@@ -46,23 +46,23 @@ std::string untriedText(const SearchSpace &space,
 // of trials whose round gave no kernel times, then the combinations.
 class KernelFeed : public SearchFeed {
 public:
-  KernelFeed(TuneRun &r, size_t base, int generation) : r_(r), base_(base), g0_(generation) {
+  KernelFeed(StreamHost &h, size_t base, int generation) : h_(h), base_(base), g0_(generation) {
+    const Point &basePoint = h.evaluations()[base].point;
     for (size_t k = 0;; ++k) {
-      auto p = designRound(r.evals_[base].point, r.kernelPlans_, k);
+      auto p = designRound(basePoint, h.stagePlans(), k);
       if (!p)
         break;
       queue_.push_back(*p);
     }
-    r_.combineKept_ = 2;   // the time plan keeps the combinations' binaries while the rounds run
+    h_.keepForCombinations(2);   // the time plan keeps the combinations' binaries while the rounds run
     // A warm start's per-kernel directives (an earlier winner, a committed
     // lock) are the first round: each kernel's is judged like any trial.
-    if (r.warm_ && !r.warm_->points.empty()) {
-      Point p = r.evals_[base].point;
-      const Point &warm = r.warm_->points.front();
-      for (size_t i = 0; i < p.size() && i < warm.size(); ++i)
-        if (r.cfg_.space.controls[i].render == RenderKind::Kernel && warm[i] != kUnset)
-          p[i] = warm[i];
-      if (p != r.evals_[base].point)
+    if (const Point *warm = h.warmPoint()) {
+      Point p = basePoint;
+      for (size_t i = 0; i < p.size() && i < warm->size(); ++i)
+        if (h.config().space.controls[i].render == RenderKind::Kernel && (*warm)[i] != kUnset)
+          p[i] = (*warm)[i];
+      if (p != basePoint)
         queue_.insert(queue_.begin(), p);
     }
   }
@@ -78,33 +78,34 @@ private:
   bool advance();
   std::vector<const Evaluation *> stage() const {
     std::vector<const Evaluation *> out;
-    for (const auto &e : r_.evals_)
-      if (e.generation >= g0_ && setsKernelControl(r_.cfg_.space, e.point))
+    for (const auto &e : h_.evaluations())
+      if (e.generation >= g0_ && setsKernelControl(h_.config().space, e.point))
         out.push_back(&e);
     return out;
   }
   bool evaluated(const Point &p) const {
-    return std::any_of(r_.evals_.begin(), r_.evals_.end(), [&](const Evaluation &e) { return e.point == p; });
+    const auto &evals = h_.evaluations();
+    return std::any_of(evals.begin(), evals.end(), [&](const Evaluation &e) { return e.point == p; });
   }
   void noteVerdicts(const std::vector<KernelVerdict> &verdicts);
   void noteInterference();
   std::vector<KernelVerdict> judge() const {
-    return judgeKernels(r_.kernelPlans_, r_.evals_[base_].point, r_.evals_[base_], stage(),
-                        r_.cfg_.benchmark.maxRegressionPercent);
+    const Evaluation &base = h_.evaluations()[base_];
+    return judgeKernels(h_.stagePlans(), base.point, base, stage(), h_.config().benchmark.maxRegressionPercent);
   }
   // The budget (binaries or time) ended the rounds: the per-kernel bests
   // of the trials timed so far are combined and measured all the same (the
   // plan kept their binaries); false when no kernel has a faster trial.
   bool combineNow() {
     cut_ = true;
-    r_.combineKept_ = 0;
+    h_.keepForCombinations(0);
     verdicts_ = judge();
     noteVerdicts(verdicts_);
-    queue_ = combinations(r_.evals_[base_].point, verdicts_);
+    queue_ = combinations(h_.evaluations()[base_].point, verdicts_);
     next_ = 0;
     phase_ = queue_.empty() ? Phase::Done : Phase::Combine;
     ended_ = queue_.empty();
-    r_.progress_.note(std::string("per-kernel search: the budget ended its rounds; ") +
+    h_.note(std::string("per-kernel search: the budget ended its rounds; ") +
                       (ended_ ? "no kernel has a faster trial to combine"
                               : "the per-kernel bests of the trials timed so far are combined and measured"));
     return !ended_;
@@ -112,10 +113,10 @@ private:
   // The combinations are built whatever the time left (the plan kept
   // their time): the binary budget and the configuration cap still hold.
   bool combineFits() const {
-    return r_.counted() < r_.budget_ && r_.compiled() < r_.configurationCap();
+    return h_.counted() < h_.budget() && h_.compiled() < h_.configurationCap();
   }
 
-  TuneRun &r_;
+  StreamHost &h_;
   const size_t base_;
   const int g0_;
   Phase phase_ = Phase::Design;
@@ -130,11 +131,11 @@ private:
 
 std::vector<Evaluation> KernelFeed::take(size_t most) {
   std::vector<Evaluation> out;
-  if (r_.stopRequested())
+  if (h_.stopRequested())
     halted_ = true;
   while (!halted_ && !ended_ && out.size() < most) {
     bool combining = phase_ == Phase::Combine;
-    if (combining ? !combineFits() : !r_.budgetLeft()) {
+    if (combining ? !combineFits() : !h_.budgetLeft()) {
       if (outstanding_ > 0)
         break;
       if (combining || !combineNow()) {
@@ -147,13 +148,13 @@ std::vector<Evaluation> KernelFeed::take(size_t most) {
     // The rounds and retries leave room for the two combinations; twins
     // cost nothing, so the rounds go on while distinct binaries fit.
     int keep = combining ? 0 : 2;
-    int room = combining ? std::min(r_.budget_ - r_.counted(), r_.configurationCap() - r_.compiled()) : (int)r_.room();
+    int room = combining ? std::min(h_.budget() - h_.counted(), h_.configurationCap() - h_.compiled()) : (int)h_.room();
     if (next_ < queue_.size() && room - keep <= outstanding_) {
       if (outstanding_ > 0)
         break;
       if (!combining) {   // the rounds or retries end here: their bests are combined in the 2 kept
         if (phase_ == Phase::Design && stage().empty())
-          r_.progress_.note("per-kernel search: no room for its rounds: " + std::to_string(r_.room()) +
+          h_.note("per-kernel search: no room for its rounds: " + std::to_string(h_.room()) +
                             " binar(ies) or configuration(s) left, 2 kept for the combinations");
         if (!combineNow())
           break;
@@ -166,8 +167,8 @@ std::vector<Evaluation> KernelFeed::take(size_t most) {
       if (evaluated(p))   // before the engine was killed, or a round equal to a combination
         continue;
       int g = g0_ + (int)phase_;
-      Evaluation e = newEvaluation(r_.cfg_.space, p, g, r_.nextName((size_t)outstanding_));
-      e.replay = "ciq replay " + e.candidateId + " --config " + shellQuote(r_.cfg_.path);
+      Evaluation e = newEvaluation(h_.config().space, p, g, h_.nextName((size_t)outstanding_));
+      e.replay = "ciq replay " + e.candidateId + " --config " + shellQuote(h_.config().path);
       out.push_back(std::move(e));
       ++outstanding_;
       continue;
@@ -181,22 +182,22 @@ std::vector<Evaluation> KernelFeed::take(size_t most) {
 // The next phase, once every candidate of this one is recorded: false when
 // the stage is over.
 bool KernelFeed::advance() {
-  const Point &base = r_.evals_[base_].point;
+  const Point &base = h_.evaluations()[base_].point;
   queue_.clear();
   next_ = 0;
   if (phase_ == Phase::Design) {
     phase_ = Phase::Retry;
-    for (const KernelTrial &t : trialsToRetry(r_.kernelPlans_, base, stage()))
+    for (const KernelTrial &t : trialsToRetry(h_.stagePlans(), base, stage()))
       queue_.push_back(soloRound(base, t));
     if (!queue_.empty()) {
-      r_.progress_.note("per-kernel search: " + std::to_string(queue_.size()) +
+      h_.note("per-kernel search: " + std::to_string(queue_.size()) +
                         " trial(s) alone again: their rounds gave no kernel times");
       return true;
     }
   }
   if (phase_ == Phase::Retry) {
     phase_ = Phase::Combine;
-    r_.combineKept_ = 0;
+    h_.keepForCombinations(0);
     verdicts_ = judge();
     noteVerdicts(verdicts_);
     queue_ = combinations(base, verdicts_);
@@ -212,36 +213,30 @@ bool KernelFeed::advance() {
 
 void KernelFeed::record(Evaluation &e) {
   --outstanding_;
-  r_.record(e);
-  if (!r_.interrupted_.empty() || r_.recordingFailed_)
-    halted_ = true;
-  else if (e.reason == reason::StaleBuild) {
-    r_.fail(e.message);
-    halted_ = true;
-  } else if (r_.stopRequested())
+  if (h_.recordTaken(e))
     halted_ = true;
 }
 
 void KernelFeed::noteVerdicts(const std::vector<KernelVerdict> &verdicts) {
-  const SearchSpace &space = r_.cfg_.space;
+  const SearchSpace &space = h_.config().space;
   for (const auto &v : verdicts) {
     size_t timed = 0;
     for (const auto &[t, ratio] : v.tried)
       timed += ratio > 0;
     std::string head = "per-kernel search: kernel " + v.label + " (" + fmt::value(v.baseMs) + " ms a launch in " +
-                       r_.evals_[base_].candidateId + "), " + std::to_string(timed) + " of " +
+                       h_.evaluations()[base_].candidateId + "), " + std::to_string(timed) + " of " +
                        std::to_string(v.tried.size()) + " trial(s) timed: ";
     if (v.best)
-      r_.progress_.note(head + "best " + trialText(space, *v.best) + ", " + fmt::value(v.baseMs * v.bestRatio) +
+      h_.note(head + "best " + trialText(space, *v.best) + ", " + fmt::value(v.baseMs * v.bestRatio) +
                         " ms a launch (" + speedup(v.bestRatio) + ")");
     else
-      r_.progress_.note(head + "none at least " + fmt::value(kMinKernelGain * 100) +
+      h_.note(head + "none at least " + fmt::value(kMinKernelGain * 100) +
                         "% faster: it keeps the compile it had");
     for (const auto &s : v.slowsCase)
-      r_.progress_.note("per-kernel search: " + trialText(space, s.trial) + " left out: faster over all cases, but " +
+      h_.note("per-kernel search: " + trialText(space, s.trial) + " left out: faster over all cases, but " +
                         fmt::percent((s.ratio - 1) * 100) + " slower in case '" + s.caseName + "', adding " +
                         fmt::percent(s.casePercent) + " to that case's GPU time (benchmark.max_regression_percent " +
-                        fmt::value(r_.cfg_.benchmark.maxRegressionPercent) +
+                        fmt::value(h_.config().benchmark.maxRegressionPercent) +
                         ": a combination carrying it would be refused as case_regression)");
   }
 }
@@ -251,8 +246,8 @@ void KernelFeed::noteVerdicts(const std::vector<KernelVerdict> &verdicts) {
 // kernel's controls (a shared cache, concurrent launches).
 void KernelFeed::noteInterference() {
   const Evaluation *combined = nullptr;
-  for (const auto &p : combinations(r_.evals_[base_].point, verdicts_))
-    for (const auto &e : r_.evals_)
+  for (const auto &p : combinations(h_.evaluations()[base_].point, verdicts_))
+    for (const auto &e : h_.evaluations())
       if (e.point == p && kernelTimesUsable(e) && !combined)
         combined = &e;
   if (!combined)
@@ -263,7 +258,7 @@ void KernelFeed::noteInterference() {
       continue;
     double ratio = ms / v.baseMs;
     if (ratio > v.bestRatio * (1 + 2 * kMinKernelGain))
-      r_.progress_.note("per-kernel search: kernel " + v.label + " ran " + fmt::percent((ratio / v.bestRatio - 1) * 100) +
+      h_.note("per-kernel search: kernel " + v.label + " ran " + fmt::percent((ratio / v.bestRatio - 1) * 100) +
                         " slower in " + combined->candidateId + " (the combination) than with its control alone: "
                         "the whole-program objective decides between them");
   }
@@ -297,7 +292,7 @@ bool TuneRun::searchKernels() {
   auto started = std::chrono::steady_clock::now();
   clock_.searchBegins();
   inSearch_ = true;
-  KernelFeed feed(*this, base, lastGeneration + 1);
+  KernelFeed feed(static_cast<StreamHost &>(*this), base, lastGeneration + 1);
   executor().stream(feed, knownResults());
   inSearch_ = false;
   clock_.searchEnds();
@@ -321,20 +316,6 @@ bool TuneRun::searchKernels() {
   verdicts_.searchSeconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - started).count();
   verdicts_.searchEnd = feed.cut() ? SearchEnd::KernelStageCut : budgetLeft() ? SearchEnd::KernelStage : budgetEnd();
   return streamEnded();
-}
-
-void TuneRun::maskKernelControls(std::vector<Point> &pool) const {
-  if (kernelReserve_ == 0)
-    return;
-  std::vector<Point> out;
-  for (Point p : pool) {
-    for (size_t i = 0; i < p.size() && i < cfg_.space.controls.size(); ++i)
-      if (cfg_.space.controls[i].render == RenderKind::Kernel)
-        p[i] = kUnset;
-    if (std::find(out.begin(), out.end(), p) == out.end())
-      out.push_back(p);
-  }
-  pool = std::move(out);
 }
 
 // The share of the baseline's traced GPU time spent in the planned kernels

@@ -38,7 +38,9 @@ void TuneRun::evaluate(Evaluation &e, Worker &w, const std::function<const Evalu
     }
   }
   evaluateCandidate(w, e, o);
-  copyProgram(w, e);   // before the worker's next build replaces it
+  // Before the worker's next build replaces it.
+  if (std::string line = programs_.copy(w.cfg, e, compilesAtRunTime()); !line.empty())
+    progress_.note(line);
   // benchmark.cases: scored here, before a later candidate can copy it as
   // its twin (record() scores again: the same result), so twins do not
   // depend on when this one is recorded.
@@ -86,7 +88,7 @@ void TuneRun::record(Evaluation &e) {
   }
   if (!writeResults())
     return;
-  pruneProgramCopies();
+  programs_.prune(evals_);
   WinnerChoice w = chooseWinner(cfg_, evals_);
   progress_.evaluated(cfg_, e, evals_, w.index >= 0 ? &evals_[w.index] : nullptr, counted());
   progress_.phase(clock_.phase(), remainingEstimate());

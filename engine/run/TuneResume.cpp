@@ -143,7 +143,8 @@ bool TuneRun::resumeJournal(const JournalContents &prior, const std::string &jpa
   evals_ = prior.evaluations;
   priorTrials_ = prior.minimizeTrials;
   priorRounds_ = prior.rounds;
-  warmFromJson(prior.warm);
+  if (std::string damaged = warm_.fromJson(prior.warm, cfg_); !damaged.empty())
+    warn(damaged);
   rehearsals_ = prior.rehearsals;
   applyPriorRehearsals();
   if (!referenceKept())
@@ -184,7 +185,7 @@ bool TuneRun::setPriorSearchAside(const JournalContents &prior, const std::strin
   }
   if (llvm::sys::fs::exists(jpath)) {
     if (!opts_.canaryOnly)
-      planWarmStart(prior, jpath + ".previous");
+      warm_.planFromJournal(prior, jpath + ".previous", cfg_);
     // A finished or discarded search is kept beside, never overwritten: its
     // journal and its results.csv (this search writes a new one).
     llvm::sys::fs::rename(jpath, jpath + ".previous");
@@ -202,7 +203,7 @@ bool TuneRun::setPriorSearchAside(const JournalContents &prior, const std::strin
 bool TuneRun::startJournal(const std::string &jpath) {
   // The baseline's output (benchmark.correctness.compare) belongs to this
   // search: a new one measures its own.
-  // So are the copies of its programs (TuneProgramCopies.cpp): candidate
+  // So are the copies of its programs (ProgramCopies.cpp): candidate
   // ids start again at c0000.
   if (!opts_.resume) {
     llvm::sys::fs::remove(cfg_.runDir + "/reference-output.json");
@@ -215,7 +216,7 @@ bool TuneRun::startJournal(const std::string &jpath) {
   if (!opts_.resume && !journal_.append(startToJson(startOf(cfg_))))
     return fail(journal_.error() + "; " + remedyFor(journal_.errorNumber()) + ", then start the search again with `ciq tune "
                 "--config " + shellQuote(cfg_.path) + "`");
-  if (!opts_.resume && warm_ && !journal(warmToJson()))
+  if (!opts_.resume && warm_ && !journal(warm_.toJson()))
     return false;
   for (size_t i = 0; i < evals_.size(); ++i) {
     byHash_.emplace(evals_[i].candidateHash, i);

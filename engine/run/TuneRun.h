@@ -1,7 +1,7 @@
-// The tuning run of one `ciq tune` (Tune.h), split by job: the loop
-// (TuneLoop.cpp), the journal and resume (TuneResume.cpp), the canary
-// (TuneCanary.cpp), the finalists (TuneFinalists.cpp), the minimization and
-// attribution (TuneAfter.cpp), setup and the end (Tune.cpp). Private to run/.
+// The tuning run of one `ciq tune` (Tune.h), its methods split by job over
+// the Tune*.cpp files of engine/run (ARCHITECTURE.md names each file's job);
+// its parts of their own: the clock (TuneClock), the program copies
+// (ProgramCopies), the warm start (WarmPlan). Private to run/.
 #pragma once
 #include "engine/run/Tune.h"
 #include "common/Subprocess.h"
@@ -14,6 +14,9 @@
 #include "engine/search/TimeBudget.h"
 #include "engine/search/PhasePlan.h"
 #include "engine/run/TuneClock.h"
+#include "engine/run/StreamHost.h"
+#include "engine/run/ProgramCopies.h"
+#include "engine/run/WarmPlan.h"
 #include "engine/compile/CandidateBuild.h"
 #include "engine/search/InertControls.h"
 #include "engine/search/KernelSearch.h"
@@ -64,18 +67,36 @@ std::string candidateName(size_t index);
 // The journal's start line (engine/record/Journal.h: startToJson).
 RecordedStart startOf(const TuneConfig &cfg);
 
-class TuneFeed;
-
-class TuneRun {
-  friend class TuneFeed;   // the search as a stream of candidates (TuneSearch.cpp)
-  friend class KernelFeed; // the per-kernel stage (TuneKernelStage.cpp)
-
+// The search's streams (TuneFeed, KernelFeed) see it as their StreamHost
+// (StreamHost.h, implemented in TuneStreams.cpp), nothing more.
+class TuneRun final : private StreamHost {
 public:
   TuneRun(TuneConfig cfg, TuneOptions opts) : cfg_(std::move(cfg)), opts_(opts) {}
   TuneOutcome run();
   bool runSearch();
 
 private:
+  // StreamHost: what the search's streams read and change (TuneStreams.cpp).
+  const TuneConfig &config() const override { return cfg_; }
+  const std::vector<Evaluation> &evaluations() const override { return evals_; }
+  std::vector<Point> notEvaluated(int generation, const std::vector<Point> &pool) const override;
+  bool countsBinaries() const override { return binaries(); }
+  int budget() const override { return budget_; }
+  bool extending() const override { return extending_; }
+  bool recordTaken(Evaluation &e) override;
+  bool recordingFailed() const override { return recordingFailed_; }
+  void note(const std::string &line) override { progress_.note(line); }
+  const std::string &journalPath() const override { return journal_.path(); }
+  std::vector<Point> proposePool(int generation, int before) override;
+  void generationBegins(int generation, int of) override { progress_.generation(generation, of); }
+  bool journalGeneration(int generation) override { return journal({{"op", "generation"}, {"generation", generation}}); }
+  void searchEnded(SearchEnd why) override { verdicts_.searchEnd = why; }
+  const std::vector<KernelPlan> &stagePlans() const override { return kernelPlans_; }
+  void keepForCombinations(int binaries) override { combineKept_ = binaries; }
+  const Point *warmPoint() const override {
+    return warm_ && !warm_->points.empty() ? &warm_->points.front() : nullptr;
+  }
+
   bool prepare();
   bool openJournal();   // TuneResume.cpp, with the four below
   bool resumeJournal(const JournalContents &prior, const std::string &jpath);
@@ -94,10 +115,8 @@ private:
   bool searchKernels();
   void planKernelStage(bool launchedOnly);
   // After a stream of candidates: false when it stopped the search (a kill,
-  // a disk fault, `ciq stop`), saying why.
+  // a disk fault, `ciq stop`), saying why (TuneStreams.cpp).
   bool streamEnded();
-  // Stage 1 of a per-kernel search leaves the per-kernel controls unset.
-  void maskKernelControls(std::vector<Point> &pool) const;
   // The binaries of the budget the search may spend now: the per-kernel
   // stage's share is kept back until it starts.
   int stageBudget() const { return inKernelStage_ ? budget_ : budget_ - kernelReserve_; }
@@ -177,7 +196,7 @@ private:
     return m;
   }
   bool finish();
-  bool failFirstGeneration();
+  bool failFirstGeneration() override;
   // The budget counts distinct binaries (Budget.h); twins cost nothing, and
   // the configuration cap ends a search of a flat landscape.
   bool binaries() const { return cfg_.search.budgetCountsBinaries; }
@@ -192,14 +211,14 @@ private:
       return std::to_string(budget_) + (one ? " distinct binary" : " distinct binaries") + cap;
     return std::to_string(budget_) + (one ? " distinct device code" : " distinct device codes") + cap;
   }
-  int counted() const { return binaries() ? countBudget(evals_).distinct : (int)evals_.size(); }
+  int counted() const override { return binaries() ? countBudget(evals_).distinct : (int)evals_.size(); }
   // The most configurations the search compiles (the baseline included):
   // search.max_configurations_per_binary x budget, so that a budget of
   // distinct binaries also bounds the search's compile time (issue 41 item 7).
-  int configurationCap() const {
+  int configurationCap() const override {
     return binaries() ? cfg_.search.maxConfigurationsPerBinary * budget_ : std::numeric_limits<int>::max();
   }
-  int compiled() const { return countBudget(evals_).compiled; }
+  int compiled() const override { return countBudget(evals_).compiled; }
   // The cap of the stage running now: the command-line search leaves the
   // per-kernel stage its binaries' share of the cap, else a search whose
   // configurations build twins spends the cap and leaves the stage nothing
@@ -209,19 +228,19 @@ private:
       return configurationCap();
     return configurationCap() - cfg_.search.maxConfigurationsPerBinary * kernelReserve_;
   }
-  bool budgetLeft() const {
+  bool budgetLeft() const override {
     return counted() < stageBudget() && compiled() < stageConfigurationCap() && searchTimeLeft();
   }
   // Why a search with no budget left ended: the budget, the configuration
   // cap, else the time budget's share for the search.
-  SearchEnd budgetEnd() const {
+  SearchEnd budgetEnd() const override {
     return counted() >= stageBudget()                 ? SearchEnd::Budget
            : compiled() >= stageConfigurationCap() ? SearchEnd::ConfigurationCap
                                                      : SearchEnd::Time;
   }
   // How many more candidates one batch may start without passing the budget
   // or the cap (each may compile: a configuration twin found later is one fewer).
-  size_t room() const {
+  size_t room() const override {
     if (!searchTimeLeft())
       return 0;
     return (size_t)std::max(0, std::min(stageBudget() - counted(), stageConfigurationCap() - compiled()));
@@ -351,18 +370,8 @@ private:
   void journalRun(const std::string &key, int round, size_t build, double value);
   int roundsReplayed_ = 0;   // runs taken from the journal (Verdicts::roundsReplayed)
 
-  // A re-tune after an edit of the program (TuneWarm.cpp, issue 49 item 5).
-  struct WarmStart {
-    std::string from, changed, winner;   // the earlier journal, the first source that changed, its winner
-    std::vector<Point> points;           // generation 1 begins with these
-    std::vector<ScoredPoint> learned;    // the earlier evaluations, as generation 0 of the history
-  };
-  std::optional<WarmStart> warm_;
-  void planWarmStart(const JournalContents &prior, const std::string &from);
-  nlohmann::json warmToJson() const;
-  void warmFromJson(const nlohmann::json &j);
-  void noteWarmStart();
-  void planWarmFromLock();
+  // The warm start of a re-tune (WarmPlan.h).
+  WarmPlan warm_;
 
   TuneConfig cfg_;
   TuneOptions opts_;
@@ -412,21 +421,8 @@ private:
   nlohmann::json lockExtra_ = nlohmann::json::object();   // minimization, attribution, measurement: into the lock
   Evaluation minimized_;               // the winner after minimization (when it changed)
   std::map<std::string, std::vector<std::string>> snapshots_;   // rendered hash -> benchmark copy (after the search)
-  // The search's copies of its best programs (TuneProgramCopies.cpp): candidate id -> command.
-  struct ProgramCopy {
-    std::vector<std::string> command;
-    uint64_t bytes = 0;
-  };
-  std::map<std::string, ProgramCopy> programs_;
-  std::mutex programsMutex_;
-  bool copyFailureNoted_ = false;   // under programsMutex_: one line for the first copy that failed
-  void offerProgramCopies();
-  bool keepsPrograms() const;
-  void copyProgram(Worker &w, const Evaluation &e);
-  std::optional<std::vector<std::string>> searchProgram(size_t i);
-  void pruneProgramCopies();
-  void adoptProgramCopies();
-  void keepOnlyCopiesOf(const std::vector<size_t> &order);
+  // The search's copies of the programs it measured (ProgramCopies.h).
+  ProgramCopies programs_{cfg_, [this](const Evaluation &e) { return reuseKey(e); }};
   bool inputsRecorded_ = false;
   int firstNewId_ = 0;       // ids below are taken (journal, intact or damaged)
   std::string interrupted_;  // why the search stops: a build killed twice, a disk that refused a build's write
@@ -434,7 +430,7 @@ private:
   size_t resumedCount_ = 0;  // evaluations read from the journal
   bool extending_ = false;   // a finished search resumed with a raised budget
   // Ids continue after every id the journal used, damaged lines included.
-  std::string nextName(size_t k) const { return candidateName(firstNewId_ + (evals_.size() - resumedCount_) + k); }
+  std::string nextName(size_t k) const override { return candidateName(firstNewId_ + (evals_.size() - resumedCount_) + k); }
   bool lockFolderWritable();   // the lockfile's folder exists and takes a new file (Tune.cpp)
   bool stopInterrupted() {
     return fail(interrupted_ + "; nothing was recorded for it: continue with `ciq resume --config " + shellQuote(cfg_.path) +
@@ -443,7 +439,8 @@ private:
   // The pool minus what cannot give a new binary, learnt from the
   // generations before `before` (generation - search.propose_ahead); inFlight:
   // points of the generations since, not to be proposed again.
-  std::vector<Point> unspent(std::vector<Point> pool, int generation, int before, const std::set<Point> &inFlight);
+  std::vector<Point> unspent(std::vector<Point> pool, int generation, int before,
+                             const std::set<Point> &inFlight) override;
   DefaultRules compilerDefaults();
   // `ciq stop` during a re-measurement after the search (finalists,
   // minimization, attribution): its rounds end at once, no lock is written,
@@ -453,7 +450,7 @@ private:
     return "the search is kept: fix the cause, then measure the phases after it again with `ciq resume "
            "--config " + shellQuote(cfg_.path) + "`";
   }
-  bool stopRequested() { return builder().daemon().stopRequested(); }
+  bool stopRequested() override { return builder().daemon().stopRequested(); }
   bool stoppedIn(const std::string &phase) {
     progress_.note("stopped during the " + phase + "; continue with `ciq resume --config " +
                    shellQuote(cfg_.path) + "`");

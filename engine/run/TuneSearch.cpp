@@ -6,7 +6,6 @@
 // while the GPU measures, and the pools (a function of seed, generation and
 // that history) are the same after `ciq resume`.
 #include "engine/run/TuneRun.h"
-#include "engine/search/WarmStart.h"
 
 #include <atomic>
 
@@ -14,17 +13,17 @@ namespace ciq {
 
 class TuneFeed : public SearchFeed {
 public:
-  explicit TuneFeed(TuneRun &r)
-      : r_(r), ahead_(std::max(0, r.cfg_.search.proposeAhead)), j_(readJournal(r.journal_.path())),
-        last_(r.cfg_.search.generations),
+  explicit TuneFeed(StreamHost &h)
+      : h_(h), ahead_(std::max(0, h.config().search.proposeAhead)), j_(readJournal(h.journalPath())),
+        last_(h.config().search.generations),
         // A pool whose every point, its inert controls dropped, was evaluated
         // before spends nothing: it does not count against
         // search.generations, at most kSpentNothing of them in a row. Without
         // generations of the user's own (or extending a finished search with
         // `ciq resume --max-evaluations`) the search proposes until the
         // budget of distinct binaries is spent.
-        openEnded_(r.binaries() &&
-                   (!r.cfg_.search.generationsSet || r.cfg_.search.poolFollowsWorkers() || r.extending_)) {}
+        openEnded_(h.countsBinaries() && (!h.config().search.generationsSet ||
+                                          h.config().search.poolFollowsWorkers() || h.extending())) {}
 
   std::vector<Evaluation> take(size_t most) override;
   bool more() const override { return !ended_ && !halted_; }
@@ -36,18 +35,18 @@ private:
   void closeGenerations();
   void end(SearchEnd why) {
     if (!ended_)
-      r_.verdicts_.searchEnd = why;
+      h_.searchEnded(why);
     ended_ = true;
   }
   // The budget is met (or the configuration cap reached) by what is recorded.
   bool budgetEnded() {
-    if (r_.budgetLeft())
+    if (h_.budgetLeft())
       return false;
-    end(r_.budgetEnd());
+    end(h_.budgetEnd());
     return true;
   }
 
-  TuneRun &r_;
+  StreamHost &h_;
   const int ahead_;
   const JournalContents j_;
   int last_;                       // search.generations, raised by pools that spent nothing
@@ -73,7 +72,7 @@ private:
 
 std::vector<Evaluation> TuneFeed::take(size_t most) {
   std::vector<Evaluation> out;
-  if (r_.stopRequested())
+  if (h_.stopRequested())
     halted_ = true;
   while (!halted_ && !ended_ && out.size() < most) {
     if (budgetEnded())
@@ -81,10 +80,10 @@ std::vector<Evaluation> TuneFeed::take(size_t most) {
     if (nextTodo_ < todo_.size()) {
       // The candidates in flight may spend what is left of the budget.
       int inFlight = this->inFlight();
-      if ((int)r_.room() <= inFlight)
+      if ((int)h_.room() <= inFlight)
         break;
-      Evaluation e = newEvaluation(r_.cfg_.space, todo_[nextTodo_++], g_, r_.nextName((size_t)inFlight));
-      e.replay = "ciq replay " + e.candidateId + " --config " + shellQuote(r_.cfg_.path);
+      Evaluation e = newEvaluation(h_.config().space, todo_[nextTodo_++], g_, h_.nextName((size_t)inFlight));
+      e.replay = "ciq replay " + e.candidateId + " --config " + shellQuote(h_.config().path);
       out.push_back(std::move(e));
       ++outstanding_[g_];
       continue;
@@ -107,24 +106,20 @@ bool TuneFeed::propose() {
     return false;
   }
   int before = std::max(1, next - ahead_);   // the baseline is always known
-  if (closed_ < before - 1 || (int)r_.room() <= inFlight())
+  if (closed_ < before - 1 || (int)h_.room() <= inFlight())
     return false;
-  TuneRun &r = r_;
-  std::vector<Point> pool = r.strategy_->pool(next, r.history(before));
-  if (next == 1 && r.warm_)   // a warm start: the earlier winner and next best first
-    pool = warmFirst(r.warm_->points, pool);
-  r.maskKernelControls(pool);
+  std::vector<Point> pool = h_.proposePool(next, before);
   if (pool.empty()) {
     end(SearchEnd::SpaceExhausted);
     return false;
   }
-  r.progress_.generation(next, std::max(next, r.cfg_.search.generations));
+  h_.generationBegins(next, std::max(next, h_.config().search.generations));
   proposed_.erase(proposed_.begin(), proposed_.lower_bound(before));   // recorded: in the history
   std::set<Point> inFlight;
   for (const auto &[h, points] : proposed_)
     inFlight.insert(points.begin(), points.end());
-  std::vector<Point> fresh = r.unspent(pool, next, before, inFlight);
-  if (r.recordingFailed_) {
+  std::vector<Point> fresh = h_.unspent(pool, next, before, inFlight);
+  if (h_.recordingFailed()) {
     halted_ = true;
     return false;
   }
@@ -138,25 +133,14 @@ bool TuneFeed::propose() {
   }
   g_ = next;
   proposed_[g_] = fresh;
-  todo_.clear();
+  todo_ = h_.notEvaluated(g_, fresh);   // a resume evaluated some before the engine was killed
   nextTodo_ = 0;
-  std::shared_lock<std::shared_mutex> lock(r.evalsMutex_);
-  for (const auto &p : fresh)
-    if (std::none_of(r.evals_.begin(), r.evals_.end(),
-                     [&](const Evaluation &e) { return e.generation == g_ && e.point == p; }))
-      todo_.push_back(p); // else evaluated before the engine was killed
   return true;
 }
 
 void TuneFeed::record(Evaluation &e) {
   --outstanding_[e.generation];
-  r_.record(e);
-  if (!r_.interrupted_.empty() || r_.recordingFailed_)
-    halted_ = true;
-  else if (e.reason == reason::StaleBuild) {
-    r_.fail(e.message);
-    halted_ = true;
-  } else if (r_.stopRequested())
+  if (h_.recordTaken(e))
     halted_ = true;
   else if (!halted_) // else the candidates still running when it halted: no generation line
     closeGenerations();
@@ -165,21 +149,21 @@ void TuneFeed::record(Evaluation &e) {
 // Generations are closed in order, once every point is taken and recorded:
 // the journal's "generation" line, and the first generation's verdict.
 void TuneFeed::closeGenerations() {
-  auto &evals = r_.evals_;
+  const auto &evals = h_.evaluations();
   // A search ended by its budget closes the generation it ended in, as one
   // whose points were all evaluated.
   while (closed_ < g_ && (closed_ + 1 < g_ || nextTodo_ == todo_.size() || ended_) && outstanding_[closed_ + 1] == 0) {
     int h = ++closed_;
     outstanding_.erase(h);
     const auto &done = j_.completedGenerations;
-    if (std::find(done.begin(), done.end(), h) == done.end() && !r_.journal({{"op", "generation"}, {"generation", h}})) {
+    if (std::find(done.begin(), done.end(), h) == done.end() && !h_.journalGeneration(h)) {
       halted_ = true;
       return;
     }
     bool anyOk = std::any_of(evals.begin(), evals.end(), [](const Evaluation &e) { return e.generation == 1 && e.ok; });
     bool any = std::any_of(evals.begin(), evals.end(), [](const Evaluation &e) { return e.generation == 1; });
-    if (h == 1 && any && !anyOk && r_.cfg_.search.exitOnFailure) {
-      r_.failFirstGeneration();
+    if (h == 1 && any && !anyOk && h_.config().search.exitOnFailure) {
+      h_.failFirstGeneration();
       halted_ = true;
       return;
     }
@@ -199,7 +183,7 @@ bool TuneRun::searchGenerations() {
 }
 
 bool TuneRun::searchLoop() {
-  TuneFeed feed(*this);
+  TuneFeed feed(static_cast<StreamHost &>(*this));
   executor().stream(feed, knownResults());
   // The strategy may end (generations, nothing new) while candidates that
   // then meet the budget are still in flight: the budget is the reason.
@@ -211,22 +195,6 @@ bool TuneRun::searchLoop() {
             " for the finalists, minimization, rehearsal and attribution (from the measured " +
             fmt::value(costs().buildSeconds) + " s a build, " + fmt::value(costs().runSeconds) + " s a run)");
   return streamEnded();
-}
-
-bool TuneRun::streamEnded() {
-  if (!interrupted_.empty())
-    return stopInterrupted();
-  if (recordingFailed_ || outcome_.status == TuneOutcome::Status::Failed)
-    return false;
-  if (stopRequested()) {
-    if (slurm_)
-      slurm_->cancelAll();
-    progress_.note("stopped after " + evals_.back().candidateId + "; continue with `ciq resume --config " +
-                   shellQuote(cfg_.path) + "`");
-    outcome_.status = TuneOutcome::Status::Stopped;
-    return false;
-  }
-  return true;
 }
 
 } // namespace ciq

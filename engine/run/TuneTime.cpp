@@ -44,7 +44,7 @@ AfterSearchShape TuneRun::afterShape() const {
   s.cases = (int)finalistCases();
   s.finalists = std::max(1, cfg_.benchmark.finalists);
   s.rehearsal = opts_.writeLock && cfg_.build.kind != "none";
-  s.programsKept = keepsPrograms();
+  s.programsKept = programs_.kept();
   WinnerChoice w = chooseWinner(cfg_, evals_);
   s.controls = w.index > 0 ? controlsSet(evals_[w.index].point) : 1;
   return s;

@@ -280,4 +280,16 @@ std::string trialText(const SearchSpace &space, const KernelTrial &t) {
   return "kernel " + c.kernelLabel + ": " + d;
 }
 
+std::vector<Point> withoutKernelControls(const SearchSpace &space, const std::vector<Point> &pool) {
+  std::vector<Point> out;
+  for (Point p : pool) {
+    for (size_t i = 0; i < p.size() && i < space.controls.size(); ++i)
+      if (space.controls[i].render == RenderKind::Kernel)
+        p[i] = kUnset;
+    if (std::find(out.begin(), out.end(), p) == out.end())
+      out.push_back(p);
+  }
+  return out;
+}
+
 } // namespace ciq

@@ -113,6 +113,10 @@ untriedTrials(const std::vector<KernelPlan> &plans, const Point &base, const std
 // together. Empty when no kernel has a faster trial.
 std::vector<Point> combinations(const Point &base, const std::vector<KernelVerdict> &verdicts);
 
+// Stage 1 of a per-kernel search (the command-line search) leaves the
+// per-kernel controls unset: the pool with them unset, each point once.
+std::vector<Point> withoutKernelControls(const SearchSpace &space, const std::vector<Point> &pool);
+
 // "kernel sgemm_blocked: .minnctapersm 1" for a trial.
 std::string trialText(const SearchSpace &space, const KernelTrial &t);
 

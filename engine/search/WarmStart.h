@@ -1,5 +1,5 @@
 // The warm start of a re-tune after an edit of the program (issue 49 item 5),
-// as pure functions of the earlier search: engine/run/TuneWarm.cpp plans a
+// as pure functions of the earlier search: engine/run/WarmPlan.cpp plans a
 // `ciq tune` with them, and bench/search_efficiency --warm replays the same
 // plan on the recorded landscapes.
 #pragma once

@@ -250,3 +250,22 @@ TEST(KernelSearch, UntriedTrialsAreListedByKernel) {
     all.push_back(&e);
   EXPECT_TRUE(untriedTrials(plans, base, all).empty());
 }
+
+TEST(KernelSearch, TheCommandLineSearchProposesEachPointOnceWithoutKernelControls) {
+  Fixture f;
+  // A command-line control before the per-kernel ones.
+  Control opt;
+  opt.name = "opt_level";
+  opt.values = {"1", "3"};
+  f.space.controls.insert(f.space.controls.begin(), opt);
+  auto plans = kernelPlans(f.space, f.kernels);
+  Point base = f.space.baseline();
+  Point a = base, b = *designRound(base, plans, 0), c = b;
+  a[0] = 1;
+  c[0] = 1;
+  // b differs from the baseline only in per-kernel controls, c from a.
+  auto pool = withoutKernelControls(f.space, {a, b, c, base});
+  ASSERT_EQ(pool.size(), 2u);
+  EXPECT_EQ(pool[0], a);
+  EXPECT_EQ(pool[1], base);
+}

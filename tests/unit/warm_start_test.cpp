@@ -3,6 +3,7 @@
 // the history the strategies learn from, and that an earlier point is a guide
 // the strategies may propose again, not an evaluation of the edited program.
 #include "engine/search/WarmStart.h"
+#include "engine/run/WarmPlan.h"
 
 #include "tests/unit/engine_test_util.h"
 #include <gmock/gmock.h>
@@ -12,6 +13,7 @@
 using namespace ciq;
 using ciq::test::define;
 using ::testing::ElementsAre;
+using ::testing::HasSubstr;
 
 namespace {
 
@@ -106,4 +108,28 @@ TEST(WarmStart, RandomDrawsUnmeasuredPointsFirst) {
   ASSERT_EQ(pool.size(), 6u);
   for (const auto &p : pool)
     EXPECT_EQ(measured.count(p), 0u);
+}
+
+// The plan a warm search journals reads back as it was; a damaged warm line
+// (a point that is not one of this space's) is a warning and no plan, never
+// a point rendered or proposed (engine/run/WarmPlan.h).
+TEST(WarmPlan, AJournaledPlanReadsBackAndADamagedOneIsAWarningNotAPlan) {
+  TuneConfig cfg;
+  cfg.space = space();
+  nlohmann::json learned = nlohmann::json::array();
+  learned.push_back({{"point", Point{0, -1, -1}}, {"ok", true}, {"objectives", {2.0}}});
+  nlohmann::json j = {{"op", "warm"},         {"from", "journal.jsonl.previous"}, {"changed", "src/a.cu"},
+                      {"winner", "c0003"},    {"points", {Point{1, 0, -1}}},       {"learned", learned}};
+  WarmPlan w;
+  EXPECT_EQ(w.fromJson(j, cfg), "");
+  ASSERT_TRUE(w);
+  EXPECT_EQ(w.toJson(), j);
+  EXPECT_THAT(w.note(cfg.space), HasSubstr("src/a.cu changed since the search in journal.jsonl.previous"));
+  EXPECT_THAT(w.note(cfg.space), HasSubstr("its winner c0003"));
+
+  j["points"] = {Point{7, 0, -1}};
+  WarmPlan damaged;
+  EXPECT_THAT(damaged.fromJson(j, cfg), HasSubstr("the warm line is damaged (point [7,0,-1]: no value 7 for control A)"));
+  EXPECT_FALSE(damaged);
+  EXPECT_EQ(damaged.note(cfg.space), "");
 }

@@ -6,6 +6,9 @@
   of engine/ (a folder added or moved without its line fails here).
 - docs/README.md, the index of docs/, links every page of docs/ and says what
   each answers; every relative link of README.md and docs/README.md resolves.
+- ARCHITECTURE.md's engine/run row names every file of engine/run (by its
+  name, `Tune.cpp`, or the name of its class, `TuneClock`), so a file added
+  there is given its one job in the map (issue 55 item 5).
 - docs/cmake.md lists every ciq_tune() keyword of the module in the
   signature and in its table.
 Prints one line per problem; exit status 1 when there is one.
@@ -75,6 +78,18 @@ for d in sorted(folders()):
         problems.append("README.md, Layout: the folder %s/ is not named" % d)
     if not covered(d, named_arch):
         problems.append("ARCHITECTURE.md, folder table: the folder %s/ is not named" % d)
+
+# engine/run: every file named in its row, by file name or stem.
+run_row = re.search(r"^\| `engine/run/` \|(.*)$", arch, re.M)
+if run_row is None:
+    problems.append("ARCHITECTURE.md, folder table: no engine/run/ row")
+else:
+    for name in sorted(os.listdir(os.path.join(root, "engine", "run"))):
+        stem = os.path.splitext(name)[0]
+        if not os.path.isfile(os.path.join(root, "engine", "run", name)):
+            continue
+        if "`%s`" % name not in run_row.group(1) and "`%s`" % stem not in run_row.group(1):
+            problems.append("ARCHITECTURE.md, engine/run/ row: %s is not named (say what its one job is)" % name)
 
 # docs/README.md: every page, each with what it answers.
 index_path = os.path.join(root, "docs", "README.md")

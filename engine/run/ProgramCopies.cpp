@@ -13,11 +13,18 @@
 // resumed tune takes up the whole copies of the journal's candidates from
 // disk (and only a resumed tune: a search never runs a copy it did not make
 // or adopt, so one left behind by an earlier search is never measured).
-#include "engine/run/TuneRun.h"
+#include "engine/run/ProgramCopies.h"
 #include "engine/run/ProgramCopyCommand.h"
 #include "common/FileIO.h"
 #include "common/JsonRead.h"
 #include "engine/measure/ArtifactInstall.h"
+#include "engine/compile/BenchmarkProgram.h"
+#include "engine/search/Search.h"
+#include "engine/winner/Objectives.h"
+
+#include <algorithm>
+#include <set>
+#include <llvm/Support/FileSystem.h>
 
 #include <llvm/Support/Path.h>
 
@@ -30,7 +37,6 @@ namespace {
 // the finalists' copies at least.
 constexpr uint64_t kProgramCopyBytes = 1ull << 30;
 
-std::string programsDir(const TuneConfig &cfg) { return cfg.runDir + "/programs"; }
 std::string commandFile(const std::string &dir) { return dir + "/command.json"; }
 
 uint64_t bytesUnder(const std::string &dir) {
@@ -110,7 +116,7 @@ bool asMainTreeCopy(const std::string &workerBuild, const std::string &mainBuild
   return writeArtifactManifest(manifest, *files, error);
 }
 
-// The folders copyProgram makes are named by a search candidate's id
+// The folders copy() makes are named by a search candidate's id
 // (c0042): nothing else in programs/ is removed (it may be a link the user
 // made to a folder of theirs).
 bool isCandidateId(const std::string &name) {
@@ -119,44 +125,45 @@ bool isCandidateId(const std::string &name) {
 
 } // namespace
 
-bool TuneRun::keepsPrograms() const {
-  return runtimeObjective() && !slurm_ && cfg_.benchmark.enabled && cfg_.benchmark.finalists >= 0;
+void ProgramCopies::decide(bool runtimeObjective, bool slurm) {
+  kept_ = runtimeObjective && !slurm && cfg_.benchmark.enabled && cfg_.benchmark.finalists >= 0;
 }
 
 // In the worker's thread, right after its candidate was measured: the
 // worker's build tree holds that candidate's program until its next build.
-void TuneRun::copyProgram(Worker &w, const Evaluation &e) {
-  if (!keepsPrograms() || !e.ok || !e.duplicateKind.empty() || e.runs.empty())
-    return;
-  std::string dir = programsDir(cfg_) + "/" + e.candidateId, err;
+std::string ProgramCopies::copy(const TuneConfig &workerCfg, const Evaluation &e, bool compilesAtRunTime) {
+  if (!kept_ || !e.ok || !e.duplicateKind.empty() || e.runs.empty())
+    return "";
+  std::string dir = folder() + "/" + e.candidateId, err;
   removeTree(dir);
-  auto cmd = snapshotBenchmark(w.cfg, dir, err, compilesAtRunTime());
-  if (cmd && !asMainTreeCopy(w.cfg.buildDir, cfg_.buildDir, *cmd, err))
+  auto cmd = snapshotBenchmark(workerCfg, dir, err, compilesAtRunTime);
+  if (cmd && !asMainTreeCopy(workerCfg.buildDir, cfg_.buildDir, *cmd, err))
     cmd.reset();
   std::string bytes = cmd ? programCopyJson(*cmd, dir, cfg_.buildDir) : "";
   if (!cmd || !writeFileAtomically(commandFile(dir), bytes, err)) {
     // No copy: the finalists build this one again, as they always did.
     removeTree(dir);
-    std::lock_guard<std::mutex> lock(programsMutex_);
-    if (!copyFailureNoted_)
-      progress_.note("programs: no copy of " + e.candidateId + "'s program was kept (" + err +
-                     "); a finalist without one is built again");
-    copyFailureNoted_ = true;
-    return;
+    std::lock_guard<std::mutex> lock(mutex_);
+    if (failureNoted_)
+      return "";
+    failureNoted_ = true;
+    return "programs: no copy of " + e.candidateId + "'s program was kept (" + err +
+           "); a finalist without one is built again";
   }
-  std::lock_guard<std::mutex> lock(programsMutex_);
-  programs_[e.candidateId] = {*cmd, bytesUnder(dir)};
+  std::lock_guard<std::mutex> lock(mutex_);
+  copies_[e.candidateId] = {*cmd, bytesUnder(dir)};
+  return "";
 }
 
-// The copy measured for evals_[i]'s binary: its own, or (a twin) that of the
+// The copy measured for evals[i]'s binary: its own, or (a twin) that of the
 // candidate it shares its binary with; nullopt when none is kept.
-std::optional<std::vector<std::string>> TuneRun::searchProgram(size_t i) {
-  std::string key = reuseKey(evals_[i]);
-  std::lock_guard<std::mutex> lock(programsMutex_);
-  for (size_t j = 0; j < evals_.size(); ++j) {
-    if (j != i && (key.empty() || reuseKey(evals_[j]) != key))
+std::optional<std::vector<std::string>> ProgramCopies::find(const std::vector<Evaluation> &evals, size_t i) {
+  std::string key = reuseKey_(evals[i]);
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (size_t j = 0; j < evals.size(); ++j) {
+    if (j != i && (key.empty() || reuseKey_(evals[j]) != key))
       continue;
-    if (auto it = programs_.find(evals_[j].candidateId); it != programs_.end())
+    if (auto it = copies_.find(evals[j].candidateId); it != copies_.end())
       return it->second.command;
   }
   return std::nullopt;
@@ -167,16 +174,16 @@ std::optional<std::vector<std::string>> TuneRun::searchProgram(size_t i) {
 // another GiB); a candidate's folder the journal has no measured candidate
 // for (the kill came between its copy and its record: its id is given
 // again, perhaps to another configuration) or that is not whole is removed.
-void TuneRun::adoptProgramCopies() {
-  if (!keepsPrograms())
+void ProgramCopies::adopt(const std::vector<Evaluation> &evals) {
+  if (!kept_)
     return;
   std::set<std::string> ids;
-  for (const auto &e : evals_)
+  for (const auto &e : evals)
     if (e.ok && e.duplicateKind.empty())
       ids.insert(e.candidateId);
   std::vector<std::string> stale;
   std::error_code ec;
-  for (llvm::sys::fs::directory_iterator it(programsDir(cfg_), ec, false), end; it != end && !ec; it.increment(ec)) {
+  for (llvm::sys::fs::directory_iterator it(folder(), ec, false), end; it != end && !ec; it.increment(ec)) {
     std::string dir = it->path(), id = llvm::sys::path::filename(dir).str();
     if (!isCandidateId(id))
       continue;
@@ -187,12 +194,12 @@ void TuneRun::adoptProgramCopies() {
       stale.push_back(dir);
       continue;
     }
-    std::lock_guard<std::mutex> lock(programsMutex_);
-    programs_[id] = {*cmd, bytesUnder(dir)};
+    std::lock_guard<std::mutex> lock(mutex_);
+    copies_[id] = {*cmd, bytesUnder(dir)};
   }
   for (const auto &dir : stale)
     removeTree(dir);
-  pruneProgramCopies();
+  prune(evals);
 }
 
 // The finalists, one of which has no copy (the disk refused it, or it was
@@ -200,81 +207,82 @@ void TuneRun::adoptProgramCopies() {
 // and the copies of the binaries that are no finalist go first, or on a
 // full disk they hold the space that copy needs (the tune failed there
 // with "No space left on device" where it used to pass).
-void TuneRun::keepOnlyCopiesOf(const std::vector<size_t> &order) {
+void ProgramCopies::keepOnlyCopiesOf(const std::vector<Evaluation> &evals, const std::vector<size_t> &order,
+                                     Commands &offered) {
   std::set<std::string> keys, ids;
   for (size_t i : order) {
-    ids.insert(evals_[i].candidateId);
-    if (!reuseKey(evals_[i]).empty())
-      keys.insert(reuseKey(evals_[i]));
+    ids.insert(evals[i].candidateId);
+    if (!reuseKey_(evals[i]).empty())
+      keys.insert(reuseKey_(evals[i]));
   }
-  std::lock_guard<std::mutex> lock(programsMutex_);
-  for (const auto &e : evals_) {
-    auto it = programs_.find(e.candidateId);
-    if (it == programs_.end() || ids.count(e.candidateId) || (!reuseKey(e).empty() && keys.count(reuseKey(e))))
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const auto &e : evals) {
+    auto it = copies_.find(e.candidateId);
+    if (it == copies_.end() || ids.count(e.candidateId) || (!reuseKey_(e).empty() && keys.count(reuseKey_(e))))
       continue;
-    removeTree(programsDir(cfg_) + "/" + e.candidateId);
-    programs_.erase(it);
+    removeTree(folder() + "/" + e.candidateId);
+    copies_.erase(it);
   }
-  // A copy offered already (offerProgramCopies) is no longer there to run.
-  for (auto it = snapshots_.begin(); it != snapshots_.end();) {
+  // A copy offered already (offer) is no longer there to run.
+  for (auto it = offered.begin(); it != offered.end();) {
     bool gone = std::any_of(it->second.begin(), it->second.end(), [&](const std::string &a) {
-      size_t at = a.find(programsDir(cfg_) + "/");
+      size_t at = a.find(folder() + "/");
       return at != std::string::npos && !llvm::sys::fs::exists(a.substr(at));
     });
-    it = gone ? snapshots_.erase(it) : std::next(it);
+    it = gone ? offered.erase(it) : std::next(it);
   }
 }
 
 // After each record: past kProgramCopyBytes, the copies of the worst-ranked
 // binaries go (never the baseline's, nor those that could be finalists).
-void TuneRun::pruneProgramCopies() {
-  if (!keepsPrograms() || evals_.empty())
+void ProgramCopies::prune(const std::vector<Evaluation> &evals) {
+  if (!kept_ || evals.empty())
     return;
   std::vector<ScoredPoint> pts;
-  for (const auto &e : evals_)
+  for (const auto &e : evals)
     pts.push_back({e.point, e.ok, normalizedObjectives(cfg_, e), e.generation});
   std::vector<size_t> ranked = rankOrder(pts, false);
-  std::set<std::string> finalists = {reuseKey(evals_[0])};
+  std::set<std::string> finalists = {reuseKey_(evals[0])};
   size_t most = (size_t)std::max(1, cfg_.benchmark.finalists) + 1;
   for (size_t i : ranked) {
-    if (finalists.size() >= most || !evals_[i].ok)
+    if (finalists.size() >= most || !evals[i].ok)
       break;
-    finalists.insert(reuseKey(evals_[i]));
+    finalists.insert(reuseKey_(evals[i]));
   }
-  std::lock_guard<std::mutex> lock(programsMutex_);
+  std::lock_guard<std::mutex> lock(mutex_);
   uint64_t total = 0;
-  for (const auto &[id, copy] : programs_)
+  for (const auto &[id, copy] : copies_)
     total += copy.bytes;
   // Worst first: the evaluations outside the ranking (INVALID), then the
   // ranking from its end.
   std::vector<size_t> order;
-  for (size_t i = 0; i < evals_.size(); ++i)
+  for (size_t i = 0; i < evals.size(); ++i)
     if (std::find(ranked.begin(), ranked.end(), i) == ranked.end())
       order.push_back(i);
   order.insert(order.end(), ranked.rbegin(), ranked.rend());
   for (size_t i : order) {
     if (total <= kProgramCopyBytes)
       break;
-    const Evaluation &e = evals_[i];
-    auto it = programs_.find(e.candidateId);
-    if (it == programs_.end() || i == 0 || (!reuseKey(e).empty() && finalists.count(reuseKey(e))))
+    const Evaluation &e = evals[i];
+    auto it = copies_.find(e.candidateId);
+    if (it == copies_.end() || i == 0 || (!reuseKey_(e).empty() && finalists.count(reuseKey_(e))))
       continue;
     total -= it->second.bytes;
-    removeTree(programsDir(cfg_) + "/" + e.candidateId);
-    programs_.erase(it);
+    removeTree(folder() + "/" + e.candidateId);
+    copies_.erase(it);
   }
 }
 
 // The phases after the search (finalists, minimization, attribution) find
 // each searched configuration's copy by its rendered hash, as they find
 // the builds they made themselves.
-void TuneRun::offerProgramCopies() {
-  if (!keepsPrograms())
+void ProgramCopies::offer(const std::vector<Evaluation> &evals, Commands &offered) {
+  if (!kept_)
     return;
-  for (size_t i = 0; i < evals_.size(); ++i)
-    if (evals_[i].ok && !snapshots_.count(evals_[i].rendered.hash()))
-      if (auto cmd = searchProgram(i))
-        snapshots_[evals_[i].rendered.hash()] = *cmd;
+  for (size_t i = 0; i < evals.size(); ++i)
+    if (evals[i].ok && !offered.count(evals[i].rendered.hash()))
+      if (auto cmd = find(evals, i))
+        offered[evals[i].rendered.hash()] = *cmd;
 }
 
 } // namespace ciq

@@ -6,13 +6,19 @@
 // which visits every point anyway) the earlier evaluations inform the
 // strategy as evaluations of generation 0. The plan is journaled ("warm"),
 // so `ciq resume` proposes the same pools.
-#include "engine/run/TuneRun.h"
+#include "engine/run/WarmPlan.h"
+#include "engine/Version.h"
+#include "engine/config/Space.h"
+#include "engine/winner/Objectives.h"
 #include "common/LockSections.h"
 #include "common/Lockfile.h"
 
 #include <llvm/ADT/StringExtras.h>
 #include "engine/compile/InputIdentity.h"
 #include "engine/search/WarmStart.h"
+
+#include <llvm/Support/FileSystem.h>
+#include <stdexcept>
 
 namespace ciq {
 
@@ -84,65 +90,58 @@ const Lockfile *warmSectionOf(const LockSet &set, const std::string &arch) {
 // lock of this target starts warm from it (issue 55 item 4): once the
 // baseline has given the space its per-kernel controls, the lock's winner,
 // mapped by control name and value, begins generation 1 (its per-kernel
-// directives lead the per-kernel stage). Journaled, so `ciq resume` keeps it.
-void TuneRun::planWarmFromLock() {
-  if (warm_ || opts_.resume || opts_.canaryOnly || resumedCount_ > 0 || !llvm::sys::fs::exists(cfg_.lockfile) ||
-      llvm::sys::fs::exists(cfg_.runDir + "/journal.jsonl.previous"))
-    return;
+// directives lead the per-kernel stage).
+WarmPlan::LockOutcome WarmPlan::planFromLock(const TuneConfig &cfg) {
+  if (plan_ || !llvm::sys::fs::exists(cfg.lockfile) || llvm::sys::fs::exists(cfg.runDir + "/journal.jsonl.previous"))
+    return {};
   std::string err, missing;
-  auto set = readLockSet(cfg_.lockfile, err);
-  if (!set) {
-    progress_.note("warm start: the lock " + cfg_.lockfile + " was not read (" + err + "); the search starts cold");
-    return;
-  }
-  const Lockfile *lock = warmSectionOf(*set, cfg_.measuredArchitecture);
+  auto set = readLockSet(cfg.lockfile, err);
+  if (!set)
+    return {false, "warm start: the lock " + cfg.lockfile + " was not read (" + err + "); the search starts cold"};
+  const Lockfile *lock = warmSectionOf(*set, cfg.measuredArchitecture);
   if (!lock) {
-    std::string arch = cfg_.measuredArchitecture.empty() ? "every architecture the build compiles, together"
-                                                         : cfg_.measuredArchitecture;
-    progress_.note("warm start: the lock " + cfg_.lockfile + " has no winner for " + arch + " (its sections: " +
-                   llvm::join(set->names(), ", ") + "); the search starts cold");
-    return;
+    std::string arch = cfg.measuredArchitecture.empty() ? "every architecture the build compiles, together"
+                                                        : cfg.measuredArchitecture;
+    return {false, "warm start: the lock " + cfg.lockfile + " has no winner for " + arch + " (its sections: " +
+                       llvm::join(set->names(), ", ") + "); the search starts cold"};
   }
-  auto p = lockPoint(cfg_.space, *lock, missing);
-  if (!p) {
-    progress_.note("warm start: the lock's winner sets " + missing + ", which this search space has not; the "
-                   "search starts cold");
-    return;
-  }
-  if (*p == cfg_.space.baseline())
-    return;
-  WarmStart w;
-  w.from = cfg_.lockfile;
+  auto p = lockPoint(cfg.space, *lock, missing);
+  if (!p)
+    return {false, "warm start: the lock's winner sets " + missing + ", which this search space has not; the "
+                   "search starts cold"};
+  if (*p == cfg.space.baseline())
+    return {};
+  Plan w;
+  w.from = cfg.lockfile;
   w.changed = "the lock";
   w.winner = lock->candidateId;
   w.points = {*p};
-  warm_ = std::move(w);
-  if (journal(warmToJson()))
-    progress_.note("warm start: no earlier search in " + cfg_.runDir + "; generation 1 begins with the winner of " +
-                   cfg_.lockfile + " (" + render(cfg_.space, *p).summary() + ")");
+  plan_ = std::move(w);
+  return {true, "warm start: no earlier search in " + cfg.runDir + "; generation 1 begins with the winner of " +
+                    cfg.lockfile + " (" + render(cfg.space, *p).summary() + ")"};
 }
 
 // The earlier search in `prior` (journal at `from`): a warm start, or none.
-void TuneRun::planWarmStart(const JournalContents &prior, const std::string &from) {
+void WarmPlan::planFromJournal(const JournalContents &prior, const std::string &from, const TuneConfig &cfg) {
   if (!prior.started || prior.inputs.is_null() || prior.evaluations.empty())
     return;
   const RecordedStart &s = *prior.started;
-  if (s.spaceIdentity != cfg_.space.identity() || s.strategy != cfg_.search.strategy ||
-      s.engineVersion != CIQ_VERSION || s.objectives.size() != cfg_.objectives.size())
+  if (s.spaceIdentity != cfg.space.identity() || s.strategy != cfg.search.strategy ||
+      s.engineVersion != CIQ_VERSION || s.objectives.size() != cfg.objectives.size())
     return;
   for (size_t i = 0; i < s.objectives.size(); ++i)
-    if (s.objectives[i].metric != cfg_.objectives[i].metric)
+    if (s.objectives[i].metric != cfg.objectives[i].metric)
       return;
-  std::string changed = onlySourcesChanged(prior.inputs, cfg_);
+  std::string changed = onlySourcesChanged(prior.inputs, cfg);
   if (changed.empty())
     return;
-  WarmStart w;
+  Plan w;
   w.from = from;
   w.changed = changed;
   std::vector<ScoredPoint> pts;
   std::vector<std::string> binaries;   // a twin is named by the candidate whose binary it is
   for (const auto &e : prior.evaluations) {
-    pts.push_back({e.point, e.ok, normalizedObjectives(cfg_, e), 0});
+    pts.push_back({e.point, e.ok, normalizedObjectives(cfg, e), 0});
     binaries.push_back(e.duplicateOf.empty() ? e.candidateId : e.duplicateOf);
   }
   // The winner as locked (the minimized one is a "build" line), then the best ranked.
@@ -152,29 +151,29 @@ void TuneRun::planWarmStart(const JournalContents &prior, const std::string &fro
     for (const auto &e : *list)
       if (!winner.empty() && e.candidateId == winner && prior.winner.value("improved", false))
         winners.push_back(e.point);
-  w.points = warmPoints(pts, binaries, winners, cfg_.space.baseline());
+  w.points = warmPoints(pts, binaries, winners, cfg.space.baseline());
   if (w.points.empty())
     return;
-  if (warmLearns(cfg_.search.strategy))
+  if (warmLearns(cfg.search.strategy))
     w.learned = std::move(pts);
   w.winner = winner;
-  warm_ = std::move(w);
+  plan_ = std::move(w);
 }
 
-nlohmann::json TuneRun::warmToJson() const {
+nlohmann::json WarmPlan::toJson() const {
   nlohmann::json learned = nlohmann::json::array();
-  for (const auto &p : warm_->learned)
+  for (const auto &p : plan_->learned)
     learned.push_back(scoredToJson(p));
-  return {{"op", "warm"}, {"from", warm_->from}, {"changed", warm_->changed}, {"winner", warm_->winner},
-          {"points", warm_->points}, {"learned", learned}};
+  return {{"op", "warm"}, {"from", plan_->from}, {"changed", plan_->changed}, {"winner", plan_->winner},
+          {"points", plan_->points}, {"learned", learned}};
 }
 
 // A resumed warm search: the plan its start journaled.
-void TuneRun::warmFromJson(const nlohmann::json &j) {
+std::string WarmPlan::fromJson(const nlohmann::json &j, const TuneConfig &cfg) {
   if (!j.is_object())
-    return;
+    return "";
   try {
-    WarmStart w;
+    Plan w;
     w.from = j.value("from", std::string());
     w.changed = j.value("changed", std::string());
     w.winner = j.value("winner", std::string());
@@ -185,32 +184,32 @@ void TuneRun::warmFromJson(const nlohmann::json &j) {
     // Rendered and proposed as they are: a point that is not one of this
     // space's (a line edited by hand: its checksum removed) aborted ciq.
     for (const auto &p : w.points)
-      if (std::string why = pointProblem(cfg_.space, p, kernelControlsOn(cfg_)); !why.empty())
+      if (std::string why = pointProblem(cfg.space, p, kernelControlsOn(cfg)); !why.empty())
         throw std::out_of_range("point " + nlohmann::json(p).dump() + ": " + why);
     for (const auto &p : w.learned)
-      if (std::string why = pointProblem(cfg_.space, p.point, kernelControlsOn(cfg_)); !why.empty())
+      if (std::string why = pointProblem(cfg.space, p.point, kernelControlsOn(cfg)); !why.empty())
         throw std::out_of_range("learned point " + nlohmann::json(p.point).dump() + ": " + why);
-    warm_ = std::move(w);
+    plan_ = std::move(w);
   } catch (const std::exception &e) {
-    warn("journal: the warm line is damaged (" + std::string(e.what()) + "); the search goes on without it");
+    return "journal: the warm line is damaged (" + std::string(e.what()) + "); the search goes on without it";
   }
+  return "";
 }
 
-void TuneRun::noteWarmStart() {
-  if (!warm_)
-    return;
+std::string WarmPlan::note(const SearchSpace &space) const {
+  if (!plan_)
+    return "";
   std::string points;
-  for (const auto &p : warm_->points) {
-    std::string r = render(cfg_.space, p).summary();
+  for (const auto &p : plan_->points) {
+    std::string r = render(space, p).summary();
     points += (points.empty() ? "" : "; ") + (r.empty() ? std::string("(none)") : r);
   }
-  progress_.note("warm start: " + warm_->changed + " changed since the search in " + warm_->from +
-                 " (same ciq, CUDA compiler, ciq.yaml and space): generation 1 begins with " +
-                 (warm_->winner.empty() ? std::string("its best") : "its winner " + warm_->winner + " and the next best") +
-                 " (" + points + ")" +
-                 (warm_->learned.empty() ? std::string()
-                                         : "; its " + std::to_string(warm_->learned.size()) +
-                                               " evaluations inform the search"));
+  return "warm start: " + plan_->changed + " changed since the search in " + plan_->from +
+         " (same ciq, CUDA compiler, ciq.yaml and space): generation 1 begins with " +
+         (plan_->winner.empty() ? std::string("its best") : "its winner " + plan_->winner + " and the next best") +
+         " (" + points + ")" +
+         (plan_->learned.empty() ? std::string()
+                                 : "; its " + std::to_string(plan_->learned.size()) + " evaluations inform the search");
 }
 
 } // namespace ciq
