@@ -757,7 +757,7 @@ macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
   endif()
 
   # TIME 10m (90s, 1.5h): the time budget of the whole tune, written as
-  # search.max_minutes with three decimals (CMake's arithmetic is integer).
+  # search.max_minutes with six decimals (CMake's arithmetic is integer).
   set(_search_max_minutes "")
   if(DEFINED ARG_TIME)
     if(NOT ARG_TIME MATCHES "^([0-9]+)(\\.([0-9]+))?([smh])$")
@@ -785,9 +785,15 @@ macro(_ciq_tune_generate fn target yaml lockfile tune_targets)
     elseif(_ms GREATER 3600000000)
       _ciq_fail("${fn}" "TIME '${ARG_TIME}' is over 1000h; give at most 1000h, or no TIME (the binary budget alone)")
     endif()
+    # Six decimals, rounded up: TIME 1s is 0.016667 minutes, never under the
+    # 1s search.max_minutes takes (three decimals wrote 0.016, 0.96 s).
     math(EXPR _min_whole "${_ms} / 60000")
-    math(EXPR _min_frac "(${_ms} % 60000) * 1000 / 60000 + 1000")
-    string(SUBSTRING "${_min_frac}" 1 3 _min_frac)
+    math(EXPR _min_frac "((${_ms} % 60000) * 1000000 + 59999) / 60000 + 1000000")
+    if(_min_frac GREATER_EQUAL 2000000)
+      math(EXPR _min_whole "${_min_whole} + 1")
+      set(_min_frac 1000000)
+    endif()
+    string(SUBSTRING "${_min_frac}" 1 6 _min_frac)
     set(_search_max_minutes "${_min_whole}.${_min_frac}")
   endif()
   foreach(pair BUDGET:max_evaluations:0:10000000 POOL_SIZE:pool_size:1:100000 GENERATIONS:generations:1:100000

@@ -1,4 +1,5 @@
 #include "engine/config/Config.h"
+#include "common/DurationBounds.h"
 
 #include <cctype>
 #include <regex>
@@ -394,7 +395,15 @@ SearchConfig parseSearch(const YAML::Node &n, const YamlReader &r) {
   if (n["elitism"]) s.elitism = (int)r.integer(n["elitism"], "search.elitism", 0, 100000);
   if (n["seed"]) s.seed = (uint64_t)r.integer(n["seed"], "search.seed", 0, LONG_MAX);
   if (n["max_evaluations"]) s.maxEvaluations = (int)r.integer(n["max_evaluations"], "search.max_evaluations", 0, 10000000);
-  if (n["max_minutes"]) s.maxMinutes = r.number(n["max_minutes"], "search.max_minutes", 0, 1e6);
+  if (n["max_minutes"]) {
+    // 0: no time budget; else --time's bounds (a millionth of a minute of
+    // slack for a 1s written in decimals, as ciq_tune(... TIME 1s) writes it).
+    s.maxMinutes = r.number(n["max_minutes"], "search.max_minutes", 0, kMostDuration / 60);
+    if (s.maxMinutes > 0 && s.maxMinutes < kLeastDuration / 60 - 1e-6)
+      r.fail(n["max_minutes"], "search.max_minutes",
+             "expected 0 (no time budget) or at least 0.016667 (1s, the least a tune can use), got " +
+                 r.str(n["max_minutes"], "search.max_minutes"));
+  }
   if (n["budget_counts"]) {
     std::string what = r.str(n["budget_counts"], "search.budget_counts");
     if (what != "configurations" && what != "binaries")

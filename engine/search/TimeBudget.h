@@ -7,6 +7,8 @@
 #pragma once
 #include "engine/record/Evaluation.h"
 
+#include "common/DurationBounds.h"
+
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,10 +16,9 @@
 namespace ciq {
 
 // "90s", "10m", "1.5h" (a positive number and one unit: s, m or h) in
-// seconds, from kLeastDuration to kMostDuration; nullopt for anything else
+// seconds, from kLeastDuration to kMostDuration (common/DurationBounds.h); nullopt for anything else
 // (a bare number, another unit, 0, 0.1s, 1e20h): every way in (--time,
 // ciq_tune(... TIME), search.max_minutes' echo) reads it the same way.
-constexpr double kLeastDuration = 1, kMostDuration = 1000 * 3600.0;
 std::optional<double> parseDuration(const std::string &text);
 // The error line for a duration that did not parse: what and the accepted form.
 std::string durationError(const std::string &what, const std::string &text);

@@ -535,3 +535,22 @@ TEST(Config, BenchmarkUnitIsGivenOrTheMetricsName) {
   EXPECT_EQ(ms.objectives.front().unit, "ms");
   EXPECT_EQ(ms.benchmark.metric.unit, "ms");
 }
+
+// search.max_minutes takes what --time and ciq_tune(... TIME) take (1s to
+// 1000h), or 0 for none: 0.001 (0.06 s) gave "time budget 0s ... 11902%
+// used", and 1e6 minutes passed --time's 1000h. ciq_tune's TIME 1s writes
+// 0.016667.
+TEST(Config, MaxMinutesHasTheBoundsOfTime) {
+  TempProject p;
+  EXPECT_EQ(p.loadOk("target: app\nsearch:\n  max_minutes: 0\n").search.maxMinutes, 0);
+  EXPECT_DOUBLE_EQ(p.loadOk("target: app\nsearch:\n  max_minutes: 0.016667\n").search.maxMinutes, 0.016667);
+  EXPECT_DOUBLE_EQ(p.loadOk("target: app\nsearch:\n  max_minutes: 60000\n").search.maxMinutes, 60000);
+  std::string small = p.loadError("target: app\nsearch:\n  max_minutes: 0.001\n");
+  EXPECT_NE(small.find("search.max_minutes: expected 0 (no time budget) or at least 0.016667 (1s, the least a tune "
+                       "can use), got 0.001"),
+            std::string::npos)
+      << small;
+  std::string large = p.loadError("target: app\nsearch:\n  max_minutes: 1e6\n");
+  EXPECT_NE(large.find("search.max_minutes: expected a number from 0 to 60000, got 1e6"), std::string::npos) << large;
+  EXPECT_EQ(small.find('\n'), std::string::npos);
+}
