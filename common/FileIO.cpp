@@ -67,27 +67,6 @@ void killHereIfAsked(const std::string &path) {
     ::kill(getpid(), SIGKILL);
 }
 
-// The temporary copies "<name>.tmp.<pid>" that a writer killed before its
-// rename left beside `path` (a kill -9 of ciq tune while it wrote the lock
-// left one in the project's source folder, for `git add` to commit): those
-// of a process no longer alive on this host go. A live writer's is kept.
-void removeDeadWritersTemps(const std::string &dir, const std::string &path) {
-  std::string prefix = llvm::sys::path::filename(path).str() + ".tmp.";
-  std::error_code ec;
-  std::vector<std::string> dead;
-  for (llvm::sys::fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec)) {
-    llvm::StringRef name = llvm::sys::path::filename(it->path());
-    long pid = 0;
-    if (!name.startswith(prefix) || name.drop_front(prefix.size()).getAsInteger(10, pid) || pid <= 0 ||
-        pid == getpid())
-      continue;
-    if (::kill((pid_t)pid, 0) != 0 && errno == ESRCH)
-      dead.push_back(it->path());
-  }
-  for (const auto &f : dead)
-    llvm::sys::fs::remove(f);
-}
-
 } // namespace
 
 std::optional<std::string> readWholeFile(const std::string &path, std::string *error) {
@@ -180,7 +159,6 @@ bool writeFileAtomically(const std::string &path, const std::string &bytes, std:
       error = "cannot create the folder of " + path + ": " + ec.message();
       return false;
     }
-  removeDeadWritersTemps(dir, path);
   std::string tmp = path + ".tmp." + std::to_string(getpid());
   // Every write, the fsync and the close are checked: a full or read-only
   // disk is said with its errno (the caller may have to stop on it).
@@ -229,6 +207,28 @@ bool removeTree(const std::string &path) {
   if (!S_ISDIR(st.st_mode))
     return !llvm::sys::fs::remove(path);
   return !llvm::sys::fs::remove_directories(path);
+}
+
+// The temporary copies "<name>.tmp.<pid>" that a writer killed before its
+// rename left beside `path` (a kill -9 of ciq tune while it wrote the lock
+// left one in the project's source folder, for `git add` to commit): those
+// of a process no longer alive on this host go. A live writer's is kept.
+void removeKilledWritersTemps(const std::string &path) {
+  std::string dir = llvm::sys::path::parent_path(path).str();
+  std::string prefix = llvm::sys::path::filename(path).str() + ".tmp.";
+  std::error_code ec;
+  std::vector<std::string> dead;
+  for (llvm::sys::fs::directory_iterator it(dir.empty() ? "." : dir, ec), end; !ec && it != end; it.increment(ec)) {
+    llvm::StringRef name = llvm::sys::path::filename(it->path());
+    long pid = 0;
+    if (!name.startswith(prefix) || name.drop_front(prefix.size()).getAsInteger(10, pid) || pid <= 0 ||
+        pid == getpid())
+      continue;
+    if (::kill((pid_t)pid, 0) != 0 && errno == ESRCH)
+      dead.push_back(it->path());
+  }
+  for (const auto &f : dead)
+    llvm::sys::fs::remove(f);
 }
 
 } // namespace ciq

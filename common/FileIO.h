@@ -26,8 +26,6 @@ std::optional<std::string> readRegularFile(const std::string &path, size_t maxBy
 
 // Writes `bytes` to "<path>.tmp.<pid>" and renames it over `path`, so a
 // concurrent reader sees the old file or the new one, never half of one.
-// The temporary copies a writer killed before its rename left beside `path`
-// (of a process no longer alive on this host) are removed first.
 // Creates the parent folders. `durable`: fsync the file and its folder, so
 // the new content survives a crash of the machine, not only of the process.
 // On failure `error` names the file and the errno, and `errNo` (when given)
@@ -47,5 +45,13 @@ bool canCreateFileIn(const std::string &dir, std::string &error, int *errNo = nu
 // bigger disk lost that folder's other files). Entries under the folder are
 // never followed either. False when something could not be removed.
 bool removeTree(const std::string &path);
+
+// Removes the temporary copies "<name>.tmp.<pid>" that a writer of `path`
+// killed before its rename left beside it (a kill -9 of ciq tune while it
+// wrote the lock left one in the project's source folder, for `git add` to
+// commit), those of processes no longer alive on this host. Called by the
+// lock writers only: it lists the folder, which the writes of the wrapper's
+// hot path (ACF staging, the compiler-version cache) must not pay for.
+void removeKilledWritersTemps(const std::string &path);
 
 } // namespace ciq

@@ -177,6 +177,7 @@ json lockSetToJson(const LockSet &set) {
 bool writeLockSet(const std::string &path, const LockSet &set, std::string &error, int *errNo) {
   // Written beside the target and renamed (fsync'd), so a reader never sees
   // half a lock, and the errno says what went wrong.
+  removeKilledWritersTemps(path);
   return writeFileAtomically(path, lockSetToJson(set).dump(2) + "\n", error, /*durable=*/true, errNo);
 }
 

@@ -178,6 +178,7 @@ bool sealLockfile(const std::string &path, bool &alreadySealed, std::string &err
   if (!j)
     return false;
   (*j)[kLockShaKey] = lockSha256Of(*j);
+  removeKilledWritersTemps(path);
   return writeFileAtomically(path, j->dump(2) + "\n", error, /*durable=*/true);
 }
 
